@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The contract between tract's BPF programs and user space: the records the
+ * sampler writes into the task iterator's stream, and the thread-state
+ * decoding both sides agree on.  This is the only header both sides include,
+ * so it uses fixed-width types and explicit padding only.
+ */
+#ifndef TRACT_ABI_H
+#define TRACT_ABI_H
+
+#ifdef __bpf__
+/* vmlinux.h already defines the __u* types */
+#else
+#include <linux/types.h>
+#endif
+
+#define TRACT_COMM_LEN 16
+/* bpf_get_task_stack() never returns more than the kernel's own limit */
+#define TRACT_KSTACK_MAX 127
+/* -p accepts this many process ids */
+#define TRACT_PID_FILTER_MAX 64
+
+/* Thread states, in the order they are stored (the store keeps the name). */
+enum tract_state {
+	TRACT_STATE_RUN = 0,	/* on a CPU */
+	TRACT_STATE_RUNQ,	/* runnable, waiting for a CPU */
+	TRACT_STATE_DISK,	/* uninterruptible sleep */
+	TRACT_STATE_SLEEP,	/* interruptible sleep */
+	TRACT_STATE_STOPPED,
+	TRACT_STATE_TRACED,
+	TRACT_STATE_ZOMBIE,
+	TRACT_STATE_IDLE,	/* uninterruptible but not counted in load (TASK_IDLE), parked kthreads */
+	TRACT_STATE__COUNT
+};
+
+/* Record kinds in the iterator stream; every record starts with the kind. */
+enum tract_rec_kind {
+	TRACT_REC_SAMPLE = 1,
+	TRACT_REC_KSTACK = 2,
+};
+
+/* tract_sample.flags */
+enum tract_sample_flags {
+	TRACT_SF_IN_SYSCALL = 1u << 0,	/* syscall_nr and sc_args are valid */
+	TRACT_SF_SC_TIME = 1u << 1,	/* sc_ns is valid */
+	TRACT_SF_STATE_TIME = 1u << 2,	/* state_ns is valid */
+	TRACT_SF_KTHREAD = 1u << 3,
+	TRACT_SF_WAKER = 1u << 4,	/* waker_tid is valid */
+};
+
+struct tract_sample {
+	__u32 kind;		/* TRACT_REC_SAMPLE */
+	__u32 tid;
+	__u32 tgid;
+	__u32 uid;
+	__u32 cpu;
+	__s32 syscall_nr;
+	__u8 state;		/* enum tract_state */
+	__u8 pad0[3];
+	__u32 flags;		/* enum tract_sample_flags */
+	__u32 waker_tid;
+	__u32 pad1;
+	__u64 sc_ns;		/* time in the current syscall so far */
+	__u64 state_ns;		/* time in the current state so far */
+	__u64 proc_start_ns;	/* process start (boot time), tells reused pids apart */
+	__u64 kstack_hash;	/* 0 when no kernel stack was taken */
+	__u64 sc_args[6];
+	char comm[TRACT_COMM_LEN];
+	char pcomm[TRACT_COMM_LEN];
+};
+
+/* Followed by nr_frames __u64 addresses, innermost first. */
+struct tract_kstack {
+	__u32 kind;		/* TRACT_REC_KSTACK */
+	__u32 nr_frames;
+	__u64 hash;
+};
+
+#ifndef __bpf__
+_Static_assert(sizeof(struct tract_sample) == 152, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
+#endif
+
+/*
+ * Kernel task-state bits (include/linux/sched.h).  They have been stable in
+ * value since 5.14 except TASK_FREEZABLE and friends, which tract ignores.
+ */
+#define TRACT_TASK_RUNNING 0x0000
+#define TRACT_TASK_INTERRUPTIBLE 0x0001
+#define TRACT_TASK_UNINTERRUPTIBLE 0x0002
+#define TRACT_TASK_STOPPED 0x0004
+#define TRACT_TASK_TRACED 0x0008
+#define TRACT_TASK_PARKED 0x0040
+#define TRACT_TASK_NOLOAD 0x0400
+#define TRACT_TASK_RTLOCK_WAIT 0x1000
+#define TRACT_EXIT_DEAD 0x0010
+#define TRACT_EXIT_ZOMBIE 0x0020
+
+/*
+ * One decoding of a task's state for both sides: the BPF sampler calls it on
+ * live tasks, the unit tests call it on made-up ones.  A task that is
+ * TASK_RUNNING but not on a CPU is queued (RUNQ).
+ */
+static inline enum tract_state tract_decode_state(__u32 task_state, __u32 exit_state, int on_cpu)
+{
+	if (exit_state & (TRACT_EXIT_ZOMBIE | TRACT_EXIT_DEAD))
+		return TRACT_STATE_ZOMBIE;
+	if (task_state == TRACT_TASK_RUNNING)
+		return on_cpu ? TRACT_STATE_RUN : TRACT_STATE_RUNQ;
+	if (task_state & TRACT_TASK_TRACED)
+		return TRACT_STATE_TRACED;
+	if (task_state & TRACT_TASK_STOPPED)
+		return TRACT_STATE_STOPPED;
+	if (task_state & TRACT_TASK_PARKED)
+		return TRACT_STATE_IDLE;
+	if (task_state & TRACT_TASK_UNINTERRUPTIBLE)
+		return (task_state & TRACT_TASK_NOLOAD) ? TRACT_STATE_IDLE : TRACT_STATE_DISK;
+	/* PREEMPT_RT sleeping spinlocks wait like a lock, not like a sleep */
+	if (task_state & TRACT_TASK_RTLOCK_WAIT)
+		return TRACT_STATE_DISK;
+	return TRACT_STATE_SLEEP;
+}
+
+#endif /* TRACT_ABI_H */

@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Install the Debian packages tract builds, tests and benchmarks with.
+# Quiet and quick when everything is already there.
+set -eu
+pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+      linux-libc-dev libsqlite3-dev sqlite3 libcmocka-dev perl procps"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "tract: missing Debian packages:$missing; run 'sudo make deps'" >&2
+	exit 2
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

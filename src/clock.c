@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <time.h>
+#include "clock.h"
+
+static uint64_t read_clock(clockid_t id, uint64_t unit_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ((uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec) / unit_ns;
+}
+
+uint64_t mono_ns(void)
+{
+	return read_clock(CLOCK_MONOTONIC, 1);
+}
+
+uint64_t realtime_us(void)
+{
+	return read_clock(CLOCK_REALTIME, 1000);
+}
+
+uint64_t thread_cpu_us(void)
+{
+	return read_clock(CLOCK_THREAD_CPUTIME_ID, 1000);
+}
+
+uint64_t next_tick(uint64_t start, uint64_t interval, uint64_t now)
+{
+	if (now < start)
+		return start;
+	return start + ((now - start) / interval + 1) * interval;
+}
+
+void format_hour(uint64_t ts_us, char *buf, size_t len)
+{
+	time_t secs = ts_us / 1000000;
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(buf, len, "%04d%02d%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour);
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* tract record: drive the sampler on an absolute schedule and store every pass. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "clock.h"
+#include "commands.h"
+#include "ksyms.h"
+#include "parse.h"
+#include "procinfo.h"
+#include "record.h"
+#include "sampler.h"
+#include "sink.h"
+#include "stackdict.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static const char record_usage[] =
+"Usage: tract record [options]\n"
+"\n"
+"Sample what every thread is doing, a few times a second, and print the\n"
+"active threads or store them for tract query and tract top.\n"
+"\n"
+"Options:\n"
+"  -F, --frequency HZ       passes per second (default 1, up to 1000; 0.5 = every 2 s)\n"
+"  -d, --duration SECONDS   stop after this long (default: until SIGINT or SIGTERM)\n"
+"  -o, --output DIR         store hourly files in DIR instead of printing\n"
+"      --format FORMAT      store format: sqlite (default) or csv; without -o,\n"
+"                           stores in $TRACT_DATA or " DEFAULT_DATA_DIR "\n"
+"  -p, --pid PID[,PID...]   only threads of these processes\n"
+"  -a, --all                every thread, not only the active ones\n"
+"      --idle-grace MS      an idle wait counts as active while younger than this\n"
+"                           (default 10)\n"
+"      --idle-syscalls LIST comma-separated syscalls that are idle waits\n"
+"                           (default: futex, epoll_wait, poll, select, nanosleep, ...)\n"
+"      --no-kstacks         do not take kernel stacks\n"
+"  -v, --verbose            say more, including libbpf's messages\n"
+"  -h, --help               show this help\n"
+"\n"
+"Examples:\n"
+"  sudo tract record                      print active threads every second\n"
+"  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
+"  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
+
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS };
+
+static const struct option record_options[] = {
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "idle-grace", required_argument, NULL, OPT_IDLE_GRACE },
+	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
+	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad_value(const char *opt, const char *value, const char *expected)
+{
+	tract_err("invalid value '%s' for %s: expected %s", value, opt, expected);
+	fprintf(stderr, "Try 'tract record --help' for more information.\n");
+	return -EINVAL;
+}
+
+/* 0, 1 when --help was shown, or -EINVAL after a message. */
+int record_parse_args(int argc, char **argv, struct record_opts *o)
+{
+	const char *bad, *idle_list = default_idle_syscalls;
+	int format = -1, c;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->hz = 1;
+	o->sampler.idle_grace_ns = 10 * 1000000ull;
+	o->sampler.kstacks = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:d:o:p:avh", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (parse_hz(optarg, MAX_HZ, &o->hz))
+				return bad_value("--frequency", optarg, "a number of passes per second in (0, 1000]");
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration_ns))
+				return bad_value("--duration", optarg, "a positive number of seconds");
+			break;
+		case 'o':
+			o->dir = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "sqlite"))
+				format = OUT_SQLITE;
+			else if (!strcmp(optarg, "csv"))
+				format = OUT_CSV;
+			else
+				return bad_value("--format", optarg, "sqlite or csv");
+			break;
+		case 'p':
+			if (parse_pid_list(optarg, o->sampler.pids, TRACT_PID_FILTER_MAX, &o->sampler.nr_pids))
+				return bad_value("--pid", optarg, "process ids separated by commas (at most 64)");
+			break;
+		case 'a':
+			o->sampler.all_threads = 1;
+			break;
+		case OPT_IDLE_GRACE:
+			if (parse_u64(optarg, 0, 3600 * 1000, &v))
+				return bad_value("--idle-grace", optarg, "milliseconds");
+			o->sampler.idle_grace_ns = v * 1000000;
+			break;
+		case OPT_IDLE_SYSCALLS:
+			idle_list = optarg;
+			break;
+		case OPT_NO_KSTACKS:
+			o->sampler.kstacks = 0;
+			break;
+		case 'v':
+			tract_verbose = 1;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 1;
+		case ':':
+			tract_err("option '%s' needs a value", argv[optind - 1]);
+			fprintf(stderr, "Try 'tract record --help' for more information.\n");
+			return -EINVAL;
+		default:
+			tract_err("unknown option '%s'", argv[optind - 1]);
+			fprintf(stderr, "Try 'tract record --help' for more information.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		tract_err("unexpected argument '%s'", argv[optind]);
+		fprintf(stderr, "Try 'tract record --help' for more information.\n");
+		return -EINVAL;
+	}
+	if (idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, idle_list != default_idle_syscalls, &bad))
+		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
+	if (o->dir || format >= 0) {
+		o->output = format >= 0 ? (enum output)format : OUT_SQLITE;
+		if (!o->dir)
+			o->dir = getenv("TRACT_DATA") && *getenv("TRACT_DATA") ? getenv("TRACT_DATA") : DEFAULT_DATA_DIR;
+	}
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	/* no SA_RESTART: the sleep between passes must end at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = { .tv_sec = deadline_ns / NSEC_PER_SEC, .tv_nsec = deadline_ns % NSEC_PER_SEC };
+
+	while (!stop_requested && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+struct record_totals {
+	uint64_t passes, rows, dropped, not_stored;
+};
+
+static int record_loop(const struct record_opts *o, struct sampler *sampler, struct sink *sink,
+		       struct record_totals *tot)
+{
+	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0;
+	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
+	struct pass p = { 0 };
+	int err = 0, failing = 0;
+
+	for (uint64_t tick = start; !stop_requested && tick < end; tick = next_tick(start, interval, mono_ns())) {
+		uint64_t t0, cpu0;
+
+		sleep_until(tick);
+		if (stop_requested)
+			break;
+		pass__reset(&p);
+		p.seq = tot->passes;
+		t0 = mono_ns();
+		cpu0 = thread_cpu_us();
+		p.ts_us = realtime_us();
+		/* a pass stands for the time since the previous one, however late it ran */
+		p.weight_us = (prev ? t0 - prev : interval) / 1000;
+		prev = t0;
+		err = sampler__pass(sampler, &p);
+		if (err)
+			break;
+		p.duration_us = (mono_ns() - t0) / 1000;
+		p.cpu_us = thread_cpu_us() - cpu0;
+		tot->passes++;
+		tot->rows += p.nr;
+		tot->dropped += p.dropped;
+		if (sink__write_pass(sink, &p)) {
+			if (!failing)
+				tract_warn("pass %llu could not be stored; recording goes on",
+					   (unsigned long long)p.seq);
+			failing = 1;
+			tot->not_stored++;
+		} else if (failing) {
+			tract_warn("storing again after %llu passes were lost",
+				   (unsigned long long)tot->not_stored);
+			failing = 0;
+		}
+	}
+	pass__free_rows(&p);
+	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct store_config store = { .source = "bpf" };
+	struct record_totals tot = { 0 };
+	struct sampler *sampler = NULL;
+	struct stackdict *stacks = NULL;
+	struct procinfo *procs = NULL;
+	struct ksyms *ks = NULL;
+	struct sink *sink = NULL;
+	struct record_opts o;
+	int err;
+
+	err = record_parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	ks = ksyms__load(NULL);
+	if (!ks && o.sampler.kstacks)
+		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
+	stacks = stackdict__new(ks);
+	procs = procinfo__new(NULL);
+	err = source_bpf__open(&o.sampler, stacks, procs, &sampler);
+	if (err) {
+		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
+		goto cleanup;
+	}
+	store.dir = o.dir;
+	store.frequency_hz = o.hz;
+	if (o.output == OUT_TERMINAL)
+		sink = sink_term__new(stdout);
+	else if ((o.output == OUT_SQLITE ? store_sqlite__open(&store, &sink) : store_csv__open(&store, &sink))) {
+		err = 1;
+		goto cleanup;
+	}
+	install_signals();
+	tract_debug("sampling at %g Hz%s%s", o.hz, o.dir ? " into " : "", o.dir ? o.dir : "");
+	err = record_loop(&o, sampler, sink, &tot) ? 1 : 0;
+	if (o.output != OUT_TERMINAL || tract_verbose)
+		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
+			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
+			(unsigned long long)tot.dropped, (unsigned long long)tot.not_stored);
+cleanup:
+	sink__close(sink);
+	sampler__free(sampler);
+	procinfo__free(procs);
+	stackdict__free(stacks);
+	ksyms__free(ks);
+	return err;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+#include <string.h>
+#include "dict.h"
+#include "util.h"
+
+struct dict_entry {
+	uint64_t hash;
+	uint32_t id;		/* 0: empty slot */
+	uint32_t len;
+	unsigned char *key;
+};
+
+struct dict {
+	struct dict_entry *slots;
+	size_t cap;		/* power of two */
+	size_t nr;
+};
+
+struct dict *dict__new(void)
+{
+	struct dict *d = xcalloc(1, sizeof(*d));
+
+	d->cap = 64;
+	d->slots = xcalloc(d->cap, sizeof(*d->slots));
+	return d;
+}
+
+void dict__clear(struct dict *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->cap; i++)
+		free(d->slots[i].key);
+	memset(d->slots, 0, d->cap * sizeof(*d->slots));
+	d->nr = 0;
+}
+
+void dict__free(struct dict *d)
+{
+	if (!d)
+		return;
+	dict__clear(d);
+	free(d->slots);
+	free(d);
+}
+
+size_t dict__size(const struct dict *d)
+{
+	return d->nr;
+}
+
+static struct dict_entry *slot_for(const struct dict *d, uint64_t hash, const void *key, size_t len)
+{
+	size_t mask = d->cap - 1;
+
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct dict_entry *e = &d->slots[i];
+
+		if (!e->id)
+			return e;
+		if (e->hash == hash && e->len == len && !memcmp(e->key, key, len))
+			return e;
+	}
+}
+
+static void grow(struct dict *d)
+{
+	struct dict_entry *old = d->slots;
+	size_t old_cap = d->cap;
+
+	d->cap *= 2;
+	d->slots = xcalloc(d->cap, sizeof(*d->slots));
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].id)
+			*slot_for(d, old[i].hash, old[i].key, old[i].len) = old[i];
+	free(old);
+}
+
+uint32_t dict__find(const struct dict *d, const void *key, size_t len)
+{
+	return slot_for(d, hash_bytes(key, len, 0), key, len)->id;
+}
+
+uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
+{
+	uint64_t hash = hash_bytes(key, len, 0);
+	struct dict_entry *e = slot_for(d, hash, key, len);
+
+	*added = 0;
+	if (e->id)
+		return e->id;
+	if ((d->nr + 1) * 4 > d->cap * 3) {
+		grow(d);
+		e = slot_for(d, hash, key, len);
+	}
+	e->hash = hash;
+	e->len = len;
+	e->key = xcalloc(1, len);
+	memcpy(e->key, key, len);
+	e->id = ++d->nr;
+	*added = 1;
+	return e->id;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An interning dictionary: byte strings in, small dense ids out (1, 2, ...).
+ * The store uses one per dimension (threads, syscall arguments, stacks) so
+ * that a sample row holds small integers instead of repeated values.
+ */
+#ifndef TRACT_DICT_H
+#define TRACT_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dict;
+
+struct dict *dict__new(void);
+void dict__free(struct dict *d);
+/* Id of the key, adding it if new; *added tells which. */
+uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added);
+/* Id of the key, or 0 if absent. */
+uint32_t dict__find(const struct dict *d, const void *key, size_t len);
+size_t dict__size(const struct dict *d);
+void dict__clear(struct dict *d);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Kernel symbols from /proc/kallsyms, for naming kernel stack frames. */
+#ifndef TRACT_KSYMS_H
+#define TRACT_KSYMS_H
+
+#include <stdint.h>
+
+struct ksyms;
+
+/* NULL with errno set on failure. */
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *ks);
+/* Name of the function holding addr, or NULL; *offset is addr's offset in it. */
+const char *ksyms__lookup(const struct ksyms *ks, uint64_t addr, uint64_t *offset);
+
+#endif

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parse.h"
+#include "util.h"
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts "-1" and leading spaces; option values must not */
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, uint64_t *out_ns)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	/* a year is plenty; beyond that the nanoseconds would not fit */
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 366.0 * 86400)
+		return -EINVAL;
+	*out_ns = (uint64_t)(v * 1e9 + 0.5);
+	return *out_ns ? 0 : -EINVAL;
+}
+
+int parse_hz(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	/* below one pass a day the schedule stops making sense */
+	if (errno || *end || !isfinite(v) || v < 1.0 / 86400 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_pid_list(const char *s, uint32_t *pids, size_t max, size_t *nr)
+{
+	uint32_t tmp[max ? max : 1];
+	size_t n = 0;
+	char *copy, *save = NULL;
+	int err = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	copy = xstrdup(s);
+	/* strtok would skip empty items; "1,,2" is a typo worth reporting */
+	if (strstr(copy, ",,") || copy[0] == ',' || copy[strlen(copy) - 1] == ',')
+		err = -EINVAL;
+	for (char *tok = strtok_r(copy, ",", &save); !err && tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (n == max || parse_u64(tok, 1, 0x3fffffff, &v))
+			err = -EINVAL;
+		else
+			tmp[n++] = v;
+	}
+	free(copy);
+	if (err)
+		return err;
+	memcpy(pids, tmp, n * sizeof(*pids));
+	*nr = n;
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Per-process facts the kernel side does not carry: the executable path. */
+#ifndef TRACT_PROCINFO_H
+#define TRACT_PROCINFO_H
+
+#include <stdint.h>
+
+struct procinfo;
+
+struct procinfo *procinfo__new(const char *proc_root);
+void procinfo__free(struct procinfo *pi);
+/*
+ * Executable of process tgid, or NULL if it cannot be read (kernel threads,
+ * processes gone already).  Cached per (tgid, start time, name) so a reused
+ * pid or an exec is noticed.  Valid until procinfo__trim().
+ */
+const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns, const char *pcomm);
+/* Forget everything if the cache grew past its bound; call between passes. */
+void procinfo__trim(struct procinfo *pi);
+
+#endif

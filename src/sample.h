@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One sampler pass as user space sees it, whatever source produced it:
+ * the rows of the active threads and the pass's own accounting.
+ */
+#ifndef TRACT_SAMPLE_H
+#define TRACT_SAMPLE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "tract/abi.h"
+
+struct sample {
+	uint32_t tid, tgid, uid, cpu;
+	int32_t state;			/* enum tract_state */
+	int32_t syscall_nr;		/* -1: user mode or unknown */
+	uint32_t flags;			/* enum tract_sample_flags */
+	uint32_t waker_tid;
+	uint64_t sc_us, state_us;	/* valid per flags */
+	uint64_t sc_args[6];
+	char comm[TRACT_COMM_LEN];
+	char pcomm[TRACT_COMM_LEN];
+	const char *exe;		/* NULL if unknown; owned by the source */
+	const struct kstack *kstack;	/* NULL if none; owned by the stack dictionary */
+};
+
+struct pass {
+	uint64_t seq;			/* 0, 1, ... within a run */
+	uint64_t ts_us;			/* UTC microseconds at the start of the pass */
+	uint64_t weight_us;		/* the real interval this pass stands for */
+	uint64_t visited;		/* threads the iterator looked at */
+	uint64_t dropped;		/* rows the source could not deliver */
+	uint64_t duration_us;		/* wall time of the pass */
+	uint64_t cpu_us;		/* CPU time the recorder spent on it */
+	struct sample *rows;
+	size_t nr, cap;
+};
+
+struct sample *pass__add_row(struct pass *p);
+void pass__reset(struct pass *p);
+void pass__free_rows(struct pass *p);
+
+#endif

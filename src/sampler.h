@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The sampler interface: a source of passes.  The BPF task iterator is one
+ * source; the store and the terminal do not care which source fills a pass.
+ */
+#ifndef TRACT_SAMPLER_H
+#define TRACT_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+
+#define IDLE_SYSCALLS_MAX 512
+
+struct sampler_config {
+	int all_threads;		/* --all: every thread is active */
+	uint64_t idle_grace_ns;		/* idle waits younger than this count as active */
+	uint64_t idle_syscalls[IDLE_SYSCALLS_MAX / 64];	/* bitmap by syscall number */
+	uint32_t pids[TRACT_PID_FILTER_MAX];
+	size_t nr_pids;
+	int kstacks;			/* take kernel stacks of off-CPU threads */
+};
+
+struct sampler;
+
+struct sampler_ops {
+	const char *name;
+	/* Fill pass->rows and the pass counters; negative errno on failure. */
+	int (*pass)(struct sampler *s, struct pass *pass);
+	void (*free)(struct sampler *s);
+};
+
+struct sampler {
+	const struct sampler_ops *ops;
+};
+
+static inline int sampler__pass(struct sampler *s, struct pass *p)
+{
+	return s->ops->pass(s, p);
+}
+
+static inline void sampler__free(struct sampler *s)
+{
+	if (s)
+		s->ops->free(s);
+}
+
+struct stackdict;
+struct procinfo;
+
+/* Fills *out; on failure returns negative errno after printing why. */
+int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
+		     struct procinfo *pi, struct sampler **out);
+
+/* The default idle-wait syscalls (tract(8), ACTIVE THREADS). */
+extern const char *const default_idle_syscalls;
+/*
+ * Parse a comma-separated list of syscall names into the bitmap.  When
+ * strict, an unknown name is -EINVAL with *bad naming it (static storage).
+ */
+int idle_syscalls__parse(const char *list, uint64_t *bitmap, int strict, const char **bad);
+
+#endif

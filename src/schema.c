@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stddef.h>
+#include "schema.h"
+#include "tract/abi.h"
+
+static const char *const state_names[TRACT_STATE__COUNT] = {
+	[TRACT_STATE_RUN] = "RUN",
+	[TRACT_STATE_RUNQ] = "RUNQ",
+	[TRACT_STATE_DISK] = "DISK",
+	[TRACT_STATE_SLEEP] = "SLEEP",
+	[TRACT_STATE_STOPPED] = "STOPPED",
+	[TRACT_STATE_TRACED] = "TRACED",
+	[TRACT_STATE_ZOMBIE] = "ZOMBIE",
+	[TRACT_STATE_IDLE] = "IDLE",
+};
+
+const char *state_name(int state)
+{
+	if (state < 0 || state >= TRACT_STATE__COUNT)
+		return "?";
+	return state_names[state];
+}
+
+const char *const sample_columns[] = {
+	"ts_us", "weight_us", "tid", "tgid", "comm", "pcomm", "exe", "uid", "state", "cpu",
+	"syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
+	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", NULL,
+};
+
+/*
+ * Facts hold small integers; names and values that repeat live in dimension
+ * tables, so a sample costs a few dozen bytes.  The samples view joins them
+ * back into the documented columns.
+ */
+const char tract_schema_sql[] =
+"-- tract store, schema version 1: one SQLite file per UTC hour.\n"
+"CREATE TABLE meta (\n"
+"  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
+"  value TEXT\n"
+");\n"
+"CREATE TABLE passes (\n"
+"  id          INTEGER PRIMARY KEY,\n"
+"  ts_us       INTEGER NOT NULL,  -- pass start, UTC microseconds since the epoch\n"
+"  weight_us   INTEGER NOT NULL,  -- the real time this pass stands for (time since the previous pass)\n"
+"  visited     INTEGER NOT NULL,  -- threads the sampler looked at\n"
+"  emitted     INTEGER NOT NULL,  -- rows stored (active threads)\n"
+"  dropped     INTEGER NOT NULL,  -- rows the sampler could not deliver\n"
+"  duration_us INTEGER NOT NULL,  -- wall time of the pass\n"
+"  cpu_us      INTEGER NOT NULL   -- CPU time the recorder spent on the pass\n"
+");\n"
+"CREATE TABLE threads (\n"
+"  id    INTEGER PRIMARY KEY,\n"
+"  tid   INTEGER NOT NULL,  -- thread id\n"
+"  tgid  INTEGER NOT NULL,  -- process id\n"
+"  comm  TEXT,              -- thread name, bytes as the kernel has them (not always UTF-8)\n"
+"  pcomm TEXT,              -- process name (the main thread's name)\n"
+"  exe   TEXT,              -- executable path, NULL for kernel threads or if unreadable\n"
+"  uid   INTEGER            -- real user id\n"
+");\n"
+"CREATE TABLE args (\n"
+"  id INTEGER PRIMARY KEY,\n"
+"  a0 INTEGER, a1 INTEGER, a2 INTEGER, a3 INTEGER, a4 INTEGER, a5 INTEGER  -- syscall arguments as signed 64-bit\n"
+");\n"
+"CREATE TABLE stacks (\n"
+"  id     INTEGER PRIMARY KEY,  -- kstack_id in samples; local to this file\n"
+"  kind   TEXT NOT NULL,        -- 'kernel'\n"
+"  hash   INTEGER NOT NULL,     -- hash of frames: the same stack has the same hash in every file\n"
+"  frames TEXT NOT NULL         -- outermost;...;innermost function names (folded-stack order)\n"
+");\n"
+"CREATE TABLE syscalls (nr INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+"CREATE TABLE states (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+"CREATE TABLE sample_facts (\n"
+"  pass      INTEGER NOT NULL,  -- passes.id\n"
+"  thread    INTEGER NOT NULL,  -- threads.id\n"
+"  state     INTEGER NOT NULL,  -- states.id\n"
+"  cpu       INTEGER,           -- CPU the thread is on or last ran on\n"
+"  syscall   INTEGER,           -- syscalls.nr; NULL in user mode\n"
+"  args      INTEGER,           -- args.id; NULL in user mode\n"
+"  sc_us     INTEGER,           -- time in the syscall so far; NULL if unknown\n"
+"  state_us  INTEGER,           -- time in the state so far; NULL if unknown\n"
+"  kstack    INTEGER,           -- stacks.id of the kernel stack; off-CPU threads only\n"
+"  waker_tid INTEGER            -- thread that ran the latest wakeup of this thread\n"
+");\n"
+"CREATE VIEW samples AS\n"
+"  SELECT p.ts_us, p.weight_us, t.tid, t.tgid, t.comm, t.pcomm, t.exe, t.uid,\n"
+"         st.name AS state, f.cpu, sc.name AS syscall, f.sc_us, f.state_us,\n"
+"         f.kstack AS kstack_id, f.waker_tid,\n"
+"         a.a0 AS sc_arg0, a.a1 AS sc_arg1, a.a2 AS sc_arg2,\n"
+"         a.a3 AS sc_arg3, a.a4 AS sc_arg4, a.a5 AS sc_arg5\n"
+"  FROM sample_facts f\n"
+"  JOIN passes p ON p.id = f.pass\n"
+"  JOIN threads t ON t.id = f.thread\n"
+"  JOIN states st ON st.id = f.state\n"
+"  LEFT JOIN syscalls sc ON sc.nr = f.syscall\n"
+"  LEFT JOIN args a ON a.id = f.args;\n";

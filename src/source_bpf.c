@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF source: loads the tracking programs and the task iterator, and
+ * turns one read of the iterator into one pass.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "procinfo.h"
+#include "sampler.h"
+#include "stackdict.h"
+#include "tract.skel.h"
+#include "util.h"
+
+struct source_bpf {
+	struct sampler base;
+	struct tract_bpf *skel;
+	struct stackdict *stacks;
+	struct procinfo *procs;
+	unsigned char *buf;
+	size_t buf_cap;
+	uint64_t kstack_errors_seen;
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !tract_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* tract needs bpf_task_pt_regs() and sleepable task iterators: 5.15 */
+static int kernel_too_old(const char *release)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major < 5 || (major == 5 && minor < 15);
+}
+
+/* One line saying what is missing and what to do, as tract(8) promises. */
+static int check_environment(void)
+{
+	struct utsname u;
+
+	if (geteuid() != 0) {
+		tract_err("recording needs root to load BPF programs; run 'sudo tract record'");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		tract_err("this kernel has no BTF (/sys/kernel/btf/vmlinux); use a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	if (!uname(&u) && kernel_too_old(u.release)) {
+		tract_err("kernel %s is too old; tract needs Linux 5.15 or newer", u.release);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static void fill_row(struct source_bpf *sb, struct sample *row, const struct tract_sample *s)
+{
+	row->tid = s->tid;
+	row->tgid = s->tgid;
+	row->uid = s->uid;
+	row->cpu = s->cpu;
+	row->state = s->state < TRACT_STATE__COUNT ? s->state : TRACT_STATE_SLEEP;
+	row->flags = s->flags;
+	row->syscall_nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
+	row->waker_tid = s->waker_tid;
+	row->sc_us = s->sc_ns / 1000;
+	row->state_us = s->state_ns / 1000;
+	memcpy(row->sc_args, s->sc_args, sizeof(row->sc_args));
+	memcpy(row->comm, s->comm, sizeof(row->comm));
+	memcpy(row->pcomm, s->pcomm, sizeof(row->pcomm));
+	row->comm[TRACT_COMM_LEN - 1] = row->pcomm[TRACT_COMM_LEN - 1] = '\0';
+	if (!(s->flags & TRACT_SF_KTHREAD))
+		row->exe = procinfo__exe(sb->procs, s->tgid, s->proc_start_ns, row->pcomm);
+	if (s->kstack_hash)
+		row->kstack = stackdict__get(sb->stacks, s->kstack_hash);
+}
+
+/* Parse whole records from buf; returns the bytes consumed. */
+static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(uint32_t)) {
+		uint32_t kind;
+
+		memcpy(&kind, buf + off, sizeof(kind));
+		if (kind == TRACT_REC_SAMPLE) {
+			struct tract_sample s;
+
+			if (len - off < sizeof(s))
+				break;
+			memcpy(&s, buf + off, sizeof(s));
+			fill_row(sb, pass__add_row(p), &s);
+			off += sizeof(s);
+		} else if (kind == TRACT_REC_KSTACK) {
+			struct tract_kstack h;
+			size_t need;
+
+			if (len - off < sizeof(h))
+				break;
+			memcpy(&h, buf + off, sizeof(h));
+			if (h.nr_frames > TRACT_KSTACK_MAX) {
+				tract_err("corrupt stack record from the sampler (%u frames)", h.nr_frames);
+				return len;
+			}
+			need = sizeof(h) + h.nr_frames * sizeof(uint64_t);
+			if (len - off < need)
+				break;
+			/* frames are 8-byte aligned in the stream: records are multiples of 8 */
+			stackdict__add(sb->stacks, h.hash, (const uint64_t *)(buf + off + sizeof(h)), h.nr_frames);
+			off += need;
+		} else {
+			tract_err("unknown record kind %u from the sampler", kind);
+			return len;
+		}
+	}
+	return off;
+}
+
+static int bpf_pass(struct sampler *base, struct pass *p)
+{
+	struct source_bpf *sb = (struct source_bpf *)base;
+	struct tract_bpf__bss *bss = sb->skel->bss;
+	uint64_t visited0 = bss->threads_visited, dropped0 = bss->rows_dropped;
+	size_t have = 0;
+	int fd, err = 0;
+
+	fd = bpf_iter_create(bpf_link__fd(sb->skel->links.tract_sample_pass));
+	if (fd < 0) {
+		err = -errno;
+		tract_err("cannot start the sampler pass: %s", strerror(-err));
+		return err;
+	}
+	procinfo__trim(sb->procs);
+	for (;;) {
+		ssize_t n;
+		size_t used;
+
+		if (sb->buf_cap - have < 65536) {
+			sb->buf_cap *= 2;
+			sb->buf = xrealloc(sb->buf, sb->buf_cap);
+		}
+		n = read(fd, sb->buf + have, sb->buf_cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			tract_err("cannot read the sampler pass: %s", strerror(-err));
+			break;
+		}
+		if (n == 0)
+			break;
+		have += n;
+		used = parse_records(sb, p, sb->buf, have);
+		memmove(sb->buf, sb->buf + used, have - used);
+		have -= used;
+	}
+	close(fd);
+	if (!err && have)
+		tract_warn("sampler pass ended inside a record (%zu bytes left)", have);
+	p->visited = bss->threads_visited - visited0;
+	p->dropped = bss->rows_dropped - dropped0;
+	if (bss->kstack_errors != sb->kstack_errors_seen) {
+		tract_debug("%llu kernel stacks could not be taken",
+			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
+		sb->kstack_errors_seen = bss->kstack_errors;
+	}
+	return err;
+}
+
+static void bpf_free(struct sampler *base)
+{
+	struct source_bpf *sb = (struct source_bpf *)base;
+
+	tract_bpf__destroy(sb->skel);
+	free(sb->buf);
+	free(sb);
+}
+
+static const struct sampler_ops bpf_ops = {
+	.name = "bpf",
+	.pass = bpf_pass,
+	.free = bpf_free,
+};
+
+static void configure(struct tract_bpf *skel, const struct sampler_config *cfg)
+{
+	struct tract_bpf__rodata *ro = skel->rodata;
+
+	ro->self_tgid = getpid();
+	ro->all_threads = cfg->all_threads;
+	ro->take_kstacks = cfg->kstacks;
+	ro->idle_grace_ns = cfg->idle_grace_ns;
+	ro->nr_pids = cfg->nr_pids;
+	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
+	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
+}
+
+int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
+		     struct procinfo *pi, struct sampler **out)
+{
+	struct source_bpf *sb = NULL;
+	struct tract_bpf *skel;
+	int err;
+
+	err = check_environment();
+	if (err)
+		return err;
+	libbpf_set_print(libbpf_print);
+	skel = tract_bpf__open();
+	if (!skel) {
+		err = -errno;
+		tract_err("cannot open the BPF object: %s", strerror(-err));
+		return err;
+	}
+	configure(skel, cfg);
+	err = tract_bpf__load(skel);
+	if (err) {
+		tract_err("cannot load the BPF programs: %s%s", strerror(-err),
+			  tract_verbose ? "" : " (run with -v for the verifier's log)");
+		goto cleanup;
+	}
+	err = tract_bpf__attach(skel);
+	if (err) {
+		tract_err("cannot attach the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	sb = xcalloc(1, sizeof(*sb));
+	sb->base.ops = &bpf_ops;
+	sb->skel = skel;
+	sb->stacks = sd;
+	sb->procs = pi;
+	sb->buf_cap = 1 << 20;
+	sb->buf = xcalloc(1, sb->buf_cap);
+	*out = &sb->base;
+	return 0;
+cleanup:
+	tract_bpf__destroy(skel);
+	return err;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dict.h"
+#include "ksyms.h"
+#include "stackdict.h"
+#include "util.h"
+
+struct stackdict {
+	const struct ksyms *ks;
+	struct dict *by_raw;		/* raw hash -> index + 1 */
+	struct kstack **stacks;
+	size_t nr, cap;
+};
+
+struct stackdict *stackdict__new(const struct ksyms *ks)
+{
+	struct stackdict *sd = xcalloc(1, sizeof(*sd));
+
+	sd->ks = ks;
+	sd->by_raw = dict__new();
+	return sd;
+}
+
+void stackdict__free(struct stackdict *sd)
+{
+	if (!sd)
+		return;
+	for (size_t i = 0; i < sd->nr; i++) {
+		free(sd->stacks[i]->frames);
+		free(sd->stacks[i]);
+	}
+	free(sd->stacks);
+	dict__free(sd->by_raw);
+	free(sd);
+}
+
+size_t stackdict__size(const struct stackdict *sd)
+{
+	return sd->nr;
+}
+
+const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash)
+{
+	uint32_t id = dict__find(sd->by_raw, &raw_hash, sizeof(raw_hash));
+
+	return id ? sd->stacks[id - 1] : NULL;
+}
+
+/* Frames are named without offsets so that equal call paths group together. */
+static char *symbolize(const struct ksyms *ks, const uint64_t *ip, size_t nr)
+{
+	size_t cap = 64 * (nr + 1), len = 0;
+	char *out = xcalloc(1, cap);
+
+	for (size_t i = nr; i-- > 0;) {
+		char unknown[32];
+		const char *name = ksyms__lookup(ks, ip[i], NULL);
+		size_t n;
+
+		if (!name) {
+			snprintf(unknown, sizeof(unknown), "0x%" PRIx64, ip[i]);
+			name = unknown;
+		}
+		n = strlen(name);
+		if (len + n + 2 > cap) {
+			cap = (len + n + 2) * 2;
+			out = xrealloc(out, cap);
+		}
+		if (len)
+			out[len++] = ';';
+		memcpy(out + len, name, n);
+		len += n;
+		out[len] = '\0';
+	}
+	return out;
+}
+
+const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
+				    const uint64_t *ip, size_t nr)
+{
+	struct kstack *s;
+	char *last;
+	int added;
+	uint32_t id = dict__intern(sd->by_raw, &raw_hash, sizeof(raw_hash), &added);
+
+	if (!added)
+		return sd->stacks[id - 1];
+	s = xcalloc(1, sizeof(*s));
+	s->frames = symbolize(sd->ks, ip, nr);
+	s->hash = hash_bytes(s->frames, strlen(s->frames), 0) >> 1; /* fits SQLite's signed 64 bits */
+	last = strrchr(s->frames, ';');
+	s->wait = last ? last + 1 : s->frames;
+	if (sd->nr == sd->cap) {
+		sd->cap = sd->cap ? sd->cap * 2 : 256;
+		sd->stacks = xrealloc(sd->stacks, sd->cap * sizeof(*sd->stacks));
+	}
+	sd->stacks[sd->nr++] = s;
+	return s;
+}

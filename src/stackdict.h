@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The recorder's stack dictionary: raw stacks from the sampler, keyed by the
+ * hash the kernel side computed, symbolized once into text.
+ */
+#ifndef TRACT_STACKDICT_H
+#define TRACT_STACKDICT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct ksyms;
+
+struct kstack {
+	uint64_t hash;		/* of the frames text: equal text, equal hash, in every file */
+	char *frames;		/* "outermost;...;innermost", as folded stacks are written */
+	const char *wait;	/* the innermost frame: where the thread waits */
+};
+
+struct stackdict;
+
+struct stackdict *stackdict__new(const struct ksyms *ks);
+void stackdict__free(struct stackdict *sd);
+/* Record a raw stack (innermost frame first) under the kernel's hash. */
+const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
+				    const uint64_t *ip, size_t nr);
+/* The stack seen before under this hash, or NULL. */
+const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash);
+size_t stackdict__size(const struct stackdict *sd);
+
+#endif

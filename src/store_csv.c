@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,meta}.csv, RFC 4180 with a header
+ * line.  samples.csv has the columns of the SQLite samples view; kstack_id is
+ * the stack's hash, the same in every file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "clock.h"
+#include "csv.h"
+#include "dict.h"
+#include "schema.h"
+#include "sink.h"
+#include "stackdict.h"
+#include "syscalls.h"
+#include "util.h"
+
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV__COUNT };
+
+static const char *const csv_suffix[CSV__COUNT] = {
+	[CSV_SAMPLES] = ".samples.csv",
+	[CSV_STACKS] = ".stacks.csv",
+	[CSV_PASSES] = ".passes.csv",
+};
+
+static const char *const csv_header[CSV__COUNT] = {
+	[CSV_STACKS] = "id,kind,frames",
+	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us",
+};
+
+struct store_csv {
+	struct sink base;
+	struct store_config cfg;
+	FILE *f[CSV__COUNT];
+	uint64_t hour;
+	struct dict *stacks_written;
+};
+
+static void close_files(struct store_csv *st)
+{
+	for (int i = 0; i < CSV__COUNT; i++) {
+		if (st->f[i])
+			fclose(st->f[i]);
+		st->f[i] = NULL;
+	}
+}
+
+static void write_samples_header(FILE *f)
+{
+	for (int i = 0; sample_columns[i]; i++) {
+		if (i)
+			csv_sep(f);
+		csv_field(f, sample_columns[i]);
+	}
+	csv_end(f);
+}
+
+static int write_meta_file(struct store_csv *st, uint64_t ts_us)
+{
+	const char *kv[16][2];
+	char *path = store_hour_path(st->cfg.dir, ts_us, ".meta.csv");
+	FILE *f;
+	int err = store_create_file(path);
+
+	f = err ? NULL : fopen(path, "we");
+	if (!f) {
+		err = err ? err : -errno;
+		tract_err("cannot write '%s': %s", path, strerror(-err));
+		free(path);
+		return err;
+	}
+	store_meta(&st->cfg, kv, ARRAY_SIZE(kv));
+	fputs("key,value", f);
+	csv_end(f);
+	for (size_t i = 0; kv[i][0]; i++) {
+		csv_field(f, kv[i][0]);
+		csv_sep(f);
+		csv_field(f, kv[i][1]);
+		csv_end(f);
+	}
+	err = fclose(f) ? -errno : 0;
+	free(path);
+	return err;
+}
+
+static int open_files(struct store_csv *st, uint64_t ts_us)
+{
+	int err = write_meta_file(st, ts_us);
+
+	close_files(st);
+	dict__clear(st->stacks_written);
+	for (int i = 0; !err && i < CSV__COUNT; i++) {
+		char *path = store_hour_path(st->cfg.dir, ts_us, csv_suffix[i]);
+		struct stat sb;
+
+		err = store_create_file(path);
+		st->f[i] = err ? NULL : fopen(path, "ae");
+		if (!st->f[i]) {
+			err = err ? err : -errno;
+			tract_err("cannot open '%s': %s", path, strerror(-err));
+		} else if (!fstat(fileno(st->f[i]), &sb) && sb.st_size == 0) {
+			if (i == CSV_SAMPLES)
+				write_samples_header(st->f[i]);
+			else
+				fputs(csv_header[i], st->f[i]), csv_end(st->f[i]);
+		}
+		free(path);
+	}
+	if (err)
+		close_files(st);
+	else
+		st->hour = ts_us / USEC_PER_HOUR;
+	return err;
+}
+
+static void opt_u64(FILE *f, int valid, uint64_t v)
+{
+	csv_sep(f);
+	if (valid)
+		csv_u64(f, v);
+}
+
+static void write_stack(struct store_csv *st, const struct kstack *k)
+{
+	FILE *f = st->f[CSV_STACKS];
+	int added;
+
+	dict__intern(st->stacks_written, &k->hash, sizeof(k->hash), &added);
+	if (!added)
+		return;
+	csv_u64(f, k->hash);
+	csv_sep(f);
+	csv_field(f, "kernel");
+	csv_sep(f);
+	csv_field(f, k->frames);
+	csv_end(f);
+}
+
+static void write_sample(struct store_csv *st, const struct pass *p, const struct sample *r)
+{
+	FILE *f = st->f[CSV_SAMPLES];
+	char comm[TRACT_COMM_LEN + 1] = "", pcomm[TRACT_COMM_LEN + 1] = "", unnamed[32];
+	int in_syscall = r->syscall_nr >= 0;
+	const char *sc = syscall_name(r->syscall_nr);
+
+	memcpy(comm, r->comm, TRACT_COMM_LEN);
+	memcpy(pcomm, r->pcomm, TRACT_COMM_LEN);
+	if (in_syscall && !sc) {
+		snprintf(unnamed, sizeof(unnamed), "syscall_%d", r->syscall_nr);
+		sc = unnamed;
+	}
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%u,%u,", p->ts_us, p->weight_us, r->tid, r->tgid);
+	csv_field(f, comm);
+	csv_sep(f);
+	csv_field(f, pcomm);
+	csv_sep(f);
+	csv_field(f, r->exe);
+	fprintf(f, ",%u,%s,%u,", r->uid, state_name(r->state), r->cpu);
+	csv_field(f, in_syscall ? sc : NULL);
+	opt_u64(f, in_syscall && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
+	opt_u64(f, r->flags & TRACT_SF_STATE_TIME, r->state_us);
+	opt_u64(f, r->kstack != NULL, r->kstack ? r->kstack->hash : 0);
+	opt_u64(f, r->flags & TRACT_SF_WAKER, r->waker_tid);
+	for (int i = 0; i < 6; i++) {
+		csv_sep(f);
+		if (in_syscall)
+			fprintf(f, "%" PRId64, (int64_t)r->sc_args[i]);
+	}
+	csv_end(f);
+	if (r->kstack)
+		write_stack(st, r->kstack);
+}
+
+/* A pass is whole only once every file is flushed; a short write reports it. */
+static int csv_write_pass(struct sink *base, const struct pass *p)
+{
+	struct store_csv *st = (struct store_csv *)base;
+	FILE *pf;
+	int err = 0;
+
+	if (!st->f[0] || p->ts_us / USEC_PER_HOUR != st->hour) {
+		err = open_files(st, p->ts_us);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < p->nr; i++)
+		write_sample(st, p, &p->rows[i]);
+	pf = st->f[CSV_PASSES];
+	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		p->ts_us, p->weight_us, p->visited, p->nr, p->dropped, p->duration_us, p->cpu_us);
+	csv_end(pf);
+	for (int i = 0; i < CSV__COUNT; i++)
+		if (fflush(st->f[i]) || ferror(st->f[i]))
+			err = -EIO;
+	if (err) {
+		tract_err("cannot write CSV files in '%s'", st->cfg.dir);
+		close_files(st);
+	}
+	return err;
+}
+
+static void csv_close(struct sink *base)
+{
+	struct store_csv *st = (struct store_csv *)base;
+
+	close_files(st);
+	dict__free(st->stacks_written);
+	free((char *)st->cfg.dir);
+	free(st);
+}
+
+static const struct sink_ops csv_ops = {
+	.write_pass = csv_write_pass,
+	.close = csv_close,
+};
+
+int store_csv__open(const struct store_config *cfg, struct sink **out)
+{
+	struct store_csv *st;
+	int err = store_make_dir(cfg->dir);
+
+	if (err)
+		return err;
+	st = xcalloc(1, sizeof(*st));
+	st->base.ops = &csv_ops;
+	st->cfg = *cfg;
+	st->cfg.dir = xstrdup(cfg->dir);
+	st->stacks_written = dict__new();
+	*out = &st->base;
+	return 0;
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The embedded store: one SQLite file per UTC hour, one transaction per pass,
+ * so a pass is stored whole or not at all, and WAL keeps the file readable
+ * beside the writer and after a crash.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "clock.h"
+#include "dict.h"
+#include "schema.h"
+#include "sink.h"
+#include "stackdict.h"
+#include "syscalls.h"
+#include "util.h"
+
+#define SYSCALL_BITS 1024
+
+enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_FACT, INS__COUNT };
+
+static const char *const insert_sql[INS__COUNT] = {
+	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
+		     "VALUES (?,?,?,?,?,?,?)",
+	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid) VALUES (?,?,?,?,?,?,?)",
+	[INS_ARGS] = "INSERT INTO args(id, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?)",
+	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,'kernel',?,?)",
+	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
+	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, waker_tid) "
+		     "VALUES (?,?,?,?,?,?,?,?,?,?)",
+};
+
+/* A dimension table: values seen in this file, and where its ids start. */
+struct dimension {
+	struct dict *ids;
+	int64_t base;
+	const char *table;
+};
+
+struct store_sqlite {
+	struct sink base;
+	struct store_config cfg;
+	sqlite3 *db;
+	char *path;
+	uint64_t hour;
+	sqlite3_stmt *ins[INS__COUNT];
+	struct dimension threads, args, stacks;
+	uint64_t syscalls_written[SYSCALL_BITS / 64];
+};
+
+static int db_fail(struct store_sqlite *st, const char *what)
+{
+	tract_err("cannot %s '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+	return -EIO;
+}
+
+static int exec(struct store_sqlite *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	tract_err("cannot write '%s': %s", st->path, msg ? msg : "unknown error");
+	sqlite3_free(msg);
+	return -EIO;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		v = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return v;
+}
+
+/* Forget what this file holds; ids continue after those already in it. */
+static void reset_dimensions(struct store_sqlite *st)
+{
+	struct dimension *dims[] = { &st->threads, &st->args, &st->stacks };
+	char sql[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
+		dict__clear(dims[i]->ids);
+		snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM %s", dims[i]->table);
+		dims[i]->base = st->db ? query_int(st->db, sql) : 0;
+	}
+	memset(st->syscalls_written, 0, sizeof(st->syscalls_written));
+}
+
+static int create_schema(struct store_sqlite *st)
+{
+	char sql[128];
+	int err = exec(st, "BEGIN");
+
+	if (!err)
+		err = exec(st, tract_schema_sql);
+	for (int i = 0; !err && i < TRACT_STATE__COUNT; i++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO states VALUES (%d, '%s')", i, state_name(i));
+		err = exec(st, sql);
+	}
+	if (!err) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
+		err = exec(st, sql);
+	}
+	if (!err)
+		err = exec(st, "COMMIT");
+	else
+		exec(st, "ROLLBACK");
+	return err;
+}
+
+static int write_meta(struct store_sqlite *st)
+{
+	const char *kv[16][2];
+	sqlite3_stmt *stmt;
+	int err = 0;
+
+	store_meta(&st->cfg, kv, ARRAY_SIZE(kv));
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO meta VALUES (?,?)", -1, &stmt, NULL))
+		return db_fail(st, "write");
+	for (size_t i = 0; kv[i][0] && !err; i++) {
+		sqlite3_bind_text(stmt, 1, kv[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, kv[i][1], -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			err = db_fail(st, "write");
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return err;
+}
+
+static void close_file(struct store_sqlite *st)
+{
+	for (int i = 0; i < INS__COUNT; i++) {
+		sqlite3_finalize(st->ins[i]);
+		st->ins[i] = NULL;
+	}
+	if (st->db)
+		sqlite3_close(st->db);
+	st->db = NULL;
+	free(st->path);
+	st->path = NULL;
+}
+
+static int open_file(struct store_sqlite *st, uint64_t ts_us)
+{
+	int64_t version;
+	int err;
+
+	close_file(st);
+	st->path = store_hour_path(st->cfg.dir, ts_us, ".db");
+	err = store_create_file(st->path);
+	if (err) {
+		tract_err("cannot create '%s': %s", st->path, strerror(-err));
+		return err;
+	}
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		return db_fail(st, "open");
+	sqlite3_busy_timeout(st->db, 5000);
+	if (exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"))
+		return -EIO;
+	version = query_int(st->db, "PRAGMA user_version");
+	if (version == 0)
+		err = create_schema(st);
+	else if (version != TRACT_SCHEMA_VERSION) {
+		tract_err("'%s' has schema version %lld; this tract writes version %d",
+			  st->path, (long long)version, TRACT_SCHEMA_VERSION);
+		return -EINVAL;
+	}
+	if (err || (err = write_meta(st)))
+		return err;
+	for (int i = 0; i < INS__COUNT; i++)
+		if (sqlite3_prepare_v3(st->db, insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->ins[i], NULL))
+			return db_fail(st, "prepare statements for");
+	st->hour = ts_us / USEC_PER_HOUR;
+	reset_dimensions(st);
+	return 0;
+}
+
+static int step(struct store_sqlite *st, sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc == SQLITE_DONE ? 0 : db_fail(st, "write");
+}
+
+/* Id of a dimension row, inserting it on first use in this file; 0 on error. */
+static int64_t dimension_id(struct store_sqlite *st, struct dimension *dim, const void *key,
+			    size_t len, int (*insert)(struct store_sqlite *, int64_t, const void *),
+			    const void *arg)
+{
+	int added;
+	int64_t id = dim->base + dict__intern(dim->ids, key, len, &added);
+
+	if (added && insert(st, id, arg))
+		return 0;
+	return id;
+}
+
+static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct sample *r = arg;
+	sqlite3_stmt *s = st->ins[INS_THREAD];
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, r->tid);
+	sqlite3_bind_int64(s, 3, r->tgid);
+	sqlite3_bind_text(s, 4, r->comm, strnlen(r->comm, TRACT_COMM_LEN), SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, r->pcomm, strnlen(r->pcomm, TRACT_COMM_LEN), SQLITE_STATIC);
+	if (r->exe)
+		sqlite3_bind_text(s, 6, r->exe, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 7, r->uid);
+	return step(st, s);
+}
+
+static int insert_args(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const uint64_t *a = arg;
+	sqlite3_stmt *s = st->ins[INS_ARGS];
+
+	sqlite3_bind_int64(s, 1, id);
+	for (int i = 0; i < 6; i++)
+		sqlite3_bind_int64(s, 2 + i, (int64_t)a[i]);
+	return step(st, s);
+}
+
+static int insert_stack(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct kstack *k = arg;
+	sqlite3_stmt *s = st->ins[INS_STACK];
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, (int64_t)k->hash);
+	sqlite3_bind_text(s, 3, k->frames, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+static int note_syscall(struct store_sqlite *st, int nr)
+{
+	sqlite3_stmt *s = st->ins[INS_SYSCALL];
+	char unnamed[32];
+	const char *name = syscall_name(nr);
+
+	if (nr < SYSCALL_BITS) {
+		if (st->syscalls_written[nr / 64] & (1ull << (nr % 64)))
+			return 0;
+		st->syscalls_written[nr / 64] |= 1ull << (nr % 64);
+	}
+	if (!name) {
+		snprintf(unnamed, sizeof(unnamed), "syscall_%d", nr);
+		name = unnamed;
+	}
+	sqlite3_bind_int64(s, 1, nr);
+	sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
+	return step(st, s);
+}
+
+/* Every part of a thread's identity that the threads table holds. */
+static size_t thread_key(const struct sample *r, unsigned char *buf, size_t cap)
+{
+	size_t exe_len = r->exe ? strlen(r->exe) : 0, len = 0;
+
+	if (exe_len > cap - 64)
+		exe_len = cap - 64;
+	memcpy(buf + len, &r->tid, 4), len += 4;
+	memcpy(buf + len, &r->tgid, 4), len += 4;
+	memcpy(buf + len, &r->uid, 4), len += 4;
+	memcpy(buf + len, r->comm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
+	memcpy(buf + len, r->pcomm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
+	buf[len++] = r->exe != NULL;
+	memcpy(buf + len, r->exe ? r->exe : "", exe_len), len += exe_len;
+	return len;
+}
+
+static void bind_opt(sqlite3_stmt *s, int col, int valid, int64_t v)
+{
+	if (valid)
+		sqlite3_bind_int64(s, col, v);
+	else
+		sqlite3_bind_null(s, col);
+}
+
+static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sample *r)
+{
+	unsigned char key[4096 + 64];
+	sqlite3_stmt *s = st->ins[INS_FACT];
+	int in_syscall = r->syscall_nr >= 0;
+	int64_t thread, args = 0, stack = 0;
+
+	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
+	if (!thread)
+		return -EIO;
+	if (in_syscall) {
+		if (note_syscall(st, r->syscall_nr))
+			return -EIO;
+		args = dimension_id(st, &st->args, r->sc_args, sizeof(r->sc_args), insert_args, r->sc_args);
+		if (!args)
+			return -EIO;
+	}
+	if (r->kstack) {
+		stack = dimension_id(st, &st->stacks, &r->kstack->hash, sizeof(r->kstack->hash),
+				     insert_stack, r->kstack);
+		if (!stack)
+			return -EIO;
+	}
+	sqlite3_bind_int64(s, 1, pass_id);
+	sqlite3_bind_int64(s, 2, thread);
+	sqlite3_bind_int64(s, 3, r->state);
+	sqlite3_bind_int64(s, 4, r->cpu);
+	bind_opt(s, 5, in_syscall, r->syscall_nr);
+	bind_opt(s, 6, in_syscall, args);
+	bind_opt(s, 7, in_syscall && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
+	bind_opt(s, 8, r->flags & TRACT_SF_STATE_TIME, r->state_us);
+	bind_opt(s, 9, stack, stack);
+	bind_opt(s, 10, r->flags & TRACT_SF_WAKER, r->waker_tid);
+	return step(st, s);
+}
+
+static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *id)
+{
+	sqlite3_stmt *s = st->ins[INS_PASS];
+	const uint64_t v[] = { p->ts_us, p->weight_us, p->visited, p->nr, p->dropped,
+			       p->duration_us, p->cpu_us };
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		sqlite3_bind_int64(s, i + 1, v[i]);
+	if (step(st, s))
+		return -EIO;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+static int sqlite_write_pass(struct sink *base, const struct pass *p)
+{
+	struct store_sqlite *st = (struct store_sqlite *)base;
+	int64_t pass_id;
+	int err;
+
+	if (!st->db || p->ts_us / USEC_PER_HOUR != st->hour) {
+		err = open_file(st, p->ts_us);
+		if (err) {
+			close_file(st);
+			return err;
+		}
+	}
+	err = exec(st, "BEGIN");
+	if (!err)
+		err = insert_pass(st, p, &pass_id);
+	for (size_t i = 0; !err && i < p->nr; i++)
+		err = insert_row(st, pass_id, &p->rows[i]);
+	if (!err)
+		err = exec(st, "COMMIT");
+	if (err) {
+		/* nothing of the pass is stored, so the dimensions must not remember it either */
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		reset_dimensions(st);
+	}
+	return err;
+}
+
+static void sqlite_close(struct sink *base)
+{
+	struct store_sqlite *st = (struct store_sqlite *)base;
+
+	close_file(st);
+	dict__free(st->threads.ids);
+	dict__free(st->args.ids);
+	dict__free(st->stacks.ids);
+	free((char *)st->cfg.dir);
+	free(st);
+}
+
+static const struct sink_ops sqlite_ops = {
+	.write_pass = sqlite_write_pass,
+	.close = sqlite_close,
+};
+
+int store_sqlite__open(const struct store_config *cfg, struct sink **out)
+{
+	struct store_sqlite *st;
+	int err = store_make_dir(cfg->dir);
+
+	if (err)
+		return err;
+	st = xcalloc(1, sizeof(*st));
+	st->base.ops = &sqlite_ops;
+	st->cfg = *cfg;
+	st->cfg.dir = xstrdup(cfg->dir);
+	st->threads = (struct dimension){ .ids = dict__new(), .table = "threads" };
+	st->args = (struct dimension){ .ids = dict__new(), .table = "args" };
+	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
+	*out = &st->base;
+	return 0;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+int tract_verbose;
+
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "tract: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void tract_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
+void tract_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void tract_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!tract_verbose)
+		return;
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
+static void *check_alloc(void *p)
+{
+	if (!p) {
+		tract_err("out of memory");
+		abort();
+	}
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return check_alloc(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	return check_alloc(realloc(p, size ? size : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return check_alloc(strdup(s));
+}
+
+/* FNV-1a with a final mix: fast enough for dictionary keys, no collisions in practice */
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Small helpers every part of tract uses: messages and allocation. */
+#ifndef TRACT_UTIL_H
+#define TRACT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit status for bad input, as documented in tract(8). */
+#define EXIT_USAGE 2
+
+/* "tract: <message>" on stderr, git style: lowercase, no full stop. */
+void tract_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tract_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int tract_verbose;
+void tract_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+#endif
