@@ -17,6 +17,7 @@
 #include "sink.h"
 #include "stackdict.h"
 #include "util.h"
+#include "writer.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -179,53 +180,53 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
+/* Deep enough to ride out a WAL checkpoint or a stalled disk for a while. */
+#define WRITER_DEPTH(hz) ((size_t)((hz) * 30 < 16 ? 16 : (hz) * 30))
+
 struct record_totals {
-	uint64_t passes, rows, dropped, not_stored;
+	uint64_t passes, rows, dropped;
 };
 
-static int record_loop(const struct record_opts *o, struct sampler *sampler, struct sink *sink,
+static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
 		       struct record_totals *tot)
 {
 	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
-	struct pass p = { 0 };
-	int err = 0, failing = 0;
+	struct pass spare = { 0 };
+	int err = 0;
 
 	for (uint64_t tick = start; !stop_requested && tick < end; tick = next_tick(start, interval, mono_ns())) {
+		struct pass *p;
 		uint64_t t0, cpu0;
 
 		sleep_until(tick);
 		if (stop_requested)
 			break;
-		pass__reset(&p);
-		p.seq = tot->passes;
+		/* with the queue full the pass is still taken, to keep weights and counters true */
+		p = writer__claim(writer);
+		if (!p) {
+			pass__reset(&spare);
+			p = &spare;
+		}
+		p->seq = tot->passes;
 		t0 = mono_ns();
 		cpu0 = thread_cpu_us();
-		p.ts_us = realtime_us();
+		p->ts_us = realtime_us();
 		/* a pass stands for the time since the previous one, however late it ran */
-		p.weight_us = (prev ? t0 - prev : interval) / 1000;
+		p->weight_us = (prev ? t0 - prev : interval) / 1000;
 		prev = t0;
-		err = sampler__pass(sampler, &p);
+		err = sampler__pass(sampler, p);
 		if (err)
 			break;
-		p.duration_us = (mono_ns() - t0) / 1000;
-		p.cpu_us = thread_cpu_us() - cpu0;
+		p->duration_us = (mono_ns() - t0) / 1000;
+		p->cpu_us = thread_cpu_us() - cpu0;
 		tot->passes++;
-		tot->rows += p.nr;
-		tot->dropped += p.dropped;
-		if (sink__write_pass(sink, &p)) {
-			if (!failing)
-				tract_warn("pass %llu could not be stored; recording goes on",
-					   (unsigned long long)p.seq);
-			failing = 1;
-			tot->not_stored++;
-		} else if (failing) {
-			tract_warn("storing again after %llu passes were lost",
-				   (unsigned long long)tot->not_stored);
-			failing = 0;
-		}
+		tot->rows += p->nr;
+		tot->dropped += p->dropped;
+		if (p != &spare)
+			writer__submit(writer, p);
 	}
-	pass__free_rows(&p);
+	pass__free_rows(&spare);
 	return err;
 }
 
@@ -233,6 +234,8 @@ int cmd_record(int argc, char **argv)
 {
 	struct store_config store = { .source = "bpf" };
 	struct record_totals tot = { 0 };
+	struct writer_stats ws = { 0 };
+	struct writer *writer;
 	struct sampler *sampler = NULL;
 	struct stackdict *stacks = NULL;
 	struct procinfo *procs = NULL;
@@ -264,11 +267,13 @@ int cmd_record(int argc, char **argv)
 	}
 	install_signals();
 	tract_debug("sampling at %g Hz%s%s", o.hz, o.dir ? " into " : "", o.dir ? o.dir : "");
-	err = record_loop(&o, sampler, sink, &tot) ? 1 : 0;
+	writer = writer__start(sink, WRITER_DEPTH(o.hz));
+	err = record_loop(&o, sampler, writer, &tot) ? 1 : 0;
+	writer__stop(writer, &ws);
 	if (o.output != OUT_TERMINAL || tract_verbose)
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
-			(unsigned long long)tot.dropped, (unsigned long long)tot.not_stored);
+			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
 cleanup:
 	sink__close(sink);
 	sampler__free(sampler);

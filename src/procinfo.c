@@ -21,8 +21,15 @@ struct proc_key {
 struct procinfo {
 	char *proc_root;
 	struct dict *keys;	/* proc_key -> index + 1 into exes */
-	char **exes;		/* NULL entries: unreadable */
+	const char **exes;	/* NULL entries: unreadable */
 	size_t nr, cap;
+	/*
+	 * Executable paths, never freed while tract runs: samples queued for the
+	 * writer point at them, and there are few distinct executables.
+	 */
+	struct dict *paths;
+	char **path_text;
+	size_t nr_paths, cap_paths;
 };
 
 struct procinfo *procinfo__new(const char *proc_root)
@@ -31,13 +38,12 @@ struct procinfo *procinfo__new(const char *proc_root)
 
 	pi->proc_root = xstrdup(proc_root ? proc_root : "/proc");
 	pi->keys = dict__new();
+	pi->paths = dict__new();
 	return pi;
 }
 
 static void forget_all(struct procinfo *pi)
 {
-	for (size_t i = 0; i < pi->nr; i++)
-		free(pi->exes[i]);
 	pi->nr = 0;
 	dict__clear(pi->keys);
 }
@@ -49,6 +55,10 @@ void procinfo__free(struct procinfo *pi)
 	forget_all(pi);
 	free(pi->exes);
 	dict__free(pi->keys);
+	for (size_t i = 0; i < pi->nr_paths; i++)
+		free(pi->path_text[i]);
+	free(pi->path_text);
+	dict__free(pi->paths);
 	free(pi->proc_root);
 	free(pi);
 }
@@ -59,17 +69,32 @@ void procinfo__trim(struct procinfo *pi)
 		forget_all(pi);
 }
 
-static char *read_exe(const char *proc_root, uint32_t tgid)
+static const char *intern_path(struct procinfo *pi, const char *path)
+{
+	int added;
+	uint32_t id = dict__intern(pi->paths, path, strlen(path), &added);
+
+	if (added) {
+		if (pi->nr_paths == pi->cap_paths) {
+			pi->cap_paths = pi->cap_paths ? pi->cap_paths * 2 : 64;
+			pi->path_text = xrealloc(pi->path_text, pi->cap_paths * sizeof(*pi->path_text));
+		}
+		pi->path_text[pi->nr_paths++] = xstrdup(path);
+	}
+	return pi->path_text[id - 1];
+}
+
+static const char *read_exe(struct procinfo *pi, uint32_t tgid)
 {
 	char path[64 + PATH_MAX], buf[PATH_MAX];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%u/exe", proc_root, tgid);
+	snprintf(path, sizeof(path), "%s/%u/exe", pi->proc_root, tgid);
 	n = readlink(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
-	return xstrdup(buf);
+	return intern_path(pi, buf);
 }
 
 const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns, const char *pcomm)
@@ -85,7 +110,7 @@ const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns,
 			pi->cap = pi->cap ? pi->cap * 2 : 256;
 			pi->exes = xrealloc(pi->exes, pi->cap * sizeof(*pi->exes));
 		}
-		pi->exes[pi->nr++] = read_exe(pi->proc_root, tgid);
+		pi->exes[pi->nr++] = read_exe(pi, tgid);
 	}
 	return pi->exes[id - 1];
 }

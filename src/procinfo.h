@@ -12,7 +12,7 @@ void procinfo__free(struct procinfo *pi);
 /*
  * Executable of process tgid, or NULL if it cannot be read (kernel threads,
  * processes gone already).  Cached per (tgid, start time, name) so a reused
- * pid or an exec is noticed.  Valid until procinfo__trim().
+ * pid or an exec is noticed.  Valid until procinfo__free().
  */
 const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns, const char *pcomm);
 /* Forget everything if the cache grew past its bound; call between passes. */

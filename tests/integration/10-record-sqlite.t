@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Record the workload into SQLite and check what tract saw against the truth.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+plan 17
+
+start_workload || exit 1
+pid=$WL_PID
+"$TRACT" record -F 10 -d 4 -p "$pid" -o "$WORK/store" 2> "$WORK/record.err"
+rc=$?
+ok "record exits 0" test "$rc" -eq 0
+ok "no tract BPF program is left after the recorder exits" no_tract_programs
+db=$(ls "$WORK"/store/tract-*.db | tail -n 1)
+ok "one hourly SQLite file is written" test -f "$db"
+passes=$(q "$db" "select count(*) from passes")
+ok "about 40 passes at 10 Hz for 4 s ($passes)" sh -c "[ $passes -ge 35 ] && [ $passes -le 41 ]"
+weight=$(q "$db" "select sum(weight_us) from passes")
+ok "weights add up to the recorded time ($weight us)" sh -c "[ $weight -ge 3500000 ] && [ $weight -le 4600000 ]"
+ok "no rows dropped" test "$(q "$db" "select sum(dropped) from passes")" -eq 0
+
+spin_runs=$(q "$db" "select count(distinct ts_us) from samples where comm='spin' and state in ('RUN','RUNQ')")
+ok "spin is RUN or RUNQ in >= 80% of passes ($spin_runs of $passes)" at_least "$spin_runs" "$((passes * 8 / 10))"
+ok "spin never shows a syscall" test "$(q "$db" "select count(*) from samples where comm='spin' and syscall is not null")" -eq 0
+
+fsync_seen=$(q "$db" "select count(distinct ts_us) from samples where comm='fsync' and (syscall in ('fsync','pwrite64') or state='DISK')")
+ok "fsync shows up in fsync/pwrite64 or DISK in >= 30% of passes ($fsync_seen)" at_least "$fsync_seen" "$((passes * 3 / 10))"
+# a RUNQ thread may be starting on another CPU as it is unwound; allow a few misses
+off=$(q "$db" "select count(*) from samples where comm='fsync' and state!='RUN'")
+with_stack=$(q "$db" "select count(*) from samples where comm='fsync' and state!='RUN' and kstack_id is not null")
+ok "fsync has a kernel stack in >= 90% of its off-CPU samples ($with_stack of $off)" at_least "$with_stack" "$((off * 9 / 10))"
+
+ok "the idle pool is absent by default" test "$(q "$db" "select count(*) from samples where comm like 'idle%'")" -eq 0
+sleeps=$(q "$db" "select count(*) from samples where comm='sleep'")
+ok "the sleeping thread shows only while its sleep is young ($sleeps of $passes)" at_most "$sleeps" "$((passes / 5))"
+futex=$(q "$db" "select count(*) from samples where comm like 'futex%' and syscall='futex'")
+ok "futex contenders are visible in futex ($futex samples)" at_least "$futex" 10
+ok "futex waits have a futex kernel stack" test "$(q "$db" "select count(*) from samples s join stacks k on k.id=s.kstack_id where s.syscall='futex' and k.frames like '%futex%'")" -gt 0
+ok "more runnable threads than CPUs show RUNQ" at_least "$(q "$db" "select count(*) from samples where comm like 'hog%' and state='RUNQ'")" 10
+
+client_us=$(q "$db" "select max(sc_us) from samples where comm='client' and syscall like 'recv%'")
+ok "the client waits in recv on the slow server, up to ~2 s so far ($client_us us)" sh -c \
+	"[ -n '$client_us' ] && [ $client_us -ge 1000000 ] && [ $client_us -le 2200000 ]"
+ok "store file is 0640" test "$(stat -c %a "$db")" = 640
+stop_workload
+done_testing
