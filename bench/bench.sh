@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tract's benchmark: every figure is the median of ROUNDS repeats, each with
+# its baseline taken in the same run, printed side by side with the bars of
+# the spec.  Needs root (it loads BPF programs).
+set -u
+OUT=${OUT:-build}
+B=$OUT/bench
+TRACT=$OUT/tract
+ROUNDS=${ROUNDS:-5}
+SYSCALLS=${SYSCALLS:-2000000}
+PINGPONGS=${PINGPONGS:-100000}
+tmp=$(mktemp -d /var/tmp/tract-bench.XXXXXX)
+pids=()
+stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$stats_was" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+[ "$(id -u)" -eq 0 ] || { echo "bench: needs root to load BPF programs" >&2; exit 2; }
+
+median() { sort -g | awk '{ a[NR] = $1 } END { if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
+
+# wait_for FILE PATTERN: until the background program says it is ready
+wait_for() {
+	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	echo "bench: timed out waiting for '$2' in $1" >&2; cat "$1" >&2; exit 1
+}
+
+FLOOR_PID=
+start_floor() {
+	"$B/floor" "$OUT/empty.bpf.o" "$@" > "$tmp/floor.out" 2>&1 &
+	FLOOR_PID=$!; pids+=("$FLOOR_PID")
+	wait_for "$tmp/floor.out" ready
+}
+stop_floor() { kill "$FLOOR_PID"; wait "$FLOOR_PID" 2>/dev/null; }
+
+TRACT_PID=
+start_tract() {
+	"$TRACT" record "$@" 2> "$tmp/tract.err" > /dev/null &
+	TRACT_PID=$!; pids+=("$TRACT_PID")
+	for _ in $(seq 200); do
+		bpftool prog show 2>/dev/null | grep -q 'name tract_sample_pass' && return 0
+		sleep 0.05
+	done
+	echo "bench: tract record did not start" >&2; cat "$tmp/tract.err" >&2; exit 1
+}
+stop_tract() { kill -INT "$TRACT_PID"; wait "$TRACT_PID" 2>/dev/null; }
+
+progress() { printf '%s\n' "$*" >&2; }
+
+# ---- 1 + 3: ns per syscall and per pipe round trip -------------------------
+progress "bench: syscall and ping-pong costs, $ROUNDS rounds"
+for r in $(seq "$ROUNDS"); do
+	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.base"
+	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.base"
+	start_floor floor_sys_enter floor_sys_exit
+	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor"
+	stop_floor
+	start_floor floor_sys_enter floor_sched_switch floor_sched_waking floor_sched_wakeup_new
+	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor_same"
+	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.floor"
+	stop_floor
+	start_tract -F 1 -o "$tmp/store-$r"
+	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.tract"
+	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.tract"
+	stop_tract
+done
+for f in sc.base sc.floor sc.floor_same sc.tract pp.base pp.floor pp.tract; do
+	eval "${f/./_}=$(median < "$tmp/$f")"
+done
+
+# ---- 2: BPF run time per call, tract beside empty programs on the same hooks
+progress "bench: BPF run time per call"
+sysctl -qw kernel.bpf_stats_enabled=1
+declare -A run_ns
+for r in $(seq "$ROUNDS"); do
+	start_floor
+	start_tract -F 10 -o "$tmp/stats-$r"
+	"$B/syscall_loop" 500000 > /dev/null
+	"$B/pingpong" 50000 > /dev/null
+	sleep 1
+	bpftool prog show 2>/dev/null | awk '
+		/ name (tract_|floor_)/ { for (i = 1; i <= NF; i++) { if ($i == "name") n = $(i + 1); if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) }
+		                          if (c > 0) printf "%s %.2f\n", n, t / c; t = c = 0 }' >> "$tmp/runtime"
+	stop_tract
+	stop_floor
+done
+sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+prog_ns() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/runtime" | median; }
+
+# ---- 4 + 5: the sampler at 1,000 and 10,000 threads; memory ----------------
+sampler_run() {
+	local n=$1
+	"$B/threads" "$n" > "$tmp/threads.out" &
+	local tp=$!; pids+=("$tp")
+	wait_for "$tmp/threads.out" ready
+	start_tract -F 2 -d 8 -p "$tp" -o "$tmp/threads-$n"
+	sleep 6
+	local maps memlock=0
+	maps=$(bpftool prog show name tract_sample_pass 2>/dev/null | sed -n 's/.*map_ids \([0-9,]*\).*/\1/p' | tr , ' ')
+	for m in $maps; do
+		memlock=$((memlock + $(bpftool map show id "$m" | sed -n 's/.*memlock \([0-9]*\)B.*/\1/p')))
+	done
+	local rss
+	rss=$(awk '/VmHWM/ { print $2 }' "/proc/$TRACT_PID/status")
+	wait "$TRACT_PID"
+	kill "$tp"; wait "$tp" 2>/dev/null
+	local db
+	db=$(ls "$tmp/threads-$n"/*.db | tail -n 1)
+	# the first pass unwinds every stack; later passes reuse stacks of threads still asleep
+	sqlite3 -batch -noheader "$db" "
+		select (select cpu_us from passes order by id limit 1),
+		       (select cpu_us from passes where id > (select min(id) from passes) order by cpu_us
+		        limit 1 offset (select (count(*) - 1) / 2 from passes) - 1),
+		       (select max(visited) from passes), (select min(emitted) from passes),
+		       (select sum(dropped) from passes), count(*) from passes" | tr '|' ' ' > "$tmp/sampler-$n"
+	echo "$memlock $rss" > "$tmp/mem-$n"
+}
+progress "bench: sampler at 1,000 threads"
+sampler_run 1000
+progress "bench: sampler at 10,000 threads"
+sampler_run 10000
+
+# ---- 6: bytes per sample on disk, recording the workload -------------------
+progress "bench: store size, 20 s of the workload at 10 Hz"
+"$OUT/workload" --dir "$tmp" > "$tmp/wl.out" 2>&1 &
+wl=$!; pids+=("$wl")
+wait_for "$tmp/wl.out" ready
+"$TRACT" record -F 10 -d 20 --all -o "$tmp/size" 2> /dev/null
+kill "$wl"; wait "$wl" 2>/dev/null
+db=$(ls "$tmp"/size/*.db | tail -n 1)
+samples=$(sqlite3 "$db" "select count(*) from sample_facts")
+bytes=$(stat -c %s "$db")
+
+# ---- the table ---------------------------------------------------------------
+read -r c1k_first c1k_med v1k e1k d1k _ < "$tmp/sampler-1000"
+read -r c10k_first c10k_med v10k e10k d10k _ < "$tmp/sampler-10000"
+read -r mem1k rss1k < "$tmp/mem-1000"
+read -r mem10k rss10k < "$tmp/mem-10000"
+sc_floor_d=$(calc "$sc_floor - $sc_base")
+sc_tract_d=$(calc "$sc_tract - $sc_base")
+pp_floor_d=$(calc "$pp_floor - $pp_base")
+pp_tract_d=$(calc "$pp_tract - $pp_base")
+verdict() { awk "BEGIN { print ($1) ? \"meets\" : \"MISSES\" }"; }
+
+echo
+echo "tract bench ($(uname -r), $(nproc) CPUs, median of $ROUNDS rounds; baselines from the same run)"
+echo
+printf '%-48s %12s %12s  %s\n' "measure" "value" "bar" "verdict"
+printf '%-48s %12s %12s  %s\n' "-------" "-----" "---" "-------"
+row() { printf '%-48s %12s %12s  %s\n' "$@"; }
+row "getppid ns/call, no BPF" "$sc_base" "" ""
+row "getppid ns/call, floor: empty sys_enter+sys_exit" "$sc_floor" "" ""
+row "getppid ns/call, empty progs on tract's hooks" "$sc_floor_same" "" ""
+row "getppid ns/call, tract record running" "$sc_tract" "" ""
+row "  added by the floor" "+$sc_floor_d" "" ""
+row "  added by tract (xcapture v3: about +130)" "+$sc_tract_d" "<= +$(calc "1.5 * $sc_floor_d")" \
+	"$(verdict "$sc_tract_d <= 1.5 * $sc_floor_d")"
+row "pipe round trip ns, no BPF" "$pp_base" "" ""
+row "pipe round trip ns, empty progs on tract's hooks" "$pp_floor" "" ""
+row "pipe round trip ns, tract record running" "$pp_tract" "" ""
+row "  added by the empty programs" "+$pp_floor_d" "" ""
+row "  added by tract" "+$pp_tract_d" "" ""
+for h in sys_enter sched_switch sched_waking sched_wakeup_new; do
+	t=$(prog_ns "tract_$h"); f=$(prog_ns "floor_$h")
+	row "BPF ns/call $h: tract (empty)" "$t ($f)" "<= $(calc "2 * $f")" "$(verdict "$t <= 2 * $f")"
+done
+row "BPF ns/call sampler, per task visited" "$(prog_ns tract_sample_pass)" "" ""
+row "sampler CPU us/pass, 1,000 threads (first pass)" "$c1k_med ($c1k_first)" "" ""
+row "sampler CPU us/visited thread, 1,000" "$(calc "$c1k_med / $v1k" 3)" "<= 1" "$(verdict "$c1k_med / $v1k <= 1")"
+row "sampler CPU us/pass, 10,000 threads (first pass)" "$c10k_med ($c10k_first)" "" ""
+row "sampler CPU us/visited thread, 10,000" "$(calc "$c10k_med / $v10k" 3)" "<= 1" "$(verdict "$c10k_med / $v10k <= 1")"
+row "  first pass (all stacks unwound), per thread" "$(calc "$c10k_first / $v10k" 3)" "" ""
+row "rows per pass at 10,000 active (min), dropped" "$e10k, $d10k" ">= 10000, 0" "$(verdict "$e10k >= 10000 && $d10k == 0")"
+row "BPF memory locked, KiB (1,000 / 10,000 threads)" "$((mem1k / 1024)) / $((mem10k / 1024))" "<= 32768" \
+	"$(verdict "$mem10k <= 32 * 1048576")"
+row "  plus task storage, KiB at 10,000 threads (est.)" "$((10000 * 160 / 1024))" "" ""
+row "recorder max RSS, KiB (1,000 / 10,000 threads)" "$rss1k / $rss10k" "" ""
+row "store bytes/sample (workload, --all, 10 Hz)" "$(calc "$bytes / $samples")" "<= 40" "$(verdict "$bytes / $samples <= 40")"
+row "  samples in that file" "$samples" "" ""

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * N threads that each wait in read() on a pipe: all of them count as active
+ * (a pipe wait is not an idle wait), so every pass must emit N rows.  Prints
+ * "ready" once all are waiting, exits on SIGINT/SIGTERM.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int gate[2];
+
+static void *waiter(void *arg)
+{
+	char c;
+
+	(void)arg;
+	/* never returns: nobody writes to the pipe */
+	while (read(gate[0], &c, 1) < 0)
+		;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000;
+	pthread_attr_t attr;
+	sigset_t set;
+	int sig;
+
+	if (n <= 0 || pipe(gate))
+		return 2;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, &attr, waiter, NULL)) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+	return 0;
+}

@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Test workload for tract: starts named threads whose behaviour is known in
+ * advance (busy, fsync-bound, sleeping, lock-contended, pipe- and
+ * socket-blocked, idle) so that tests can compare what the sampler reports
+ * with the truth.
+ *
+ * Threads that poll the stop flag: spin, hog*, futex*, fsync, ping (and pong,
+ * which follows ping).  Threads that would otherwise stay blocked in the kernel
+ * for seconds (sleep, server, client) are cancelled instead, since all their
+ * blocking calls are cancellation points and they hold no locks; the idle pool
+ * is woken through its condvar.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FSYNC_BLOCK 4096
+#define FUTEX_THREADS 4
+#define FUTEX_HOLD_NS 300000L
+#define SERVER_DELAY_S 2
+#define DEFAULT_POOL 8
+/* Far beyond any sensible test; only guards against typos like --hogs 1e9. */
+#define MAX_COUNT 65536L
+
+enum group {
+	G_SPIN = 1 << 0,
+	G_FSYNC = 1 << 1,
+	G_SLEEP = 1 << 2,
+	G_FUTEX = 1 << 3,
+	G_PINGPONG = 1 << 4,
+	G_HOG = 1 << 5,
+	G_IDLE = 1 << 6,
+	G_CLIENT = 1 << 7,
+	G_ALL = (1 << 8) - 1,
+};
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} group_names[] = {
+	{ "spin", G_SPIN },
+	{ "fsync", G_FSYNC },
+	{ "sleep", G_SLEEP },
+	{ "futex", G_FUTEX },
+	{ "pingpong", G_PINGPONG },
+	{ "hog", G_HOG },
+	{ "idle", G_IDLE },
+	{ "client", G_CLIENT },	/* also starts the server */
+};
+
+struct worker {
+	pthread_t tid;
+	bool cancel_on_stop;
+};
+
+static atomic_bool stop_requested;
+
+static struct worker *workers;
+static size_t nworkers;
+
+static char tmp_dir[PATH_MAX];	/* non-empty only if we created it */
+static char fsync_path[PATH_MAX];
+static bool fsync_created;
+
+static pthread_mutex_t futex_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
+
+static struct {
+	int to_pong[2];
+	int to_ping[2];
+} pipes = { { -1, -1 }, { -1, -1 } };
+
+static struct {
+	int listen_fd;
+	int client_fd;
+	int conn_fd;
+	struct sockaddr_in addr;
+} tcp = { .listen_fd = -1, .client_fd = -1, .conn_fd = -1 };
+
+void workload_fsync_once(int fd);
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("workload: cannot ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err));
+	exit(1);
+}
+
+static bool stopping(void)
+{
+	return atomic_load_explicit(&stop_requested, memory_order_relaxed);
+}
+
+/* Registered with atexit() so that error exits clean up too. */
+static void remove_files(void)
+{
+	if (fsync_created)
+		unlink(fsync_path);
+	if (tmp_dir[0])
+		rmdir(tmp_dir);
+}
+
+static void *spin_thread(void *arg)
+{
+	/* volatile keeps the loop from being optimised into nothing */
+	volatile unsigned long counter = 0;
+
+	(void)arg;
+	while (!stopping())
+		counter++;
+	return NULL;
+}
+
+/*
+ * Non-static and never inlined so that the name shows up in user stacks.
+ * Using fsync()'s result afterwards prevents a tail call, which would drop
+ * this frame from the stack exactly while the thread waits in fsync().
+ */
+__attribute__((noinline, noclone)) void workload_fsync_once(int fd)
+{
+	if (fsync(fd) != 0)
+		die(errno, "fsync %s", fsync_path);
+}
+
+static void *fsync_thread(void *arg)
+{
+	static char block[FSYNC_BLOCK];
+	int fd = *(int *)arg;
+
+	memset(block, 'f', sizeof(block));
+	while (!stopping()) {
+		ssize_t n = pwrite(fd, block, sizeof(block), 0);
+
+		/* no EINTR: every thread has the only handled signals blocked */
+		if (n != (ssize_t)sizeof(block))
+			die(n < 0 ? errno : EIO, "write %s", fsync_path);
+		workload_fsync_once(fd);
+	}
+	return NULL;
+}
+
+static void *sleep_thread(void *arg)
+{
+	const struct timespec second = { .tv_sec = 1 };
+
+	(void)arg;
+	for (;;)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &second, NULL);
+	return NULL;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	/* served by the vDSO, so the busy wait below stays in user space */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *futex_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		long long until;
+
+		pthread_mutex_lock(&futex_lock);
+		if (stopping()) {
+			pthread_mutex_unlock(&futex_lock);
+			break;
+		}
+		until = now_ns() + FUTEX_HOLD_NS;
+		while (now_ns() < until)
+			;
+		pthread_mutex_unlock(&futex_lock);
+	}
+	return NULL;
+}
+
+/* Returns false on end of file. */
+static bool get_byte(int fd, bool is_socket, const char *what)
+{
+	char c;
+
+	for (;;) {
+		ssize_t n = is_socket ? recv(fd, &c, 1, 0) : read(fd, &c, 1);
+
+		if (n >= 0)
+			return n == 1;
+		if (errno != EINTR)
+			die(errno, "read from %s", what);
+	}
+}
+
+static void put_byte(int fd, bool is_socket, const char *what)
+{
+	const char c = 'x';
+
+	for (;;) {
+		/* MSG_NOSIGNAL: a vanished peer is an error, not a SIGPIPE */
+		ssize_t n = is_socket ? send(fd, &c, 1, MSG_NOSIGNAL)
+				      : write(fd, &c, 1);
+
+		if (n == 1)
+			return;
+		if (n < 0 && errno != EINTR)
+			die(errno, "write to %s", what);
+	}
+}
+
+static void *ping_thread(void *arg)
+{
+	(void)arg;
+	while (!stopping()) {
+		put_byte(pipes.to_pong[1], false, "pipe");
+		get_byte(pipes.to_ping[0], false, "pipe");
+	}
+	/* end of file is pong's signal to stop */
+	close(pipes.to_pong[1]);
+	pipes.to_pong[1] = -1;
+	return NULL;
+}
+
+static void *pong_thread(void *arg)
+{
+	(void)arg;
+	while (get_byte(pipes.to_pong[0], false, "pipe"))
+		put_byte(pipes.to_ping[1], false, "pipe");
+	return NULL;
+}
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&idle_lock);
+	while (!stopping())
+		pthread_cond_wait(&idle_cond, &idle_lock);
+	pthread_mutex_unlock(&idle_lock);
+	return NULL;
+}
+
+static void *server_thread(void *arg)
+{
+	(void)arg;
+	do {
+		tcp.conn_fd = accept(tcp.listen_fd, NULL, NULL);
+	} while (tcp.conn_fd < 0 && errno == EINTR);
+	if (tcp.conn_fd < 0)
+		die(errno, "accept");
+
+	while (get_byte(tcp.conn_fd, true, "socket")) {
+		struct timespec left = { .tv_sec = SERVER_DELAY_S };
+
+		while (nanosleep(&left, &left) != 0)
+			if (errno != EINTR)
+				die(errno, "sleep");
+		put_byte(tcp.conn_fd, true, "socket");
+	}
+	return NULL;
+}
+
+static void *client_thread(void *arg)
+{
+	(void)arg;
+	if (connect(tcp.client_fd, (struct sockaddr *)&tcp.addr,
+		    sizeof(tcp.addr)) != 0)
+		die(errno, "connect to 127.0.0.1:%u", ntohs(tcp.addr.sin_port));
+	do {
+		put_byte(tcp.client_fd, true, "socket");
+	} while (get_byte(tcp.client_fd, true, "socket"));
+	return NULL;
+}
+
+/*
+ * Start @count threads running @fn(@arg), named @base, or @base0, @base1, ...
+ * if @numbered.  Tests find the threads by these names.
+ */
+static void start_threads(const char *base, long count, bool numbered,
+			  void *(*fn)(void *), void *arg, bool cancel_on_stop)
+{
+	struct worker *grown;
+	long i;
+
+	if (count == 0)
+		return;
+	grown = realloc(workers, (nworkers + count) * sizeof(*workers));
+	if (!grown)
+		die(ENOMEM, "allocate thread table");
+	workers = grown;
+
+	for (i = 0; i < count; i++) {
+		struct worker *w = &workers[nworkers];
+		char name[16];	/* the kernel's limit, including the NUL */
+		int len, err;
+
+		if (numbered)
+			len = snprintf(name, sizeof(name), "%s%ld", base, i);
+		else
+			len = snprintf(name, sizeof(name), "%s", base);
+		if (len < 0 || (size_t)len >= sizeof(name))
+			die(ENAMETOOLONG, "name thread %s", base);
+
+		err = pthread_create(&w->tid, NULL, fn, arg);
+		if (err)
+			die(err, "create thread %s", name);
+		w->cancel_on_stop = cancel_on_stop;
+		nworkers++;
+		err = pthread_setname_np(w->tid, name);
+		if (err)
+			die(err, "name thread %s", name);
+	}
+}
+
+static void stop_threads(void)
+{
+	size_t i;
+	int err;
+
+	atomic_store(&stop_requested, true);
+
+	/*
+	 * Broadcasting under the lock closes the window between an idle
+	 * thread's check of the flag and its wait.
+	 */
+	pthread_mutex_lock(&idle_lock);
+	pthread_cond_broadcast(&idle_cond);
+	pthread_mutex_unlock(&idle_lock);
+
+	for (i = 0; i < nworkers; i++)
+		if (workers[i].cancel_on_stop)
+			pthread_cancel(workers[i].tid);
+	for (i = 0; i < nworkers; i++) {
+		err = pthread_join(workers[i].tid, NULL);
+		if (err)
+			die(err, "join thread");
+	}
+	free(workers);
+	workers = NULL;
+	nworkers = 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int open_fsync_file(const char *dir)
+{
+	int fd;
+
+	if (!dir) {
+		const char *base = getenv("TMPDIR");
+
+		if (!base || !*base)
+			base = "/tmp";
+		if ((size_t)snprintf(tmp_dir, sizeof(tmp_dir),
+				     "%s/workload.XXXXXX", base) >= sizeof(tmp_dir))
+			die(ENAMETOOLONG, "create directory in %s", base);
+		if (!mkdtemp(tmp_dir)) {
+			int err = errno;
+
+			tmp_dir[0] = '\0';
+			die(err, "create directory in %s", base);
+		}
+		dir = tmp_dir;
+	}
+	if ((size_t)snprintf(fsync_path, sizeof(fsync_path), "%s/fsync.dat",
+			     dir) >= sizeof(fsync_path))
+		die(ENAMETOOLONG, "create %s/fsync.dat", dir);
+
+	fd = open(fsync_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die(errno, "create %s", fsync_path);
+	fsync_created = true;
+	return fd;
+}
+
+static void open_tcp(void)
+{
+	socklen_t len = sizeof(tcp.addr);
+
+	tcp.addr.sin_family = AF_INET;
+	tcp.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	tcp.addr.sin_port = 0;
+
+	tcp.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (tcp.listen_fd < 0)
+		die(errno, "create socket");
+	if (bind(tcp.listen_fd, (struct sockaddr *)&tcp.addr, len) != 0)
+		die(errno, "bind to 127.0.0.1");
+	if (getsockname(tcp.listen_fd, (struct sockaddr *)&tcp.addr, &len) != 0)
+		die(errno, "get socket address");
+	if (listen(tcp.listen_fd, 1) != 0)
+		die(errno, "listen");
+
+	tcp.client_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (tcp.client_fd < 0)
+		die(errno, "create socket");
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: workload [-d SECONDS] [--only LIST] [--dir DIR] [--hogs N] [--pool N]\n"
+		"\n"
+		"Start threads of known behaviour for testing tract.\n"
+		"\n"
+		"  -d, --duration SECONDS  stop after SECONDS (default: until SIGINT/SIGTERM)\n"
+		"      --only LIST         comma-separated groups to start (default: all):\n"
+		"                          spin,fsync,sleep,futex,pingpong,hog,idle,client\n"
+		"      --dir DIR           where to create (and at exit remove) fsync.dat\n"
+		"                          (default: a temporary directory)\n"
+		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
+		"      --pool N            number of idle threads (default: %d)\n"
+		"  -h, --help              show this help\n",
+		DEFAULT_POOL);
+}
+
+static void __attribute__((noreturn)) bad_value(const char *value,
+						 const char *option)
+{
+	fprintf(stderr, "workload: invalid value '%s' for %s\n", value, option);
+	exit(2);
+}
+
+static long parse_count(const char *s, const char *option)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > MAX_COUNT)
+		bad_value(s, option);
+	return v;
+}
+
+static unsigned int parse_groups(const char *list)
+{
+	unsigned int groups = 0;
+	const char *p = list;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < sizeof(group_names) / sizeof(group_names[0]); i++)
+			if (strlen(group_names[i].name) == len &&
+			    !strncmp(group_names[i].name, p, len))
+				break;
+		if (i == sizeof(group_names) / sizeof(group_names[0]))
+			bad_value(list, "--only");
+		groups |= group_names[i].bit;
+		if (!p[len])
+			return groups;
+		p += len + 1;
+	}
+}
+
+/* Returns when a signal in @set arrives or, if @deadline >= 0, at @deadline. */
+static void wait_for_stop(const sigset_t *set, long long deadline)
+{
+	int sig;
+
+	if (deadline < 0) {
+		sigwait(set, &sig);
+		return;
+	}
+	for (;;) {
+		long long left = deadline - now_ns();
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		ts.tv_sec = left / 1000000000LL;
+		ts.tv_nsec = left % 1000000000LL;
+		if (sigtimedwait(set, NULL, &ts) >= 0)
+			return;
+		if (errno != EINTR)
+			return;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "dir", required_argument, NULL, 'D' },
+		{ "hogs", required_argument, NULL, 'H' },
+		{ "pool", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int groups = G_ALL;
+	const char *dir = NULL;
+	long seconds = -1, hogs = -1, pool = DEFAULT_POOL;
+	long long deadline = -1;
+	int fsync_fd = -1;
+	sigset_t stop_signals;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "d:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'd': {
+			char *end;
+
+			errno = 0;
+			seconds = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || seconds < 0 ||
+			    seconds > INT_MAX)
+				bad_value(optarg, "-d");
+			break;
+		}
+		case 'o':
+			groups = parse_groups(optarg);
+			break;
+		case 'D':
+			dir = optarg;
+			break;
+		case 'H':
+			hogs = parse_count(optarg, "--hogs");
+			break;
+		case 'p':
+			pool = parse_count(optarg, "--pool");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "workload: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (hogs < 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		hogs = 2 * (cpus > 0 ? cpus : 1) + 1;
+	}
+
+	/*
+	 * Block the stop signals before any thread exists so that every
+	 * thread inherits the mask and only the main thread's sigwait sees
+	 * them; no handler, and no EINTR in the workers.
+	 */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	err = pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+	if (err)
+		die(err, "block signals");
+
+	if (atexit(remove_files) != 0)
+		die(ENOMEM, "register cleanup");
+
+	/*
+	 * Count the duration from here, not from "ready": starting many
+	 * threads next to already spinning hogs can take a while on a small
+	 * machine, and callers rely on the total run time.
+	 */
+	if (seconds >= 0)
+		deadline = now_ns() + seconds * 1000000000LL;
+
+	if (groups & G_SPIN)
+		start_threads("spin", 1, false, spin_thread, NULL, false);
+	if (groups & G_FSYNC) {
+		fsync_fd = open_fsync_file(dir);
+		start_threads("fsync", 1, false, fsync_thread, &fsync_fd, false);
+	}
+	if (groups & G_SLEEP)
+		start_threads("sleep", 1, false, sleep_thread, NULL, true);
+	if (groups & G_FUTEX)
+		start_threads("futex", FUTEX_THREADS, true, futex_thread, NULL,
+			      false);
+	if (groups & G_PINGPONG) {
+		if (pipe2(pipes.to_pong, O_CLOEXEC) != 0 ||
+		    pipe2(pipes.to_ping, O_CLOEXEC) != 0)
+			die(errno, "create pipe");
+		start_threads("ping", 1, false, ping_thread, NULL, false);
+		start_threads("pong", 1, false, pong_thread, NULL, false);
+	}
+	if (groups & G_HOG)
+		start_threads("hog", hogs, true, spin_thread, NULL, false);
+	if (groups & G_IDLE)
+		start_threads("idle", pool, true, idle_thread, NULL, false);
+	if (groups & G_CLIENT) {
+		open_tcp();
+		start_threads("server", 1, false, server_thread, NULL, true);
+		start_threads("client", 1, false, client_thread, NULL, true);
+	}
+
+	if (groups & G_FSYNC)
+		printf("fsync-file=%s\n", fsync_path);
+	if (groups & G_CLIENT)
+		printf("server-port=%u\n", ntohs(tcp.addr.sin_port));
+	printf("ready pid=%d\n", (int)getpid());
+	if (fflush(stdout) != 0)
+		die(errno, "write to stdout");
+
+	wait_for_stop(&stop_signals, deadline);
+	stop_threads();
+
+	close_fd(&fsync_fd);
+	close_fd(&pipes.to_pong[0]);
+	close_fd(&pipes.to_pong[1]);
+	close_fd(&pipes.to_ping[0]);
+	close_fd(&pipes.to_ping[1]);
+	close_fd(&tcp.conn_fd);
+	close_fd(&tcp.client_fd);
+	close_fd(&tcp.listen_fd);
+	return 0;
+}
