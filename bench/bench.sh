@@ -62,7 +62,7 @@ for r in $(seq "$ROUNDS"); do
 	start_floor floor_sys_enter floor_sys_exit
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor"
 	stop_floor
-	start_floor floor_sys_enter floor_sched_switch floor_sched_waking floor_sched_wakeup_new
+	start_floor floor_sys_enter floor_sched_waking
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor_same"
 	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.floor"
 	stop_floor
@@ -167,7 +167,7 @@ row "pipe round trip ns, empty progs on tract's hooks" "$pp_floor" "" ""
 row "pipe round trip ns, tract record running" "$pp_tract" "" ""
 row "  added by the empty programs" "+$pp_floor_d" "" ""
 row "  added by tract" "+$pp_tract_d" "" ""
-for h in sys_enter sched_switch sched_waking sched_wakeup_new; do
+for h in sys_enter sched_waking; do
 	t=$(prog_ns "tract_$h"); f=$(prog_ns "floor_$h")
 	row "BPF ns/call $h: tract (empty)" "$t ($f)" "<= $(calc "2 * $f")" "$(verdict "$t <= 2 * $f")"
 done

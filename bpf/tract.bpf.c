@@ -30,7 +30,8 @@ const volatile __u64 idle_syscalls[NR_SYSCALLS_MAX / 64];
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
 __u64 rows_emitted;
-__u64 rows_dropped;
+__u64 rows_retried;	/* seq_file overflows; the kernel shows the task again */
+__u64 rows_dropped;	/* rows that could not be written at all */
 __u64 kstacks_emitted;
 __u64 kstack_errors;
 /* Written from tracepoints on every CPU, hence atomic. */
@@ -56,66 +57,51 @@ struct {
 	__type(value, struct kstack_buf);
 } kstack_scratch SEC(".maps");
 
-static __always_inline struct tract_thread *thread_of(struct task_struct *task, __u64 flags)
+/*
+ * Times are read from the run queue's clock, which the scheduler keeps fresh
+ * (update_rq_clock() at every schedule, wakeup and tick): reading it costs a
+ * few loads where bpf_ktime_get_ns() costs a clock read on every event.
+ * It is the clock sched_info and sched_entity times are kept in.
+ */
+static __always_inline __u64 rq_clock_of(struct task_struct *task)
 {
-	struct tract_thread *t = bpf_task_storage_get(&threads, task, 0, flags);
-
-	if (!t && flags)
-		__sync_fetch_and_add(&storage_errors, 1);
-	return t;
+	return task->se.cfs_rq->rq->clock;
 }
 
 /*
  * Syscall number and arguments are not copied here: the sampler reads them
  * from the task's saved user registers, which are never stale.  Only the
- * entry time is kept, which the registers do not have.
+ * entry time is kept, which the registers do not have.  The lookup without
+ * F_CREATE first keeps the common case on the short path.
  */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 {
-	struct tract_thread *t = thread_of(bpf_get_current_task_btf(), BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tract_thread *t = bpf_task_storage_get(&threads, task, 0, 0);
 
-	if (t)
-		t->sc_entry_ns = bpf_ktime_get_ns();
+	if (!t) {
+		t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!t) {
+			__sync_fetch_and_add(&storage_errors, 1);
+			return 0;
+		}
+	}
+	t->sc_entry = rq_clock_of(task);
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	__u64 now = bpf_ktime_get_ns();
-	struct tract_thread *t;
-
-	t = thread_of(prev, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (t)
-		t->off_ns = now;
-	t = thread_of(next, 0);
-	if (t)
-		t->on_ns = now;
-	return 0;
-}
-
-static __always_inline void note_wakeup(struct task_struct *p)
-{
-	struct tract_thread *t = thread_of(p, BPF_LOCAL_STORAGE_GET_F_CREATE);
-
-	if (!t)
-		return;
-	t->wake_ns = bpf_ktime_get_ns();
-	t->waker_tid = bpf_get_current_pid_tgid();
-}
-
+/*
+ * Runs in the waker's context.  A task without storage has made no syscall
+ * since tract started (mostly kernel threads); it is not worth creating here.
+ */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tract_sched_waking, struct task_struct *p)
 {
-	note_wakeup(p);
-	return 0;
-}
+	struct tract_thread *t = bpf_task_storage_get(&threads, p, 0, 0);
 
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(tract_sched_wakeup_new, struct task_struct *p)
-{
-	note_wakeup(p);
+	if (t)
+		t->waker_tid = bpf_get_current_task_btf()->pid;
 	return 0;
 }
 
@@ -228,33 +214,46 @@ static __always_inline void read_syscall(struct task_struct *task, struct tract_
 	s->sc_args[5] = BPF_CORE_READ(regs, r9);
 }
 
-static __always_inline void read_times(struct tract_thread *t, struct tract_sample *s, __u64 now)
+/*
+ * How long the thread has been in its state, from times the kernel keeps:
+ * sched_info.last_arrival (switched in), sched_info.last_queued (queued, by a
+ * wakeup or a preemption) and se.exec_start (switched out).  exec_start is in
+ * the run queue's task clock, which lags its clock by the steal and IRQ time
+ * since boot, so the current lag is added back.
+ */
+static __always_inline void read_state_time(struct task_struct *task, struct tract_sample *s, __u64 now)
 {
+	struct rq *rq = task->se.cfs_rq->rq;
 	__u64 since = 0;
 
-	if (!t)
-		return;
-	/* sys_enter of the current syscall was seen: the entry time is real */
-	if ((s->flags & TRACT_SF_IN_SYSCALL) && t->sc_entry_ns) {
-		s->sc_ns = now - t->sc_entry_ns;
-		s->flags |= TRACT_SF_SC_TIME;
-	}
 	switch (s->state) {
 	case TRACT_STATE_RUN:
-		since = t->on_ns;
+		since = task->sched_info.last_arrival;
 		break;
 	case TRACT_STATE_RUNQ:
-		/* queued by a preemption or by a wakeup, whichever came last */
-		since = t->off_ns > t->wake_ns ? t->off_ns : t->wake_ns;
+		since = task->sched_info.last_queued;
 		break;
 	case TRACT_STATE_ZOMBIE:
 		break;
 	default:
-		since = t->off_ns;
+		if (task->se.exec_start)
+			since = task->se.exec_start + (rq->clock - rq->clock_task);
 	}
-	if (since && since <= now) {
-		s->state_ns = now - since;
-		s->flags |= TRACT_SF_STATE_TIME;
+	if (!since)
+		return;
+	/* a task that switched during this pass, after "now" was read, is at 0 */
+	s->state_ns = since < now ? now - since : 0;
+	s->flags |= TRACT_SF_STATE_TIME;
+}
+
+/* What the tracepoints recorded: the syscall's entry and the last waker. */
+static __always_inline void read_tracked(struct tract_thread *t, struct tract_sample *s, __u64 now)
+{
+	if (!t)
+		return;
+	if ((s->flags & TRACT_SF_IN_SYSCALL) && t->sc_entry) {
+		s->sc_ns = t->sc_entry < now ? now - t->sc_entry : 0;
+		s->flags |= TRACT_SF_SC_TIME;
 	}
 	if (t->waker_tid) {
 		s->waker_tid = t->waker_tid;
@@ -276,17 +275,24 @@ static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n)
 
 /*
  * An off-CPU thread's kernel stack cannot change until it runs again, so a
- * stack taken since its last switch-out is reused instead of unwound again.
+ * stack taken while the thread had made the same number of context switches
+ * is reused instead of unwound again.  A newly unwound stack goes into the
+ * stream ahead of its sample; it is remembered (*fresh_switches) only once
+ * the sample is written too, since an overflowing seq_file drops both and
+ * shows the task again.
  */
 static __always_inline void take_kstack(struct seq_file *seq, struct task_struct *task,
-					struct tract_thread *t, struct tract_sample *s)
+					struct tract_thread *t, struct tract_sample *s,
+					__u64 *fresh_switches)
 {
 	__u32 zero = 0;
 	struct kstack_buf *buf;
 	long len;
 	__u32 n;
 
-	if (t && t->kstack_hash && t->kstack_off_ns == t->off_ns) {
+	__u64 switches = task->nvcsw + task->nivcsw;
+
+	if (t && t->kstack_hash && t->kstack_switches == switches) {
 		s->kstack_hash = t->kstack_hash;
 		return;
 	}
@@ -310,11 +316,11 @@ static __always_inline void take_kstack(struct seq_file *seq, struct task_struct
 	}
 	kstacks_emitted++;
 	s->kstack_hash = buf->hdr.hash;
-	if (t) {
-		t->kstack_hash = buf->hdr.hash;
-		t->kstack_off_ns = t->off_ns;
-	}
+	*fresh_switches = switches;
 }
+
+/* Read once per pass, when the iterator shows its first task. */
+__u64 pass_now;
 
 SEC("iter.s/task")
 int tract_sample_pass(struct bpf_iter__task *ctx)
@@ -322,11 +328,13 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
 	struct tract_sample s = {};
+	__u64 fresh_switches = 0;
 	struct tract_thread *t;
-	__u64 now;
 
 	if (!task)
 		return 0;
+	if (ctx->meta->seq_num == 0)
+		pass_now = rq_clock_of(bpf_get_current_task_btf());
 	threads_visited++;
 	s.tgid = task->tgid;
 	if (s.tgid == self_tgid || !pid_selected(s.tgid))
@@ -337,27 +345,37 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
 	if (task->flags & PF_KTHREAD)
 		s.flags |= TRACT_SF_KTHREAD;
+	/* the cheap verdicts first: most threads of a host are asleep */
+	if (!all_threads && (s.state == TRACT_STATE_IDLE || s.state == TRACT_STATE_ZOMBIE ||
+			     ((s.flags & TRACT_SF_KTHREAD) && s.state == TRACT_STATE_SLEEP)))
+		return 0;
 	s.syscall_nr = -1;
 	read_syscall(task, &s);
-
-	now = bpf_ktime_get_ns();
-	/* created here too, so the stack cache works for threads asleep since before tract started */
-	t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	read_times(t, &s, now);
+	read_state_time(task, &s, pass_now);
 	if (!is_active(&s))
 		return 0;
 
-	s.cpu = BPF_CORE_READ(task, thread_info.cpu);
-	s.uid = BPF_CORE_READ(task, real_cred, uid.val);
-	s.proc_start_ns = BPF_CORE_READ(task, group_leader, start_boottime);
-	bpf_probe_read_kernel(s.comm, sizeof(s.comm), task->comm);
-	bpf_probe_read_kernel(s.pcomm, sizeof(s.pcomm), task->group_leader->comm);
-	if (take_kstacks && s.state != TRACT_STATE_RUN)
-		take_kstack(seq, task, t, &s);
-
+	t = bpf_task_storage_get(&threads, task, 0, 0);
+	read_tracked(t, &s, pass_now);
+	s.cpu = task->thread_info.cpu;
+	s.uid = task->real_cred->uid.val;
+	s.proc_start_ns = task->group_leader->start_boottime;
+	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
+	__builtin_memcpy(s.pcomm, task->group_leader->comm, sizeof(s.pcomm));
+	if (take_kstacks && s.state != TRACT_STATE_RUN) {
+		/* created here too, so stacks of threads asleep since before tract started are cached */
+		if (!t)
+			t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		take_kstack(seq, task, t, &s, &fresh_switches);
+	}
+	/* an overflowing seq_file is not a loss: the kernel shows this task again */
 	if (bpf_seq_write(seq, &s, sizeof(s))) {
-		rows_dropped++;
+		rows_retried++;
 		return 0;
+	}
+	if (fresh_switches && t) {
+		t->kstack_hash = s.kstack_hash;
+		t->kstack_switches = fresh_switches;
 	}
 	rows_emitted++;
 	return 0;

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The command line: help, usage errors, the man page kept in sync with --help.
+. "$(dirname "$0")/lib.sh"
+plan 14
+MAN=$(dirname "$0")/../../doc/tract.8
+
+status() { "$@" > /dev/null 2>&1; echo $?; }
+
+ok "tract --help exits 0 and lists the commands" sh -c "'$TRACT' --help | grep -q '^  record'"
+ok "tract without a command is a usage error (2)" test "$(status "$TRACT")" -eq 2
+ok "an unknown command exits 2" test "$(status "$TRACT" frobnicate)" -eq 2
+ok "a unique prefix selects a command" sh -c "'$TRACT' sch | grep -q 'CREATE TABLE passes'"
+ok "record --help goes to stdout and exits 0" sh -c "'$TRACT' record --help | grep -q -- '--frequency'"
+for bad in "-F 0" "-F fast" "-d -2" "--format json" "-p 1,,2" "--bogus"; do
+	# shellcheck disable=SC2086
+	ok "record $bad exits 2 with a hint" sh -c "'$TRACT' record $bad 2>&1 >/dev/null | grep -q 'Try .tract record --help.'; \
+		'$TRACT' record $bad >/dev/null 2>&1; [ \$? -eq 2 ]"
+done
+
+missing=
+for opt in $("$TRACT" record --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$MAN" || missing="$missing $opt"
+done
+ok "every long option of record --help is in the man page" test -z "$missing" || echo "missing:$missing"
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	# a copy the unprivileged user can reach, wherever the tree is checked out
+	bin=$(mktemp -d /tmp/tract-nobody.XXXXXX)
+	chmod 755 "$bin"
+	cp "$TRACT" "$bin/tract"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/tract" record -d 1 2>&1)
+	rc=$?
+	rm -rf "$bin"
+	ok "record as a normal user exits 2 saying root is needed" sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q 'needs root'"
+else
+	ok "record as a normal user exits 2 saying root is needed" sh -c "'$TRACT' record -d 1 2>&1 | grep -q 'needs root'"
+fi
+ok "schema documents every samples column" sh -c "'$TRACT' schema | grep -q 'CREATE VIEW samples'"
+done_testing
