@@ -96,11 +96,11 @@ prog_ns() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/runtime" | median; }
 
 # ---- 4 + 5: the sampler at 1,000 and 10,000 threads; memory ----------------
 sampler_run() {
-	local n=$1
-	"$B/threads" "$n" > "$tmp/threads.out" &
+	local n=$1 mode=${2:-}
+	"$B/threads" "$n" $mode > "$tmp/threads.out" &
 	local tp=$!; pids+=("$tp")
 	wait_for "$tmp/threads.out" ready
-	start_tract -F 2 -d 8 -p "$tp" -o "$tmp/threads-$n"
+	start_tract -F 2 -d 8 -p "$tp" -o "$tmp/threads-$n$mode"
 	sleep 6
 	local maps memlock=0
 	maps=$(bpftool prog show name tract_sample_pass 2>/dev/null | sed -n 's/.*map_ids \([0-9,]*\).*/\1/p' | tr , ' ')
@@ -112,20 +112,22 @@ sampler_run() {
 	wait "$TRACT_PID"
 	kill "$tp"; wait "$tp" 2>/dev/null
 	local db
-	db=$(ls "$tmp/threads-$n"/*.db | tail -n 1)
+	db=$(ls "$tmp/threads-$n$mode"/*.db | tail -n 1)
 	# the first pass unwinds every stack; later passes reuse stacks of threads still asleep
 	sqlite3 -batch -noheader "$db" "
 		select (select cpu_us from passes order by id limit 1),
 		       (select cpu_us from passes where id > (select min(id) from passes) order by cpu_us
 		        limit 1 offset (select (count(*) - 1) / 2 from passes) - 1),
 		       (select max(visited) from passes), (select min(emitted) from passes),
-		       (select sum(dropped) from passes), count(*) from passes" | tr '|' ' ' > "$tmp/sampler-$n"
-	echo "$memlock $rss" > "$tmp/mem-$n"
+		       (select sum(dropped) from passes), count(*) from passes" | tr '|' ' ' > "$tmp/sampler-$n$mode"
+	echo "$memlock $rss" > "$tmp/mem-$n$mode"
 }
 progress "bench: sampler at 1,000 threads"
 sampler_run 1000
 progress "bench: sampler at 10,000 threads"
 sampler_run 10000
+progress "bench: sampler at 10,000 idle threads"
+sampler_run 10000 idle
 
 # ---- 6: bytes per sample on disk, recording the workload -------------------
 progress "bench: store size, 20 s of the workload at 10 Hz"
@@ -141,6 +143,7 @@ bytes=$(stat -c %s "$db")
 # ---- the table ---------------------------------------------------------------
 read -r c1k_first c1k_med v1k e1k d1k _ < "$tmp/sampler-1000"
 read -r c10k_first c10k_med v10k e10k d10k _ < "$tmp/sampler-10000"
+read -r _ cidle_med vidle eidle _ _ < "$tmp/sampler-10000idle"
 read -r mem1k rss1k < "$tmp/mem-1000"
 read -r mem10k rss10k < "$tmp/mem-10000"
 sc_floor_d=$(calc "$sc_floor - $sc_base")
@@ -177,6 +180,7 @@ row "sampler CPU us/visited thread, 1,000" "$(calc "$c1k_med / $v1k" 3)" "<= 1" 
 row "sampler CPU us/pass, 10,000 threads (first pass)" "$c10k_med ($c10k_first)" "" ""
 row "sampler CPU us/visited thread, 10,000" "$(calc "$c10k_med / $v10k" 3)" "<= 1" "$(verdict "$c10k_med / $v10k <= 1")"
 row "  first pass (all stacks unwound), per thread" "$(calc "$c10k_first / $v10k" 3)" "" ""
+row "sampler CPU us/visited thread, 10,000 idle ($eidle rows)" "$(calc "$cidle_med / $vidle" 3)" "<= 1" "$(verdict "$cidle_med / $vidle <= 1")"
 row "rows per pass at 10,000 active (min), dropped" "$e10k, $d10k" ">= 10000, 0" "$(verdict "$e10k >= 10000 && $d10k == 0")"
 row "BPF memory locked, KiB (1,000 / 10,000 threads)" "$((mem1k / 1024)) / $((mem10k / 1024))" "<= 32768" \
 	"$(verdict "$mem10k <= 32 * 1048576")"

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * N threads that each wait in read() on a pipe: all of them count as active
- * (a pipe wait is not an idle wait), so every pass must emit N rows.  Prints
- * "ready" once all are waiting, exits on SIGINT/SIGTERM.
+ * (a pipe wait is not an idle wait), so every pass must emit N rows.  With
+ * "idle" they wait on a condition variable instead, an idle pool that the
+ * sampler visits and skips.  Prints "ready" once all are started, exits on
+ * SIGINT/SIGTERM.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +13,17 @@
 #include <unistd.h>
 
 static int gate[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
+static void *idler(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	for (;;)
+		pthread_cond_wait(&never, &lock);
+	return NULL;
+}
 
 static void *waiter(void *arg)
 {
@@ -26,6 +39,7 @@ static void *waiter(void *arg)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000;
+	int idle = argc > 2 && argv[2][0] == 'i';
 	pthread_attr_t attr;
 	sigset_t set;
 	int sig;
@@ -41,7 +55,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
 
-		if (pthread_create(&t, &attr, waiter, NULL)) {
+		if (pthread_create(&t, &attr, idle ? idler : waiter, NULL)) {
 			perror("pthread_create");
 			return 1;
 		}

@@ -115,8 +115,8 @@ struct task_struct___pre514 {
 static __always_inline __u32 task_state_bits(struct task_struct *task)
 {
 	if (bpf_core_field_exists(task->__state))
-		return BPF_CORE_READ(task, __state);
-	return BPF_CORE_READ((struct task_struct___pre514 *)task, state);
+		return task->__state;
+	return ((struct task_struct___pre514 *)task)->state;
 }
 
 static __always_inline bool pid_selected(__u32 tgid)
@@ -135,6 +135,9 @@ static __always_inline bool is_idle_syscall(__s32 nr)
 
 	if (nr < 0 || n >= NR_SYSCALLS_MAX)
 		return false;
+	/* the compiler may check one register and index with another; bound the index itself */
+	barrier_var(n);
+	n &= NR_SYSCALLS_MAX - 1;
 	return idle_syscalls[n / 64] & (1ull << (n % 64));
 }
 
@@ -201,17 +204,17 @@ static __always_inline void read_syscall(struct task_struct *task, struct tract_
 
 	if (!regs || (s->flags & TRACT_SF_KTHREAD))
 		return;
-	nr = BPF_CORE_READ(regs, orig_ax);
-	if (nr < 0 || (long)BPF_CORE_READ(regs, ax) != -ENOSYS)
+	nr = regs->orig_ax;
+	if (nr < 0 || (long)regs->ax != -ENOSYS)
 		return;
 	s->flags |= TRACT_SF_IN_SYSCALL;
 	s->syscall_nr = nr;
-	s->sc_args[0] = BPF_CORE_READ(regs, di);
-	s->sc_args[1] = BPF_CORE_READ(regs, si);
-	s->sc_args[2] = BPF_CORE_READ(regs, dx);
-	s->sc_args[3] = BPF_CORE_READ(regs, r10);
-	s->sc_args[4] = BPF_CORE_READ(regs, r8);
-	s->sc_args[5] = BPF_CORE_READ(regs, r9);
+	s->sc_args[0] = regs->di;
+	s->sc_args[1] = regs->si;
+	s->sc_args[2] = regs->dx;
+	s->sc_args[3] = regs->r10;
+	s->sc_args[4] = regs->r8;
+	s->sc_args[5] = regs->r9;
 }
 
 /*

@@ -180,8 +180,16 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
-/* Deep enough to ride out a WAL checkpoint or a stalled disk for a while. */
-#define WRITER_DEPTH(hz) ((size_t)((hz) * 30 < 16 ? 16 : (hz) * 30))
+/*
+ * Two seconds of passes ride out a WAL checkpoint behind a busy disk; more
+ * would only hold memory (a pass of 10,000 threads is over a megabyte).
+ */
+static size_t writer_depth(double hz)
+{
+	double n = hz * 2;
+
+	return n < 4 ? 4 : n > 32 ? 32 : (size_t)n;
+}
 
 struct record_totals {
 	uint64_t passes, rows, dropped;
@@ -267,7 +275,7 @@ int cmd_record(int argc, char **argv)
 	}
 	install_signals();
 	tract_debug("sampling at %g Hz%s%s", o.hz, o.dir ? " into " : "", o.dir ? o.dir : "");
-	writer = writer__start(sink, WRITER_DEPTH(o.hz));
+	writer = writer__start(sink, writer_depth(o.hz));
 	err = record_loop(&o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);
 	if (o.output != OUT_TERMINAL || tract_verbose)

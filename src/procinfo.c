@@ -30,6 +30,9 @@ struct procinfo {
 	struct dict *paths;
 	char **path_text;
 	size_t nr_paths, cap_paths;
+	/* the iterator visits a process's threads one after another */
+	struct proc_key last_key;
+	const char *last_exe;
 };
 
 struct procinfo *procinfo__new(const char *proc_root)
@@ -44,6 +47,7 @@ struct procinfo *procinfo__new(const char *proc_root)
 
 static void forget_all(struct procinfo *pi)
 {
+	memset(&pi->last_key, 0, sizeof(pi->last_key));
 	pi->nr = 0;
 	dict__clear(pi->keys);
 }
@@ -104,6 +108,8 @@ const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns,
 	int added;
 
 	strncpy(key.pcomm, pcomm, sizeof(key.pcomm) - 1);
+	if (!memcmp(&key, &pi->last_key, sizeof(key)))
+		return pi->last_exe;
 	id = dict__intern(pi->keys, &key, sizeof(key), &added);
 	if (added) {
 		if (pi->nr == pi->cap) {
@@ -112,5 +118,7 @@ const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns,
 		}
 		pi->exes[pi->nr++] = read_exe(pi, tgid);
 	}
-	return pi->exes[id - 1];
+	pi->last_key = key;
+	pi->last_exe = pi->exes[id - 1];
+	return pi->last_exe;
 }
