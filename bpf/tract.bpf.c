@@ -34,15 +34,33 @@ __u64 rows_retried;	/* seq_file overflows; the kernel shows the task again */
 __u64 rows_dropped;	/* rows that could not be written at all */
 __u64 kstacks_emitted;
 __u64 kstack_errors;
-/* Written from tracepoints on every CPU, hence atomic. */
-__u64 storage_errors;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct tract_thread);
 } threads SEC(".maps");
+
+/* max_entries and slot_mask are set before load from the kernel's pid_max. */
+const volatile __u32 slot_mask;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tract_slot);
+} slots SEC(".maps");
+
+/*
+ * Fibonacci hashing spreads the consecutive tids of a process over the
+ * array, so threads on different CPUs rarely write the same cache line.
+ */
+static __always_inline struct tract_slot *slot_of(__u32 tid)
+{
+	__u32 i = (tid * 2654435761u) & slot_mask;
+
+	return bpf_map_lookup_elem(&slots, &i);
+}
 
 struct kstack_buf {
 	struct tract_kstack hdr;
@@ -71,37 +89,42 @@ static __always_inline __u64 rq_clock_of(struct task_struct *task)
 /*
  * Syscall number and arguments are not copied here: the sampler reads them
  * from the task's saved user registers, which are never stale.  Only the
- * entry time is kept, which the registers do not have.  The lookup without
- * F_CREATE first keeps the common case on the short path.
+ * entry time is kept, which the registers do not have.
  */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct tract_thread *t = bpf_task_storage_get(&threads, task, 0, 0);
+	__u32 tid = task->pid;
+	struct tract_slot *s = slot_of(tid);
 
-	if (!t) {
-		t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!t) {
-			__sync_fetch_and_add(&storage_errors, 1);
-			return 0;
-		}
+	if (!s)
+		return 0;
+	if (s->tid != tid) {
+		s->tid = tid;
+		s->waker_tid = 0;
 	}
-	t->sc_entry = rq_clock_of(task);
+	s->sc_entry = rq_clock_of(task);
 	return 0;
 }
 
 /*
- * Runs in the waker's context.  A task without storage has made no syscall
- * since tract started (mostly kernel threads); it is not worth creating here.
+ * Runs in the waker's context.  Only threads that made a syscall since tract
+ * started have a slot.  The slot is written only when the waker changes:
+ * ping-pong partners then do not pull each other's cache lines back and
+ * forth on every wakeup.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tract_sched_waking, struct task_struct *p)
 {
-	struct tract_thread *t = bpf_task_storage_get(&threads, p, 0, 0);
+	__u32 tid = p->pid, waker;
+	struct tract_slot *s = slot_of(tid);
 
-	if (t)
-		t->waker_tid = bpf_get_current_task_btf()->pid;
+	if (!s || s->tid != tid)
+		return 0;
+	waker = bpf_get_current_pid_tgid();
+	if (s->waker_tid != waker)
+		s->waker_tid = waker;
 	return 0;
 }
 
@@ -250,16 +273,18 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
 }
 
 /* What the tracepoints recorded: the syscall's entry and the last waker. */
-static __always_inline void read_tracked(struct tract_thread *t, struct tract_sample *s, __u64 now)
+static __always_inline void read_tracked(struct tract_sample *s, __u64 now)
 {
-	if (!t)
+	struct tract_slot *slot = slot_of(s->tid);
+
+	if (!slot || slot->tid != s->tid)
 		return;
-	if ((s->flags & TRACT_SF_IN_SYSCALL) && t->sc_entry) {
-		s->sc_ns = t->sc_entry < now ? now - t->sc_entry : 0;
+	if ((s->flags & TRACT_SF_IN_SYSCALL) && slot->sc_entry) {
+		s->sc_ns = slot->sc_entry < now ? now - slot->sc_entry : 0;
 		s->flags |= TRACT_SF_SC_TIME;
 	}
-	if (t->waker_tid) {
-		s->waker_tid = t->waker_tid;
+	if (slot->waker_tid) {
+		s->waker_tid = slot->waker_tid;
 		s->flags |= TRACT_SF_WAKER;
 	}
 }
@@ -332,7 +357,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct tract_sample s = {};
 	__u64 fresh_switches = 0;
-	struct tract_thread *t;
+	struct tract_thread *t = NULL;
 
 	if (!task)
 		return 0;
@@ -358,17 +383,14 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (!is_active(&s))
 		return 0;
 
-	t = bpf_task_storage_get(&threads, task, 0, 0);
-	read_tracked(t, &s, pass_now);
+	read_tracked(&s, pass_now);
 	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	s.proc_start_ns = task->group_leader->start_boottime;
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
 	__builtin_memcpy(s.pcomm, task->group_leader->comm, sizeof(s.pcomm));
 	if (take_kstacks && s.state != TRACT_STATE_RUN) {
-		/* created here too, so stacks of threads asleep since before tract started are cached */
-		if (!t)
-			t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		take_kstack(seq, task, t, &s, &fresh_switches);
 	}
 	/* an overflowing seq_file is not a loss: the kernel shows this task again */

@@ -194,9 +194,32 @@ static const struct sampler_ops bpf_ops = {
 	.free = bpf_free,
 };
 
-static void configure(struct tract_bpf *skel, const struct sampler_config *cfg)
+/*
+ * One slot per possible tid, up to 2^20 slots (16 MiB); beyond that tids
+ * share slots and a sharing thread's syscall time and waker read as unknown.
+ */
+#define SLOTS_MAX (1u << 20)
+
+static uint32_t slot_count(void)
+{
+	unsigned long pid_max = 1u << 22;
+	uint32_t n = 1024;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = 1u << 22;
+		fclose(f);
+	}
+	while (n < pid_max && n < SLOTS_MAX)
+		n <<= 1;
+	return n;
+}
+
+static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 {
 	struct tract_bpf__rodata *ro = skel->rodata;
+	uint32_t slots = slot_count();
 
 	ro->self_tgid = getpid();
 	ro->all_threads = cfg->all_threads;
@@ -205,6 +228,8 @@ static void configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->nr_pids = cfg->nr_pids;
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
+	ro->slot_mask = slots - 1;
+	return bpf_map__set_max_entries(skel->maps.slots, slots);
 }
 
 int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
@@ -224,8 +249,9 @@ int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
 		tract_err("cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
-	configure(skel, cfg);
-	err = tract_bpf__load(skel);
+	err = configure(skel, cfg);
+	if (!err)
+		err = tract_bpf__load(skel);
 	if (err) {
 		tract_err("cannot load the BPF programs: %s%s", strerror(-err),
 			  tract_verbose ? "" : " (run with -v for the verifier's log)");
