@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tract's kernel side.  Tracepoint programs keep the latest state of every
- * thread in task storage; a task iterator snapshots the active threads into
- * its seq_file stream, which user space reads.  Nothing is logged per event.
+ * tract's kernel side.  Two tracepoint programs keep what the kernel does not
+ * keep itself (when a thread's syscall began, who woke it last) in small
+ * tid-indexed arrays; a task iterator snapshots the active threads into its
+ * seq_file stream, which user space reads.  Nothing is logged per event.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -30,17 +31,13 @@ const volatile __u64 idle_syscalls[NR_SYSCALLS_MAX / 64];
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
 __u64 rows_emitted;
-__u64 rows_retried;	/* seq_file overflows; the kernel shows the task again */
-__u64 rows_dropped;	/* rows that could not be written at all */
+/*
+ * seq_file overflows.  They lose nothing: the kernel shows the task again in
+ * the next read, which is why rows never drop between here and user space.
+ */
+__u64 rows_retried;
 __u64 kstacks_emitted;
 __u64 kstack_errors;
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct tract_thread);
-} threads SEC(".maps");
-
 /* max_entries and slot_mask are set before load from the kernel's pid_max. */
 const volatile __u32 slot_mask;
 
@@ -51,15 +48,34 @@ struct {
 	__type(value, struct tract_slot);
 } slots SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tract_waker);
+} wakers SEC(".maps");
+
 /*
  * Fibonacci hashing spreads the consecutive tids of a process over the
- * array, so threads on different CPUs rarely write the same cache line.
+ * arrays, so threads on different CPUs rarely write the same cache line.
  */
+static __always_inline __u32 slot_index(__u32 tid)
+{
+	return (tid * 2654435761u) & slot_mask;
+}
+
 static __always_inline struct tract_slot *slot_of(__u32 tid)
 {
-	__u32 i = (tid * 2654435761u) & slot_mask;
+	__u32 i = slot_index(tid);
 
 	return bpf_map_lookup_elem(&slots, &i);
+}
+
+static __always_inline struct tract_waker *waker_of(__u32 tid)
+{
+	__u32 i = slot_index(tid);
+
+	return bpf_map_lookup_elem(&wakers, &i);
 }
 
 struct kstack_buf {
@@ -102,29 +118,26 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	if (s->tid != tid) {
 		s->tid = tid;
-		s->waker_tid = 0;
+		s->kstack_hash = 0;
 	}
 	s->sc_entry = rq_clock_of(task);
 	return 0;
 }
 
 /*
- * Runs in the waker's context.  Only threads that made a syscall since tract
- * started have a slot.  The slot is written only when the waker changes:
- * ping-pong partners then do not pull each other's cache lines back and
- * forth on every wakeup.
+ * Runs in the waker's context.  The slot is written only when the waker
+ * changes, so partners that wake each other all the time only read it.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tract_sched_waking, struct task_struct *p)
 {
-	__u32 tid = p->pid, waker;
-	struct tract_slot *s = slot_of(tid);
+	__u32 tid = p->pid, waker = bpf_get_current_pid_tgid();
+	struct tract_waker *w = waker_of(tid);
 
-	if (!s || s->tid != tid)
-		return 0;
-	waker = bpf_get_current_pid_tgid();
-	if (s->waker_tid != waker)
-		s->waker_tid = waker;
+	if (w && (w->tid != tid || w->waker_tid != waker)) {
+		w->tid = tid;
+		w->waker_tid = waker;
+	}
 	return 0;
 }
 
@@ -273,18 +286,16 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
 }
 
 /* What the tracepoints recorded: the syscall's entry and the last waker. */
-static __always_inline void read_tracked(struct tract_sample *s, __u64 now)
+static __always_inline void read_tracked(struct tract_slot *slot, struct tract_sample *s, __u64 now)
 {
-	struct tract_slot *slot = slot_of(s->tid);
+	struct tract_waker *w = waker_of(s->tid);
 
-	if (!slot || slot->tid != s->tid)
-		return;
-	if ((s->flags & TRACT_SF_IN_SYSCALL) && slot->sc_entry) {
+	if (slot && slot->tid == s->tid && (s->flags & TRACT_SF_IN_SYSCALL) && slot->sc_entry) {
 		s->sc_ns = slot->sc_entry < now ? now - slot->sc_entry : 0;
 		s->flags |= TRACT_SF_SC_TIME;
 	}
-	if (slot->waker_tid) {
-		s->waker_tid = slot->waker_tid;
+	if (w && w->tid == s->tid && w->waker_tid) {
+		s->waker_tid = w->waker_tid;
 		s->flags |= TRACT_SF_WAKER;
 	}
 }
@@ -310,7 +321,7 @@ static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n)
  * shows the task again.
  */
 static __always_inline void take_kstack(struct seq_file *seq, struct task_struct *task,
-					struct tract_thread *t, struct tract_sample *s,
+					struct tract_slot *slot, struct tract_sample *s,
 					__u64 *fresh_switches)
 {
 	__u32 zero = 0;
@@ -320,8 +331,8 @@ static __always_inline void take_kstack(struct seq_file *seq, struct task_struct
 
 	__u64 switches = task->nvcsw + task->nivcsw;
 
-	if (t && t->kstack_hash && t->kstack_switches == switches) {
-		s->kstack_hash = t->kstack_hash;
+	if (slot && slot->tid == s->tid && slot->kstack_hash && slot->kstack_switches == switches) {
+		s->kstack_hash = slot->kstack_hash;
 		return;
 	}
 	buf = bpf_map_lookup_elem(&kstack_scratch, &zero);
@@ -357,7 +368,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct tract_sample s = {};
 	__u64 fresh_switches = 0;
-	struct tract_thread *t = NULL;
+	struct tract_slot *slot;
 
 	if (!task)
 		return 0;
@@ -383,24 +394,28 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (!is_active(&s))
 		return 0;
 
-	read_tracked(&s, pass_now);
+	slot = slot_of(s.tid);
+	read_tracked(slot, &s, pass_now);
 	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	s.proc_start_ns = task->group_leader->start_boottime;
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
 	__builtin_memcpy(s.pcomm, task->group_leader->comm, sizeof(s.pcomm));
-	if (take_kstacks && s.state != TRACT_STATE_RUN) {
-		t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		take_kstack(seq, task, t, &s, &fresh_switches);
-	}
+	if (take_kstacks && s.state != TRACT_STATE_RUN)
+		take_kstack(seq, task, slot, &s, &fresh_switches);
 	/* an overflowing seq_file is not a loss: the kernel shows this task again */
 	if (bpf_seq_write(seq, &s, sizeof(s))) {
 		rows_retried++;
 		return 0;
 	}
-	if (fresh_switches && t) {
-		t->kstack_hash = s.kstack_hash;
-		t->kstack_switches = fresh_switches;
+	if (fresh_switches && slot) {
+		/* a thread with no syscall since tract started takes its slot here */
+		if (slot->tid != s.tid) {
+			slot->tid = s.tid;
+			slot->sc_entry = 0;
+		}
+		slot->kstack_hash = s.kstack_hash;
+		slot->kstack_switches = fresh_switches;
 	}
 	rows_emitted++;
 	return 0;

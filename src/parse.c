@@ -23,7 +23,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int parse_seconds(const char *s, uint64_t *out_ns)
+/* A plain decimal number ("10", "0.5", no sign, no exponent games) within [min, max]. */
+static int parse_decimal(const char *s, double min, double max, double *out)
 {
 	char *end;
 	double v;
@@ -32,27 +33,27 @@ int parse_seconds(const char *s, uint64_t *out_ns)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, uint64_t *out_ns)
+{
+	double v;
+
 	/* a year is plenty; beyond that the nanoseconds would not fit */
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 366.0 * 86400)
+	if (parse_decimal(s, 1e-9, 366.0 * 86400, &v))
 		return -EINVAL;
 	*out_ns = (uint64_t)(v * 1e9 + 0.5);
-	return *out_ns ? 0 : -EINVAL;
+	return 0;
 }
 
 int parse_hz(const char *s, double max, double *out)
 {
-	char *end;
-	double v;
-
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
 	/* below one pass a day the schedule stops making sense */
-	if (errno || *end || !isfinite(v) || v < 1.0 / 86400 || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return parse_decimal(s, 1.0 / 86400, max, out);
 }
 
 int parse_pid_list(const char *s, uint32_t *pids, size_t max, size_t *nr)

@@ -86,7 +86,10 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->kstack = stackdict__get(sb->stacks, s->kstack_hash);
 }
 
-/* Parse whole records from buf; returns the bytes consumed. */
+/*
+ * Parse whole records from buf; returns the bytes consumed.  A record this
+ * tract does not understand ends the pass's parsing and counts as a drop.
+ */
 static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigned char *buf, size_t len)
 {
 	size_t off = 0;
@@ -112,6 +115,7 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 			memcpy(&h, buf + off, sizeof(h));
 			if (h.nr_frames > TRACT_KSTACK_MAX) {
 				tract_err("corrupt stack record from the sampler (%u frames)", h.nr_frames);
+				p->dropped++;
 				return len;
 			}
 			need = sizeof(h) + h.nr_frames * sizeof(uint64_t);
@@ -122,6 +126,7 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 			off += need;
 		} else {
 			tract_err("unknown record kind %u from the sampler", kind);
+			p->dropped++;
 			return len;
 		}
 	}
@@ -132,7 +137,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 	struct tract_bpf__bss *bss = sb->skel->bss;
-	uint64_t visited0 = bss->threads_visited, dropped0 = bss->rows_dropped;
+	uint64_t visited0 = bss->threads_visited;
 	size_t have = 0;
 	int fd, err = 0;
 
@@ -167,10 +172,11 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		have -= used;
 	}
 	close(fd);
-	if (!err && have)
+	if (!err && have) {
 		tract_warn("sampler pass ended inside a record (%zu bytes left)", have);
+		p->dropped++;
+	}
 	p->visited = bss->threads_visited - visited0;
-	p->dropped = bss->rows_dropped - dropped0;
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -195,10 +201,11 @@ static const struct sampler_ops bpf_ops = {
 };
 
 /*
- * One slot per possible tid, up to 2^20 slots (16 MiB); beyond that tids
- * share slots and a sharing thread's syscall time and waker read as unknown.
+ * One slot per possible tid, up to 2^19 slots (20 MiB in all); beyond that
+ * tids share slots and a sharing thread's syscall time, waker and cached stack
+ * read as unknown.
  */
-#define SLOTS_MAX (1u << 20)
+#define SLOTS_MAX (1u << 19)
 
 static uint32_t slot_count(void)
 {
@@ -229,7 +236,8 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
 	ro->slot_mask = slots - 1;
-	return bpf_map__set_max_entries(skel->maps.slots, slots);
+	return bpf_map__set_max_entries(skel->maps.slots, slots) ?:
+	       bpf_map__set_max_entries(skel->maps.wakers, slots);
 }
 
 int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,

@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 17
+plan 19
 
 start_workload || exit 1
 pid=$WL_PID
@@ -41,6 +41,10 @@ ok "more runnable threads than CPUs show RUNQ" at_least "$(q "$db" "select count
 client_us=$(q "$db" "select max(sc_us) from samples where comm='client' and syscall like 'recv%'")
 ok "the client waits in recv on the slow server, up to ~2 s so far ($client_us us)" sh -c \
 	"[ -n '$client_us' ] && [ $client_us -ge 1000000 ] && [ $client_us -le 2200000 ]"
+ping=$(q "$db" "select tid from samples where comm='ping' limit 1")
+pong=$(q "$db" "select tid from samples where comm='pong' limit 1")
+ok "ping is woken by pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker_tid=$pong")" -gt 0
+ok "pong is woken by ping" test "$(q "$db" "select count(*) from samples where comm='pong' and waker_tid=$ping")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
 stop_workload
 done_testing
