@@ -186,7 +186,7 @@ row "sampler CPU us/visited thread, 10,000" "$(calc "$c10k_med / $v10k" 3)" "<= 
 row "  first pass (all stacks unwound), per thread" "$(calc "$c10k_first / $v10k" 3)" "" ""
 row "sampler CPU us/visited thread, 10,000 idle ($eidle rows)" "$(calc "$cidle_med / $vidle" 3)" "<= 1" "$(verdict "$cidle_med / $vidle <= 1")"
 row "rows per pass at 10,000 active (min), dropped" "$e10k, $d10k" ">= 10000, 0" "$(verdict "$e10k >= 10000 && $d10k == 0")"
-row "BPF memory locked, KiB (1,000 / 10,000 threads; all preallocated)" "$((mem1k / 1024)) / $((mem10k / 1024))" "<= 32768" \
+row "BPF memory locked KiB, 1,000 / 10,000 threads" "$((mem1k / 1024)) / $((mem10k / 1024))" "<= 32768" \
 	"$(verdict "$mem10k <= 32 * 1048576")"
 row "recorder max RSS, KiB (1,000 / 10,000 threads)" "$rss1k / $rss10k" "" ""
 row "store bytes/sample (workload, --all, 10 Hz)" "$(calc "$bytes / $samples")" "<= 40" "$(verdict "$bytes / $samples <= 40")"
