@@ -55,20 +55,22 @@ stop_tract() { kill -INT "$TRACT_PID"; wait "$TRACT_PID" 2>/dev/null; }
 progress() { printf '%s\n' "$*" >&2; }
 
 # ---- 1 + 3: ns per syscall and per pipe round trip -------------------------
+# The ping-pong pair is pinned to one CPU: spread over two, its round trip
+# swings by a factor of two with where the scheduler puts the threads.
 progress "bench: syscall and ping-pong costs, $ROUNDS rounds"
 for r in $(seq "$ROUNDS"); do
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.base"
-	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.base"
+	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.base"
 	start_floor floor_sys_enter floor_sys_exit
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor"
 	stop_floor
 	start_floor floor_sys_enter floor_sched_waking
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor_same"
-	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.floor"
+	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.floor"
 	stop_floor
 	start_tract -F 1 -o "$tmp/store-$r"
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.tract"
-	"$B/pingpong" "$PINGPONGS" >> "$tmp/pp.tract"
+	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.tract"
 	stop_tract
 done
 for f in sc.base sc.floor sc.floor_same sc.tract pp.base pp.floor pp.tract; do

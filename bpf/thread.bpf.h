@@ -6,17 +6,18 @@
  *
  * Both tables are plain arrays indexed by a hash of the tid: the verifier
  * inlines their lookups, where a task-storage lookup is a helper call several
- * times dearer on every syscall.  A tid tag tells a slot's owner; two live
- * threads that share a slot lose their syscall time, waker or cached stack
- * (they read as unknown), never get each other's.  A reused tid takes the
- * slot over on its first syscall, so nothing needs cleaning at thread exit.
+ * times dearer on every syscall.  A tag made of the tid and the thread's start
+ * time tells a slot's owner; two live threads that share a slot lose their
+ * syscall time, waker or cached stack (they read as unknown), never get each
+ * other's, and neither does a thread that reuses a dead thread's tid.  So
+ * nothing needs cleaning at thread exit.
  */
 #ifndef TRACT_THREAD_BPF_H
 #define TRACT_THREAD_BPF_H
 
 /* Written by the thread itself at sys_enter, and by the sampler. */
 struct tract_slot {
-	__u32 tid;
+	__u32 tag;		/* owner_tag() of the owning thread */
 	__u32 pad;
 	__u64 sc_entry;		/* rq clock at the latest sys_enter; 0: unknown */
 	__u64 kstack_hash;	/* kernel stack taken while off CPU ... */
@@ -28,7 +29,7 @@ struct tract_slot {
  * the cache line the wakee writes at every syscall.
  */
 struct tract_waker {
-	__u32 tid;
+	__u32 tag;		/* owner_tag() of the wakee */
 	__u32 waker_tid;	/* the task that ran the latest wakeup */
 };
 

@@ -64,6 +64,15 @@ static __always_inline __u32 slot_index(__u32 tid)
 	return (tid * 2654435761u) & slot_mask;
 }
 
+/*
+ * A slot's owner: the tid mixed with the thread's start time, so a thread
+ * that reuses the tid of a dead one does not inherit its values.
+ */
+static __always_inline __u32 owner_tag(struct task_struct *task)
+{
+	return task->pid ^ (__u32)task->start_time;
+}
+
 static __always_inline struct tract_slot *slot_of(__u32 tid)
 {
 	__u32 i = slot_index(tid);
@@ -111,13 +120,13 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tid = task->pid;
-	struct tract_slot *s = slot_of(tid);
+	__u32 tag = owner_tag(task);
+	struct tract_slot *s = slot_of(task->pid);
 
 	if (!s)
 		return 0;
-	if (s->tid != tid) {
-		s->tid = tid;
+	if (s->tag != tag) {
+		s->tag = tag;
 		s->kstack_hash = 0;
 	}
 	s->sc_entry = rq_clock_of(task);
@@ -131,11 +140,11 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tract_sched_waking, struct task_struct *p)
 {
-	__u32 tid = p->pid, waker = bpf_get_current_pid_tgid();
-	struct tract_waker *w = waker_of(tid);
+	__u32 tag = owner_tag(p), waker = bpf_get_current_pid_tgid();
+	struct tract_waker *w = waker_of(p->pid);
 
-	if (w && (w->tid != tid || w->waker_tid != waker)) {
-		w->tid = tid;
+	if (w && (w->tag != tag || w->waker_tid != waker)) {
+		w->tag = tag;
 		w->waker_tid = waker;
 	}
 	return 0;
@@ -286,15 +295,16 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
 }
 
 /* What the tracepoints recorded: the syscall's entry and the last waker. */
-static __always_inline void read_tracked(struct tract_slot *slot, struct tract_sample *s, __u64 now)
+static __always_inline void read_tracked(struct tract_slot *slot, __u32 tag, struct tract_sample *s,
+					 __u64 now)
 {
 	struct tract_waker *w = waker_of(s->tid);
 
-	if (slot && slot->tid == s->tid && (s->flags & TRACT_SF_IN_SYSCALL) && slot->sc_entry) {
+	if (slot && slot->tag == tag && (s->flags & TRACT_SF_IN_SYSCALL) && slot->sc_entry) {
 		s->sc_ns = slot->sc_entry < now ? now - slot->sc_entry : 0;
 		s->flags |= TRACT_SF_SC_TIME;
 	}
-	if (w && w->tid == s->tid && w->waker_tid) {
+	if (w && w->tag == tag && w->waker_tid) {
 		s->waker_tid = w->waker_tid;
 		s->flags |= TRACT_SF_WAKER;
 	}
@@ -321,7 +331,7 @@ static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n)
  * shows the task again.
  */
 static __always_inline void take_kstack(struct seq_file *seq, struct task_struct *task,
-					struct tract_slot *slot, struct tract_sample *s,
+					struct tract_slot *slot, __u32 tag, struct tract_sample *s,
 					__u64 *fresh_switches)
 {
 	__u32 zero = 0;
@@ -331,7 +341,7 @@ static __always_inline void take_kstack(struct seq_file *seq, struct task_struct
 
 	__u64 switches = task->nvcsw + task->nivcsw;
 
-	if (slot && slot->tid == s->tid && slot->kstack_hash && slot->kstack_switches == switches) {
+	if (slot && slot->tag == tag && slot->kstack_hash && slot->kstack_switches == switches) {
 		s->kstack_hash = slot->kstack_hash;
 		return;
 	}
@@ -369,6 +379,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct tract_sample s = {};
 	__u64 fresh_switches = 0;
 	struct tract_slot *slot;
+	__u32 tag;
 
 	if (!task)
 		return 0;
@@ -394,15 +405,16 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (!is_active(&s))
 		return 0;
 
+	tag = owner_tag(task);
 	slot = slot_of(s.tid);
-	read_tracked(slot, &s, pass_now);
+	read_tracked(slot, tag, &s, pass_now);
 	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	s.proc_start_ns = task->group_leader->start_boottime;
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
 	__builtin_memcpy(s.pcomm, task->group_leader->comm, sizeof(s.pcomm));
 	if (take_kstacks && s.state != TRACT_STATE_RUN)
-		take_kstack(seq, task, slot, &s, &fresh_switches);
+		take_kstack(seq, task, slot, tag, &s, &fresh_switches);
 	/* an overflowing seq_file is not a loss: the kernel shows this task again */
 	if (bpf_seq_write(seq, &s, sizeof(s))) {
 		rows_retried++;
@@ -410,8 +422,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	}
 	if (fresh_switches && slot) {
 		/* a thread with no syscall since tract started takes its slot here */
-		if (slot->tid != s.tid) {
-			slot->tid = s.tid;
+		if (slot->tag != tag) {
+			slot->tag = tag;
 			slot->sc_entry = 0;
 		}
 		slot->kstack_hash = s.kstack_hash;
