@@ -411,6 +411,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	s.proc_start_ns = task->group_leader->start_boottime;
+	s.cgroup_id = task->cgroups->dfl_cgrp->kn->id;
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
 	__builtin_memcpy(s.pcomm, task->group_leader->comm, sizeof(s.pcomm));
 	if (take_kstacks && s.state != TRACT_STATE_RUN)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "clock.h"
+#include "cgroups.h"
 #include "commands.h"
 #include "ksyms.h"
 #include "parse.h"
@@ -245,8 +246,7 @@ int cmd_record(int argc, char **argv)
 	struct writer_stats ws = { 0 };
 	struct writer *writer;
 	struct sampler *sampler = NULL;
-	struct stackdict *stacks = NULL;
-	struct procinfo *procs = NULL;
+	struct resolvers res = { 0 };
 	struct ksyms *ks = NULL;
 	struct sink *sink = NULL;
 	struct record_opts o;
@@ -258,9 +258,10 @@ int cmd_record(int argc, char **argv)
 	ks = ksyms__load(NULL);
 	if (!ks && o.sampler.kstacks)
 		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
-	stacks = stackdict__new(ks);
-	procs = procinfo__new(NULL);
-	err = source_bpf__open(&o.sampler, stacks, procs, &sampler);
+	res.stacks = stackdict__new(ks);
+	res.procs = procinfo__new(NULL);
+	res.cgroups = cgroups__new();
+	err = source_bpf__open(&o.sampler, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
 		goto cleanup;
@@ -285,8 +286,9 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	sink__close(sink);
 	sampler__free(sampler);
-	procinfo__free(procs);
-	stackdict__free(stacks);
+	cgroups__free(res.cgroups);
+	procinfo__free(res.procs);
+	stackdict__free(res.stacks);
 	ksyms__free(ks);
 	return err;
 }

@@ -22,6 +22,8 @@ struct sample {
 	char pcomm[TRACT_COMM_LEN];
 	const char *exe;		/* NULL if unknown; owned by the source */
 	const struct kstack *kstack;	/* NULL if none; owned by the stack dictionary */
+	uint64_t cgroup_id;		/* 0 if unknown */
+	const char *cgroup;		/* path below the cgroup2 root; NULL if unknown */
 };
 
 struct pass {

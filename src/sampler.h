@@ -45,12 +45,16 @@ static inline void sampler__free(struct sampler *s)
 		s->ops->free(s);
 }
 
-struct stackdict;
-struct procinfo;
+/* What turns raw ids into names, shared by every source; owned by the caller. */
+struct resolvers {
+	struct stackdict *stacks;
+	struct procinfo *procs;
+	struct cgroups *cgroups;
+};
 
 /* Fills *out; on failure returns negative errno after printing why. */
-int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
-		     struct procinfo *pi, struct sampler **out);
+int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *res,
+		     struct sampler **out);
 
 /* The default idle-wait syscalls (tract(8), ACTIVE THREADS). */
 extern const char *const default_idle_syscalls;

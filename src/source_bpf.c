@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "cgroups.h"
 #include "procinfo.h"
 #include "sampler.h"
 #include "stackdict.h"
@@ -20,8 +21,7 @@
 struct source_bpf {
 	struct sampler base;
 	struct tract_bpf *skel;
-	struct stackdict *stacks;
-	struct procinfo *procs;
+	struct resolvers res;
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
@@ -81,9 +81,11 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	memcpy(row->pcomm, s->pcomm, sizeof(row->pcomm));
 	row->comm[TRACT_COMM_LEN - 1] = row->pcomm[TRACT_COMM_LEN - 1] = '\0';
 	if (!(s->flags & TRACT_SF_KTHREAD))
-		row->exe = procinfo__exe(sb->procs, s->tgid, s->proc_start_ns, row->pcomm);
+		row->exe = procinfo__exe(sb->res.procs, s->tgid, s->proc_start_ns, row->pcomm);
 	if (s->kstack_hash)
-		row->kstack = stackdict__get(sb->stacks, s->kstack_hash);
+		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
+	row->cgroup_id = s->cgroup_id;
+	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
 }
 
 /*
@@ -122,7 +124,7 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 			if (len - off < need)
 				break;
 			/* frames are 8-byte aligned in the stream: records are multiples of 8 */
-			stackdict__add(sb->stacks, h.hash, (const uint64_t *)(buf + off + sizeof(h)), h.nr_frames);
+			stackdict__add(sb->res.stacks, h.hash, (const uint64_t *)(buf + off + sizeof(h)), h.nr_frames);
 			off += need;
 		} else {
 			tract_err("unknown record kind %u from the sampler", kind);
@@ -147,7 +149,8 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		tract_err("cannot start the sampler pass: %s", strerror(-err));
 		return err;
 	}
-	procinfo__trim(sb->procs);
+	procinfo__trim(sb->res.procs);
+	cgroups__new_pass(sb->res.cgroups);
 	for (;;) {
 		ssize_t n;
 		size_t used;
@@ -240,8 +243,8 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.wakers, slots);
 }
 
-int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
-		     struct procinfo *pi, struct sampler **out)
+int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *res,
+		     struct sampler **out)
 {
 	struct source_bpf *sb = NULL;
 	struct tract_bpf *skel;
@@ -273,8 +276,7 @@ int source_bpf__open(const struct sampler_config *cfg, struct stackdict *sd,
 	sb = xcalloc(1, sizeof(*sb));
 	sb->base.ops = &bpf_ops;
 	sb->skel = skel;
-	sb->stacks = sd;
-	sb->procs = pi;
+	sb->res = *res;
 	sb->buf_cap = 1 << 20;
 	sb->buf = xcalloc(1, sb->buf_cap);
 	*out = &sb->base;

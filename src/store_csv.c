@@ -170,6 +170,9 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 		if (in_syscall)
 			fprintf(f, "%" PRId64, (int64_t)r->sc_args[i]);
 	}
+	opt_u64(f, r->cgroup_id != 0, r->cgroup_id);
+	csv_sep(f);
+	csv_field(f, r->cgroup);
 	csv_end(f);
 	if (r->kstack)
 		write_stack(st, r->kstack);

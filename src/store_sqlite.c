@@ -19,7 +19,7 @@
 
 #define SYSCALL_BITS 1024
 
-enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_FACT, INS__COUNT };
+enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FACT, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
@@ -28,8 +28,9 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_ARGS] = "INSERT INTO args(id, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?)",
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,'kernel',?,?)",
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
-	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, waker_tid) "
-		     "VALUES (?,?,?,?,?,?,?,?,?,?)",
+	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
+	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
+		     "waker_tid, cgroup) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -48,6 +49,7 @@ struct store_sqlite {
 	sqlite3_stmt *ins[INS__COUNT];
 	struct dimension threads, args, stacks;
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
+	struct dict *cgroups_written;
 };
 
 static int db_fail(struct store_sqlite *st, const char *what)
@@ -92,6 +94,7 @@ static void reset_dimensions(struct store_sqlite *st)
 		dims[i]->base = st->db ? query_int(st->db, sql) : 0;
 	}
 	memset(st->syscalls_written, 0, sizeof(st->syscalls_written));
+	dict__clear(st->cgroups_written);
 }
 
 static int create_schema(struct store_sqlite *st)
@@ -264,6 +267,20 @@ static int note_syscall(struct store_sqlite *st, int nr)
 	return step(st, s);
 }
 
+/* cgroup ids are the kernel's own; the path is written once per file. */
+static int note_cgroup(struct store_sqlite *st, const struct sample *r)
+{
+	sqlite3_stmt *s = st->ins[INS_CGROUP];
+	int added;
+
+	dict__intern(st->cgroups_written, &r->cgroup_id, sizeof(r->cgroup_id), &added);
+	if (!added)
+		return 0;
+	sqlite3_bind_int64(s, 1, (int64_t)r->cgroup_id);
+	sqlite3_bind_text(s, 2, r->cgroup, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
 /* Every part of a thread's identity that the threads table holds. */
 static size_t thread_key(const struct sample *r, unsigned char *buf, size_t cap)
 {
@@ -312,6 +329,8 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 		if (!stack)
 			return -EIO;
 	}
+	if (r->cgroup && note_cgroup(st, r))
+		return -EIO;
 	sqlite3_bind_int64(s, 1, pass_id);
 	sqlite3_bind_int64(s, 2, thread);
 	sqlite3_bind_int64(s, 3, r->state);
@@ -322,6 +341,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 8, r->flags & TRACT_SF_STATE_TIME, r->state_us);
 	bind_opt(s, 9, stack, stack);
 	bind_opt(s, 10, r->flags & TRACT_SF_WAKER, r->waker_tid);
+	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
 	return step(st, s);
 }
 
@@ -375,6 +395,7 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->threads.ids);
 	dict__free(st->args.ids);
 	dict__free(st->stacks.ids);
+	dict__free(st->cgroups_written);
 	free((char *)st->cfg.dir);
 	free(st);
 }
@@ -398,6 +419,7 @@ int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 	st->threads = (struct dimension){ .ids = dict__new(), .table = "threads" };
 	st->args = (struct dimension){ .ids = dict__new(), .table = "args" };
 	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
+	st->cgroups_written = dict__new();
 	*out = &st->base;
 	return 0;
 }

@@ -64,6 +64,7 @@ struct tract_sample {
 	__u64 state_ns;		/* time in the current state so far */
 	__u64 proc_start_ns;	/* process start (boot time), tells reused pids apart */
 	__u64 kstack_hash;	/* 0 when no kernel stack was taken */
+	__u64 cgroup_id;	/* cgroup v2 id (the cgroup directory's inode number) */
 	__u64 sc_args[6];
 	char comm[TRACT_COMM_LEN];
 	char pcomm[TRACT_COMM_LEN];
@@ -77,7 +78,7 @@ struct tract_kstack {
 };
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct tract_sample) == 152, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 160, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 #endif
 
