@@ -27,6 +27,8 @@ const volatile __u32 nr_pids;
 const volatile __u32 pids[TRACT_PID_FILTER_MAX];
 /* Bit n set: syscall n is an idle wait (thread pools, timers, event loops). */
 const volatile __u64 idle_syscalls[NR_SYSCALLS_MAX / 64];
+/* Bit n set: syscall n works on the file descriptor in its first argument. */
+const volatile __u64 fd_syscalls[NR_SYSCALLS_MAX / 64];
 
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
@@ -174,7 +176,7 @@ static __always_inline bool pid_selected(__u32 tgid)
 	return false;
 }
 
-static __always_inline bool is_idle_syscall(__s32 nr)
+static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
 {
 	__u32 n = nr;
 
@@ -183,7 +185,7 @@ static __always_inline bool is_idle_syscall(__s32 nr)
 	/* the compiler may check one register and index with another; bound the index itself */
 	barrier_var(n);
 	n &= NR_SYSCALLS_MAX - 1;
-	return idle_syscalls[n / 64] & (1ull << (n % 64));
+	return set[n / 64] & (1ull << (n % 64));
 }
 
 #define FUTEX_WAIT 0
@@ -227,7 +229,7 @@ static __always_inline bool is_active(const struct tract_sample *s)
 	if (s->flags & TRACT_SF_KTHREAD)
 		return false;
 	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL) &&
-	    !is_idle_syscall(s->syscall_nr))
+	    !syscall_in(idle_syscalls, s->syscall_nr))
 		return true;
 	if (s->state == TRACT_STATE_SLEEP && is_lock_wait(s->syscall_nr, s->sc_args))
 		return true;
@@ -308,6 +310,32 @@ static __always_inline void read_tracked(struct tract_slot *slot, __u32 tag, str
 		s->waker_tid = w->waker_tid;
 		s->flags |= TRACT_SF_WAKER;
 	}
+}
+
+/*
+ * The file behind the fd a syscall works on, as device and inode: user space
+ * names it, and the pair tells a reused fd number from the file it had.
+ */
+static __always_inline void read_fd_file(struct task_struct *task, struct tract_sample *s)
+{
+	__u64 fd = s->sc_args[0];
+	struct file *file = NULL;
+	struct fdtable *fdt;
+	struct inode *inode;
+
+	if (!(s->flags & TRACT_SF_IN_SYSCALL) || !syscall_in(fd_syscalls, s->syscall_nr))
+		return;
+	fdt = task->files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
+		return;
+	if (bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file))) || !file)
+		return;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode)
+		return;
+	s->fd_ino = BPF_CORE_READ(inode, i_ino);
+	s->fd_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	s->flags |= TRACT_SF_FD;
 }
 
 static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n)
@@ -412,6 +440,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.uid = task->real_cred->uid.val;
 	s.proc_start_ns = task->group_leader->start_boottime;
 	s.cgroup_id = task->cgroups->dfl_cgrp->kn->id;
+	read_fd_file(task, &s);
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
 	__builtin_memcpy(s.pcomm, task->group_leader->comm, sizeof(s.pcomm));
 	if (take_kstacks && s.state != TRACT_STATE_RUN)

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "cgroups.h"
 #include "commands.h"
+#include "files.h"
 #include "ksyms.h"
 #include "parse.h"
 #include "procinfo.h"
@@ -17,6 +18,7 @@
 #include "sampler.h"
 #include "sink.h"
 #include "stackdict.h"
+#include "syscalls.h"
 #include "util.h"
 #include "writer.h"
 
@@ -154,6 +156,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, idle_list != default_idle_syscalls, &bad))
 		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
+	fd_syscalls_bitmap(o->sampler.fd_syscalls, IDLE_SYSCALLS_MAX);
 	if (o->dir || format >= 0) {
 		o->output = format >= 0 ? (enum output)format : OUT_SQLITE;
 		if (!o->dir)
@@ -261,6 +264,7 @@ int cmd_record(int argc, char **argv)
 	res.stacks = stackdict__new(ks);
 	res.procs = procinfo__new(NULL);
 	res.cgroups = cgroups__new();
+	res.files = files__new(NULL);
 	err = source_bpf__open(&o.sampler, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
@@ -286,6 +290,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	sink__close(sink);
 	sampler__free(sampler);
+	files__free(res.files);
 	cgroups__free(res.cgroups);
 	procinfo__free(res.procs);
 	stackdict__free(res.stacks);

@@ -24,6 +24,7 @@ struct sample {
 	const struct kstack *kstack;	/* NULL if none; owned by the stack dictionary */
 	uint64_t cgroup_id;		/* 0 if unknown */
 	const char *cgroup;		/* path below the cgroup2 root; NULL if unknown */
+	const char *file;		/* what the fd of a fd syscall is: path or socket; NULL if unknown */
 };
 
 struct pass {

@@ -16,6 +16,7 @@ struct sampler_config {
 	int all_threads;		/* --all: every thread is active */
 	uint64_t idle_grace_ns;		/* idle waits younger than this count as active */
 	uint64_t idle_syscalls[IDLE_SYSCALLS_MAX / 64];	/* bitmap by syscall number */
+	uint64_t fd_syscalls[IDLE_SYSCALLS_MAX / 64];	/* whose first argument is an fd */
 	uint32_t pids[TRACT_PID_FILTER_MAX];
 	size_t nr_pids;
 	int kstacks;			/* take kernel stacks of off-CPU threads */
@@ -50,6 +51,7 @@ struct resolvers {
 	struct stackdict *stacks;
 	struct procinfo *procs;
 	struct cgroups *cgroups;
+	struct files *files;
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

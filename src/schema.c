@@ -24,7 +24,7 @@ const char *state_name(int state)
 const char *const sample_columns[] = {
 	"ts_us", "weight_us", "tid", "tgid", "comm", "pcomm", "exe", "uid", "state", "cpu",
 	"syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
-	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", NULL,
+	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", "file", NULL,
 };
 
 /*
@@ -68,6 +68,10 @@ const char tract_schema_sql[] =
 "  frames TEXT NOT NULL         -- outermost;...;innermost function names (folded-stack order)\n"
 ");\n"
 "CREATE TABLE syscalls (nr INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+"CREATE TABLE files (\n"
+"  id   INTEGER PRIMARY KEY,\n"
+"  name TEXT NOT NULL  -- a path, a socket (tcp 10.0.0.1:41234->10.0.0.2:5432 ESTABLISHED), pipe:[N], ...\n"
+");\n"
 "CREATE TABLE cgroups (\n"
 "  id   INTEGER PRIMARY KEY,  -- cgroup v2 id: the inode number of the cgroup's directory\n"
 "  path TEXT NOT NULL         -- below the cgroup2 root, e.g. /system.slice/ssh.service\n"
@@ -84,7 +88,8 @@ const char tract_schema_sql[] =
 "  state_us  INTEGER,           -- time in the state so far; NULL if unknown\n"
 "  kstack    INTEGER,           -- stacks.id of the kernel stack; off-CPU threads only\n"
 "  waker_tid INTEGER,           -- thread that ran the latest wakeup of this thread\n"
-"  cgroup    INTEGER            -- cgroups.id: the thread's cgroup v2 (container, systemd unit)\n"
+"  cgroup    INTEGER,           -- cgroups.id: the thread's cgroup v2 (container, systemd unit)\n"
+"  file      INTEGER            -- files.id: the file or socket of a syscall's fd argument\n"
 ");\n"
 "CREATE VIEW samples AS\n"
 "  SELECT p.ts_us, p.weight_us, t.tid, t.tgid, t.comm, t.pcomm, t.exe, t.uid,\n"
@@ -92,11 +97,12 @@ const char tract_schema_sql[] =
 "         f.kstack AS kstack_id, f.waker_tid,\n"
 "         a.a0 AS sc_arg0, a.a1 AS sc_arg1, a.a2 AS sc_arg2,\n"
 "         a.a3 AS sc_arg3, a.a4 AS sc_arg4, a.a5 AS sc_arg5,\n"
-"         f.cgroup AS cgroup_id, cg.path AS cgroup\n"
+"         f.cgroup AS cgroup_id, cg.path AS cgroup, fl.name AS file\n"
 "  FROM sample_facts f\n"
 "  JOIN passes p ON p.id = f.pass\n"
 "  JOIN threads t ON t.id = f.thread\n"
 "  JOIN states st ON st.id = f.state\n"
 "  LEFT JOIN syscalls sc ON sc.nr = f.syscall\n"
 "  LEFT JOIN args a ON a.id = f.args\n"
-"  LEFT JOIN cgroups cg ON cg.id = f.cgroup;\n";
+"  LEFT JOIN cgroups cg ON cg.id = f.cgroup\n"
+"  LEFT JOIN files fl ON fl.id = f.file;\n";

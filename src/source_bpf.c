@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cgroups.h"
+#include "files.h"
 #include "procinfo.h"
 #include "sampler.h"
 #include "stackdict.h"
@@ -86,6 +87,8 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
+	if (s->flags & TRACT_SF_FD)
+		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_dev, s->fd_ino);
 }
 
 /*
@@ -151,6 +154,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	}
 	procinfo__trim(sb->res.procs);
 	cgroups__new_pass(sb->res.cgroups);
+	files__new_pass(sb->res.files);
 	for (;;) {
 		ssize_t n;
 		size_t used;
@@ -238,6 +242,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->nr_pids = cfg->nr_pids;
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
+	memcpy((void *)ro->fd_syscalls, cfg->fd_syscalls, sizeof(cfg->fd_syscalls));
 	ro->slot_mask = slots - 1;
 	return bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots);

@@ -173,6 +173,8 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 	opt_u64(f, r->cgroup_id != 0, r->cgroup_id);
 	csv_sep(f);
 	csv_field(f, r->cgroup);
+	csv_sep(f);
+	csv_field(f, r->file);
 	csv_end(f);
 	if (r->kstack)
 		write_stack(st, r->kstack);

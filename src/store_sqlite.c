@@ -19,7 +19,7 @@
 
 #define SYSCALL_BITS 1024
 
-enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FACT, INS__COUNT };
+enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_FACT, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
@@ -29,8 +29,9 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,'kernel',?,?)",
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
+	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		     "waker_tid, cgroup, file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -47,7 +48,7 @@ struct store_sqlite {
 	char *path;
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
-	struct dimension threads, args, stacks;
+	struct dimension threads, args, stacks, files;
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
 };
@@ -85,7 +86,7 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 /* Forget what this file holds; ids continue after those already in it. */
 static void reset_dimensions(struct store_sqlite *st)
 {
-	struct dimension *dims[] = { &st->threads, &st->args, &st->stacks };
+	struct dimension *dims[] = { &st->threads, &st->args, &st->stacks, &st->files };
 	char sql[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
@@ -247,6 +248,15 @@ static int insert_stack(struct store_sqlite *st, int64_t id, const void *arg)
 	return step(st, s);
 }
 
+static int insert_file(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	sqlite3_stmt *s = st->ins[INS_FILE];
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, arg, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
 static int note_syscall(struct store_sqlite *st, int nr)
 {
 	sqlite3_stmt *s = st->ins[INS_SYSCALL];
@@ -311,7 +321,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	unsigned char key[4096 + 64];
 	sqlite3_stmt *s = st->ins[INS_FACT];
 	int in_syscall = r->syscall_nr >= 0;
-	int64_t thread, args = 0, stack = 0;
+	int64_t thread, args = 0, stack = 0, file = 0;
 
 	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
 	if (!thread)
@@ -331,6 +341,11 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	}
 	if (r->cgroup && note_cgroup(st, r))
 		return -EIO;
+	if (r->file) {
+		file = dimension_id(st, &st->files, r->file, strlen(r->file), insert_file, r->file);
+		if (!file)
+			return -EIO;
+	}
 	sqlite3_bind_int64(s, 1, pass_id);
 	sqlite3_bind_int64(s, 2, thread);
 	sqlite3_bind_int64(s, 3, r->state);
@@ -342,6 +357,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 9, stack, stack);
 	bind_opt(s, 10, r->flags & TRACT_SF_WAKER, r->waker_tid);
 	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
+	bind_opt(s, 12, file, file);
 	return step(st, s);
 }
 
@@ -395,6 +411,7 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->threads.ids);
 	dict__free(st->args.ids);
 	dict__free(st->stacks.ids);
+	dict__free(st->files.ids);
 	dict__free(st->cgroups_written);
 	free((char *)st->cfg.dir);
 	free(st);
@@ -419,6 +436,7 @@ int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 	st->threads = (struct dimension){ .ids = dict__new(), .table = "threads" };
 	st->args = (struct dimension){ .ids = dict__new(), .table = "args" };
 	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
+	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
 	st->cgroups_written = dict__new();
 	*out = &st->base;
 	return 0;

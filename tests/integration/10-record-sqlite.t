@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 19
+plan 21
 
 start_workload || exit 1
 pid=$WL_PID
@@ -45,6 +45,12 @@ ping=$(q "$db" "select tid from samples where comm='ping' limit 1")
 pong=$(q "$db" "select tid from samples where comm='pong' limit 1")
 ok "ping is woken by pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker_tid=$pong")" -gt 0
 ok "pong is woken by ping" test "$(q "$db" "select count(*) from samples where comm='pong' and waker_tid=$ping")" -gt 0
+fsync_file=$(sed -n 's/^fsync-file=//p' "$WORK/workload.out")
+ok "the fsync thread's file path appears whole ($fsync_file)" \
+	test "$(q "$db" "select count(*) from samples where comm='fsync' and syscall='fsync' and file='$fsync_file'")" -gt 0
+port=$(sed -n 's/^server-port=//p' "$WORK/workload.out")
+ok "the client's wait names its connection to the slow server" \
+	test "$(q "$db" "select count(*) from samples where comm='client' and file like 'tcp 127.0.0.1:%->127.0.0.1:$port ESTABLISHED'")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
 stop_workload
 done_testing

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dict.h"
+#include "files.h"
+#include "util.h"
+
+/* Bounds on memory: beyond them names are not kept, and the fd cache restarts. */
+#define NAMES_MAX 200000
+#define FD_CACHE_MAX 100000
+/* fd cache value of a socket: named by inode, afresh each pass */
+#define FD_IS_SOCKET UINT32_MAX
+
+struct fd_key {
+	uint32_t tgid;
+	uint32_t dev;
+	uint64_t fd;
+	uint64_t ino;
+};
+
+struct files {
+	char *proc_root;
+	/* every name handed out, kept until the end: queued samples point at them */
+	struct dict *name_ids;
+	char **names;
+	size_t nr_names, cap_names;
+	/* (tgid, fd, dev, ino) -> name index + 1, or 0 for "cannot be named" */
+	struct dict *fd_ids;
+	uint32_t *fd_names;
+	size_t nr_fds, cap_fds;
+	/* this pass: socket inode -> name index + 1, and the processes whose sockets were read */
+	struct dict *socket_ids;
+	uint32_t *socket_names;
+	size_t nr_sockets, cap_sockets;
+	struct dict *scanned;
+};
+
+struct files *files__new(const char *proc_root)
+{
+	struct files *fs = xcalloc(1, sizeof(*fs));
+
+	fs->proc_root = xstrdup(proc_root ? proc_root : "/proc");
+	fs->name_ids = dict__new();
+	fs->fd_ids = dict__new();
+	fs->socket_ids = dict__new();
+	fs->scanned = dict__new();
+	return fs;
+}
+
+void files__free(struct files *fs)
+{
+	if (!fs)
+		return;
+	for (size_t i = 0; i < fs->nr_names; i++)
+		free(fs->names[i]);
+	free(fs->names);
+	free(fs->fd_names);
+	free(fs->socket_names);
+	dict__free(fs->name_ids);
+	dict__free(fs->fd_ids);
+	dict__free(fs->socket_ids);
+	dict__free(fs->scanned);
+	free(fs->proc_root);
+	free(fs);
+}
+
+void files__new_pass(struct files *fs)
+{
+	dict__clear(fs->socket_ids);
+	dict__clear(fs->scanned);
+	fs->nr_sockets = 0;
+	if (fs->nr_fds > FD_CACHE_MAX) {
+		dict__clear(fs->fd_ids);
+		fs->nr_fds = 0;
+	}
+}
+
+/* Index + 1 of the name, added if new; 0 when the pool is full. */
+static uint32_t intern(struct files *fs, const char *name)
+{
+	size_t len = strlen(name);
+	uint32_t id = dict__find(fs->name_ids, name, len);
+	int added;
+
+	if (id || fs->nr_names >= NAMES_MAX)
+		return id;
+	id = dict__intern(fs->name_ids, name, len, &added);
+	if (fs->nr_names == fs->cap_names) {
+		fs->cap_names = fs->cap_names ? fs->cap_names * 2 : 256;
+		fs->names = xrealloc(fs->names, fs->cap_names * sizeof(*fs->names));
+	}
+	fs->names[fs->nr_names++] = xstrdup(name);
+	return id;
+}
+
+/* Append v to a growing array of uint32_t at position *nr (== dict id - 1). */
+static void push_u32(uint32_t **arr, size_t *nr, size_t *cap, uint32_t v)
+{
+	if (*nr == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		*arr = xrealloc(*arr, *cap * sizeof(**arr));
+	}
+	(*arr)[(*nr)++] = v;
+}
+
+static const char *const tcp_states[] = {
+	[1] = "ESTABLISHED", [2] = "SYN_SENT", [3] = "SYN_RECV", [4] = "FIN_WAIT1",
+	[5] = "FIN_WAIT2", [6] = "TIME_WAIT", [7] = "CLOSE", [8] = "CLOSE_WAIT",
+	[9] = "LAST_ACK", [10] = "LISTEN", [11] = "CLOSING", [12] = "NEW_SYN_RECV",
+};
+
+/* "0100007F:1F90" (v4) or 32 hex digits (v6), as the kernel prints them, to text */
+static int format_endpoint(const char *hex, int v6, char *out, size_t len)
+{
+	unsigned char addr[16];
+	char text[INET6_ADDRSTRLEN];
+	unsigned int port, words = v6 ? 4 : 1;
+
+	for (unsigned int i = 0; i < words; i++) {
+		char word[9];
+		uint32_t v;
+
+		memcpy(word, hex + i * 8, 8);
+		word[8] = '\0';
+		v = strtoul(word, NULL, 16);
+		/* each word is the address's bytes read as a host-order integer */
+		memcpy(addr + i * 4, &v, 4);
+	}
+	if (hex[words * 8] != ':' || sscanf(hex + words * 8 + 1, "%x", &port) != 1)
+		return -1;
+	if (!inet_ntop(v6 ? AF_INET6 : AF_INET, addr, text, sizeof(text)))
+		return -1;
+	snprintf(out, len, v6 ? "[%s]:%u" : "%s:%u", text, port);
+	return 0;
+}
+
+int files__format_inet_line(const char *line, const char *proto, int v6, char *out, size_t len,
+			    uint64_t *ino)
+{
+	char local[64], remote[64], l[80], r[80];
+	unsigned int state;
+	unsigned long long inode;
+	int tcp = !strncmp(proto, "tcp", 3);
+
+	if (sscanf(line, " %*[0-9]: %63s %63s %x %*s %*s %*s %*s %*s %llu", local, remote, &state, &inode) != 4)
+		return -1;
+	if (format_endpoint(local, v6, l, sizeof(l)) || format_endpoint(remote, v6, r, sizeof(r)))
+		return -1;
+	/* an unconnected socket has a zero remote port */
+	if (!strcmp(r + strlen(r) - 2, ":0"))
+		snprintf(out, len, "%s %s", proto, l);
+	else
+		snprintf(out, len, "%s %s->%s", proto, l, r);
+	if (tcp && state < ARRAY_SIZE(tcp_states) && tcp_states[state]) {
+		size_t n = strlen(out);
+
+		snprintf(out + n, len - n, " %s", tcp_states[state]);
+	}
+	*ino = inode;
+	return 0;
+}
+
+static void add_socket(struct files *fs, uint64_t ino, const char *name)
+{
+	int added;
+
+	dict__intern(fs->socket_ids, &ino, sizeof(ino), &added);
+	if (added)
+		push_u32(&fs->socket_names, &fs->nr_sockets, &fs->cap_sockets, intern(fs, name));
+}
+
+/* The sockets of a process's network namespace, once per pass. */
+static void scan_sockets(struct files *fs, uint32_t tgid)
+{
+	static const struct { const char *file, *proto; int v6; } tables[] = {
+		{ "tcp", "tcp", 0 }, { "tcp6", "tcp", 1 }, { "udp", "udp", 0 }, { "udp6", "udp", 1 },
+	};
+	char path[PATH_MAX], line[1024], name[256];
+	uint64_t ino;
+	int added;
+	FILE *f;
+
+	dict__intern(fs->scanned, &tgid, sizeof(tgid), &added);
+	if (!added)
+		return;
+	for (size_t t = 0; t < ARRAY_SIZE(tables); t++) {
+		snprintf(path, sizeof(path), "%s/%u/net/%s", fs->proc_root, tgid, tables[t].file);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!files__format_inet_line(line, tables[t].proto, tables[t].v6, name, sizeof(name), &ino))
+				add_socket(fs, ino, name);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/%u/net/unix", fs->proc_root, tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long inode;
+		char sock_path[PATH_MAX] = "";
+
+		/* Num RefCount Protocol Flags Type St Inode [Path] */
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %llu %4095s", &inode, sock_path) < 1)
+			continue;
+		snprintf(name, sizeof(name), sock_path[0] ? "unix %s" : "unix", sock_path);
+		add_socket(fs, inode, name);
+	}
+	fclose(f);
+}
+
+static const char *socket_name(struct files *fs, uint32_t tgid, uint64_t ino, const char *link)
+{
+	uint32_t id = dict__find(fs->socket_ids, &ino, sizeof(ino));
+
+	if (!id) {
+		scan_sockets(fs, tgid);
+		id = dict__find(fs->socket_ids, &ino, sizeof(ino));
+	}
+	if (id && fs->socket_names[id - 1])
+		return fs->names[fs->socket_names[id - 1] - 1];
+	/* netlink, packet, vsock...: the kernel's own name */
+	id = intern(fs, link);
+	return id ? fs->names[id - 1] : NULL;
+}
+
+const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint32_t dev, uint64_t ino)
+{
+	struct fd_key key = { .tgid = tgid, .dev = dev, .fd = fd, .ino = ino };
+	char path[PATH_MAX], link[PATH_MAX];
+	uint32_t id = dict__find(fs->fd_ids, &key, sizeof(key));
+	ssize_t n;
+	int added;
+
+	if (id && fs->fd_names[id - 1] == FD_IS_SOCKET) {
+		snprintf(link, sizeof(link), "socket:[%" PRIu64 "]", ino);
+		return socket_name(fs, tgid, ino, link);
+	}
+	if (id)
+		return fs->fd_names[id - 1] ? fs->names[fs->fd_names[id - 1] - 1] : NULL;
+	snprintf(path, sizeof(path), "%s/%u/fd/%" PRIu64, fs->proc_root, tgid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return NULL;
+	link[n] = '\0';
+	dict__intern(fs->fd_ids, &key, sizeof(key), &added);
+	if (!strncmp(link, "socket:[", 8)) {
+		push_u32(&fs->fd_names, &fs->nr_fds, &fs->cap_fds, FD_IS_SOCKET);
+		return socket_name(fs, tgid, ino, link);
+	}
+	push_u32(&fs->fd_names, &fs->nr_fds, &fs->cap_fds, intern(fs, link));
+	return fs->fd_names[fs->nr_fds - 1] ? fs->names[fs->fd_names[fs->nr_fds - 1] - 1] : NULL;
+}

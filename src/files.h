@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Names for the files fd syscalls work on: the path of a regular file, or
+ * for a socket its protocol, endpoints and TCP state ("tcp 10.0.0.1:41234->
+ * 10.0.0.2:5432 ESTABLISHED").  The kernel side says which file (device and
+ * inode); this names it from /proc, with caches so a thread that waits on
+ * the same file pass after pass costs a lookup, not a readlink.
+ */
+#ifndef TRACT_FILES_H
+#define TRACT_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct files;
+
+struct files *files__new(const char *proc_root);
+void files__free(struct files *fs);
+/* Socket states change: socket names are looked up afresh every pass. */
+void files__new_pass(struct files *fs);
+/* NULL if the file cannot be named (the process or fd is gone). Valid until files__free(). */
+const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint32_t dev, uint64_t ino);
+
+/*
+ * Parse one line of /proc/net/{tcp,tcp6,udp,udp6} into "PROTO LOCAL->REMOTE STATE"
+ * (no remote part for unconnected sockets); 0 with *ino set, or -1.
+ */
+int files__format_inet_line(const char *line, const char *proto, int v6, char *out, size_t len,
+			    uint64_t *ino);
+
+#endif
