@@ -18,7 +18,7 @@
 
 struct fd_key {
 	uint32_t tgid;
-	uint32_t dev;
+	uint32_t pad;
 	uint64_t fd;
 	uint64_t ino;
 };
@@ -230,9 +230,9 @@ static const char *socket_name(struct files *fs, uint32_t tgid, uint64_t ino, co
 	return id ? fs->names[id - 1] : NULL;
 }
 
-const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint32_t dev, uint64_t ino)
+const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino)
 {
-	struct fd_key key = { .tgid = tgid, .dev = dev, .fd = fd, .ino = ino };
+	struct fd_key key = { .tgid = tgid, .fd = fd, .ino = ino };
 	char path[PATH_MAX], link[PATH_MAX];
 	uint32_t id = dict__find(fs->fd_ids, &key, sizeof(key));
 	ssize_t n;

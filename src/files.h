@@ -2,9 +2,9 @@
 /*
  * Names for the files fd syscalls work on: the path of a regular file, or
  * for a socket its protocol, endpoints and TCP state ("tcp 10.0.0.1:41234->
- * 10.0.0.2:5432 ESTABLISHED").  The kernel side says which file (device and
- * inode); this names it from /proc, with caches so a thread that waits on
- * the same file pass after pass costs a lookup, not a readlink.
+ * 10.0.0.2:5432 ESTABLISHED").  The kernel side says which file (its inode);
+ * this names it from /proc, with caches so a thread that waits on the same
+ * file pass after pass costs a lookup, not a readlink.
  */
 #ifndef TRACT_FILES_H
 #define TRACT_FILES_H
@@ -19,7 +19,7 @@ void files__free(struct files *fs);
 /* Socket states change: socket names are looked up afresh every pass. */
 void files__new_pass(struct files *fs);
 /* NULL if the file cannot be named (the process or fd is gone). Valid until files__free(). */
-const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint32_t dev, uint64_t ino);
+const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino);
 
 /*
  * Parse one line of /proc/net/{tcp,tcp6,udp,udp6} into "PROTO LOCAL->REMOTE STATE"

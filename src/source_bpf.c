@@ -88,7 +88,7 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
 	if (s->flags & TRACT_SF_FD)
-		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_dev, s->fd_ino);
+		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_ino);
 }
 
 /*

@@ -46,7 +46,7 @@ enum tract_sample_flags {
 	TRACT_SF_STATE_TIME = 1u << 2,	/* state_ns is valid */
 	TRACT_SF_KTHREAD = 1u << 3,
 	TRACT_SF_WAKER = 1u << 4,	/* waker_tid is valid */
-	TRACT_SF_FD = 1u << 5,		/* fd_dev and fd_ino name the file of sc_args[0] */
+	TRACT_SF_FD = 1u << 5,		/* fd_ino is the inode of the file of sc_args[0] */
 };
 
 struct tract_sample {
@@ -67,8 +67,6 @@ struct tract_sample {
 	__u64 kstack_hash;	/* 0 when no kernel stack was taken */
 	__u64 cgroup_id;	/* cgroup v2 id (the cgroup directory's inode number) */
 	__u64 fd_ino;		/* inode of the file a fd syscall works on */
-	__u32 fd_dev;		/* and its device (kernel encoding) */
-	__u32 pad2;
 	__u64 sc_args[6];
 	char comm[TRACT_COMM_LEN];
 	char pcomm[TRACT_COMM_LEN];
@@ -82,7 +80,7 @@ struct tract_kstack {
 };
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct tract_sample) == 176, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 168, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 #endif
 
