@@ -475,6 +475,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	read_process(task, &s);
+	s.run_delay_ns = task->sched_info.run_delay;
+	s.run_count = task->sched_info.pcount;
 	read_fd_file(task, &s);
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
 	if (take_kstacks && s.state != TRACT_STATE_RUN)

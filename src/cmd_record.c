@@ -15,6 +15,7 @@
 #include "parse.h"
 #include "procinfo.h"
 #include "record.h"
+#include "runq.h"
 #include "sampler.h"
 #include "sink.h"
 #include "stackdict.h"
@@ -265,6 +266,7 @@ int cmd_record(int argc, char **argv)
 	res.procs = procinfo__new(NULL);
 	res.cgroups = cgroups__new();
 	res.files = files__new(NULL);
+	res.runq = runq_history__new();
 	err = source_bpf__open(&o.sampler, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
@@ -290,6 +292,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	sink__close(sink);
 	sampler__free(sampler);
+	runq_history__free(res.runq);
 	files__free(res.files);
 	cgroups__free(res.cgroups);
 	procinfo__free(res.procs);

@@ -25,6 +25,8 @@ struct sample {
 	uint64_t cgroup_id;		/* 0 if unknown */
 	const char *cgroup;		/* path below the cgroup2 root; NULL if unknown */
 	const char *file;		/* what the fd of a fd syscall is: path or socket; NULL if unknown */
+	int has_runq;			/* runq_us is valid */
+	uint64_t runq_us;		/* mean wait for a CPU per switch-in since the previous sample */
 };
 
 struct pass {

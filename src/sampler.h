@@ -52,6 +52,7 @@ struct resolvers {
 	struct procinfo *procs;
 	struct cgroups *cgroups;
 	struct files *files;
+	struct runq_history *runq;
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

@@ -14,6 +14,7 @@
 #include "cgroups.h"
 #include "files.h"
 #include "procinfo.h"
+#include "runq.h"
 #include "sampler.h"
 #include "stackdict.h"
 #include "tract.skel.h"
@@ -87,6 +88,10 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
+	if (!runq_history__update(sb->res.runq, s->tid, s->run_delay_ns, s->run_count, &row->runq_us)) {
+		row->runq_us /= 1000;
+		row->has_runq = 1;
+	}
 	if (s->flags & TRACT_SF_FD)
 		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_ino);
 }

@@ -175,6 +175,7 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 	csv_field(f, r->cgroup);
 	csv_sep(f);
 	csv_field(f, r->file);
+	opt_u64(f, r->has_runq, r->runq_us);
 	csv_end(f);
 	if (r->kstack)
 		write_stack(st, r->kstack);

@@ -31,7 +31,7 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup, file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "waker_tid, cgroup, file, runq_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -358,6 +358,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 10, r->flags & TRACT_SF_WAKER, r->waker_tid);
 	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
 	bind_opt(s, 12, file, file);
+	bind_opt(s, 13, r->has_runq, r->runq_us);
 	return step(st, s);
 }
 

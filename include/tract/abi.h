@@ -67,6 +67,8 @@ struct tract_sample {
 	__u64 kstack_hash;	/* 0 when no kernel stack was taken */
 	__u64 cgroup_id;	/* cgroup v2 id (the cgroup directory's inode number) */
 	__u64 fd_ino;		/* inode of the file a fd syscall works on */
+	__u64 run_delay_ns;	/* sched_info: total time spent runnable, waiting for a CPU */
+	__u64 run_count;	/* sched_info: times it got a CPU */
 	__u64 sc_args[6];
 	char comm[TRACT_COMM_LEN];
 	char pcomm[TRACT_COMM_LEN];
@@ -80,7 +82,7 @@ struct tract_kstack {
 };
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct tract_sample) == 168, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 184, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 #endif
 

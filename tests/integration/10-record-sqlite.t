@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 21
+plan 23
 
 start_workload || exit 1
 pid=$WL_PID
@@ -37,6 +37,10 @@ futex=$(q "$db" "select count(*) from samples where comm like 'futex%' and sysca
 ok "futex contenders are visible in futex ($futex samples)" at_least "$futex" 10
 ok "futex waits have a futex kernel stack" test "$(q "$db" "select count(*) from samples s join stacks k on k.id=s.kstack_id where s.syscall='futex' and k.frames like '%futex%'")" -gt 0
 ok "more runnable threads than CPUs show RUNQ" at_least "$(q "$db" "select count(*) from samples where comm like 'hog%' and state='RUNQ'")" 10
+hog_runq=$(q "$db" "select coalesce(avg(runq_us), 0) from samples where comm like 'hog%'")
+ok "and they wait for a CPU: run-queue delay > 0 ($hog_runq us per switch-in)" awk -v v="$hog_runq" 'BEGIN { exit !(v > 0) }'
+ok "hog samples carry their run-queue delay" \
+	test "$(q "$db" "select count(*) from samples where comm like 'hog%' and runq_us is not null")" -gt 0
 
 client_us=$(q "$db" "select max(sc_us) from samples where comm='client' and syscall like 'recv%'")
 ok "the client waits in recv on the slow server, up to ~2 s so far ($client_us us)" sh -c \
