@@ -22,6 +22,8 @@ struct tract_slot {
 	__u64 sc_entry;		/* rq clock at the latest sys_enter; 0: unknown */
 	__u64 kstack_hash;	/* kernel stack taken while off CPU ... */
 	__u64 kstack_switches;	/* ... when the thread had made this many context switches */
+	__u64 io_rq;		/* the block request it submitted last (a struct request pointer) */
+	__u64 pad2;
 };
 
 /*
@@ -33,7 +35,7 @@ struct tract_waker {
 	__u32 waker_tid;	/* the task that ran the latest wakeup */
 };
 
-_Static_assert(sizeof(struct tract_slot) == 32, "two slots to a cache line");
+_Static_assert(sizeof(struct tract_slot) == 48, "slots stay small");
 _Static_assert(sizeof(struct tract_waker) == 8, "waker slots stay small");
 
 #endif

@@ -89,6 +89,8 @@ static __always_inline struct tract_waker *waker_of(__u32 tid)
 	return bpf_map_lookup_elem(&wakers, &i);
 }
 
+#include "blockio.bpf.h"
+
 struct kstack_buf {
 	struct tract_kstack hdr;
 	__u64 ip[TRACT_KSTACK_MAX];
@@ -472,6 +474,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	tag = owner_tag(task);
 	slot = slot_of(s.tid);
 	read_tracked(slot, tag, &s, pass_now);
+	if (s.state == TRACT_STATE_DISK)
+		read_io(slot, tag, &s);
 	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	read_process(task, &s);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "clock.h"
+#include "blockdev.h"
 #include "cgroups.h"
 #include "commands.h"
 #include "files.h"
@@ -267,6 +268,7 @@ int cmd_record(int argc, char **argv)
 	res.cgroups = cgroups__new();
 	res.files = files__new(NULL);
 	res.runq = runq_history__new();
+	res.blockdevs = blockdevs__new(NULL);
 	err = source_bpf__open(&o.sampler, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
@@ -292,6 +294,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	sink__close(sink);
 	sampler__free(sampler);
+	blockdevs__free(res.blockdevs);
 	runq_history__free(res.runq);
 	files__free(res.files);
 	cgroups__free(res.cgroups);

@@ -27,6 +27,18 @@ struct sample {
 	const char *file;		/* what the fd of a fd syscall is: path or socket; NULL if unknown */
 	int has_runq;			/* runq_us is valid */
 	uint64_t runq_us;		/* mean wait for a CPU per switch-in since the previous sample */
+	const char *io_dev;		/* the block request a DISK thread waits on; NULL if none */
+	const char *io_op;
+	uint32_t io_bytes;
+	uint64_t io_us, io_service_us;	/* since queued, since issued (0: not issued) */
+};
+
+/* Completions of block requests in the pass's interval, by device, op and latency. */
+struct io_hist_row {
+	const char *dev;
+	const char *op;
+	uint64_t le_us;			/* latency below this (a power of two) */
+	uint64_t count;
 };
 
 struct pass {
@@ -39,9 +51,12 @@ struct pass {
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */
 	struct sample *rows;
 	size_t nr, cap;
+	struct io_hist_row *io_hist;
+	size_t nr_io_hist, cap_io_hist;
 };
 
 struct sample *pass__add_row(struct pass *p);
+struct io_hist_row *pass__add_io_hist(struct pass *p);
 void pass__reset(struct pass *p);
 void pass__free_rows(struct pass *p);
 

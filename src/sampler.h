@@ -53,6 +53,7 @@ struct resolvers {
 	struct cgroups *cgroups;
 	struct files *files;
 	struct runq_history *runq;
+	struct blockdevs *blockdevs;
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

@@ -24,7 +24,8 @@ const char *state_name(int state)
 const char *const sample_columns[] = {
 	"ts_us", "weight_us", "tid", "tgid", "comm", "pcomm", "exe", "uid", "state", "cpu",
 	"syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
-	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", "file", "runq_us", NULL,
+	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", "file", "runq_us",
+	"io_dev", "io_op", "io_bytes", "io_us", "io_service_us", NULL,
 };
 
 /*
@@ -90,7 +91,19 @@ const char tract_schema_sql[] =
 "  waker_tid INTEGER,           -- thread that ran the latest wakeup of this thread\n"
 "  cgroup    INTEGER,           -- cgroups.id: the thread's cgroup v2 (container, systemd unit)\n"
 "  file      INTEGER,           -- files.id: the file or socket of a syscall's fd argument\n"
-"  runq_us   INTEGER            -- mean wait for a CPU per switch-in since the thread's previous sample\n"
+"  runq_us   INTEGER,           -- mean wait for a CPU per switch-in since the thread's previous sample\n"
+"  io_dev    TEXT,              -- for a DISK thread, the block request it submitted and waits on: device\n"
+"  io_op     TEXT,              -- read, write, flush, discard, ...\n"
+"  io_bytes  INTEGER,\n"
+"  io_us     INTEGER,           -- the request's time so far since it was queued\n"
+"  io_service_us INTEGER        -- ... and since the device got it\n"
+");\n"
+"CREATE TABLE io_latency (\n"
+"  pass  INTEGER NOT NULL,  -- passes.id: completions since the previous pass\n"
+"  dev   TEXT NOT NULL,     -- block device (partition) name\n"
+"  op    TEXT NOT NULL,     -- read, write, flush, ...\n"
+"  le_us INTEGER NOT NULL,  -- latency from queueing to completion below this power of two\n"
+"  count INTEGER NOT NULL\n"
 ");\n"
 "CREATE VIEW samples AS\n"
 "  SELECT p.ts_us, p.weight_us, t.tid, t.tgid, t.comm, t.pcomm, t.exe, t.uid,\n"
@@ -98,7 +111,8 @@ const char tract_schema_sql[] =
 "         f.kstack AS kstack_id, f.waker_tid,\n"
 "         a.a0 AS sc_arg0, a.a1 AS sc_arg1, a.a2 AS sc_arg2,\n"
 "         a.a3 AS sc_arg3, a.a4 AS sc_arg4, a.a5 AS sc_arg5,\n"
-"         f.cgroup AS cgroup_id, cg.path AS cgroup, fl.name AS file, f.runq_us\n"
+"         f.cgroup AS cgroup_id, cg.path AS cgroup, fl.name AS file, f.runq_us,\n"
+"         f.io_dev, f.io_op, f.io_bytes, f.io_us, f.io_service_us\n"
 "  FROM sample_facts f\n"
 "  JOIN passes p ON p.id = f.pass\n"
 "  JOIN threads t ON t.id = f.thread\n"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "blockdev.h"
 #include "cgroups.h"
 #include "files.h"
 #include "procinfo.h"
@@ -92,6 +93,13 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->runq_us /= 1000;
 		row->has_runq = 1;
 	}
+	if (s->flags & TRACT_SF_IO) {
+		row->io_dev = blockdevs__name(sb->res.blockdevs, s->io_dev);
+		row->io_op = block_op_name(s->io_op);
+		row->io_bytes = s->io_bytes;
+		row->io_us = s->io_ns / 1000;
+		row->io_service_us = s->io_service_ns / 1000;
+	}
 	if (s->flags & TRACT_SF_FD)
 		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_ino);
 }
@@ -143,6 +151,36 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 	return off;
 }
 
+/*
+ * Take the block I/O histogram of the interval and empty it in one batch
+ * per bucket run, not a get_next_key and a delete per key.
+ */
+static void read_io_hist(struct source_bpf *sb, struct pass *p)
+{
+	struct tract_io_hist_key keys[256];
+	__u64 counts[256], batch = 0;
+	int fd = bpf_map__fd(sb->skel->maps.io_hist), first = 1;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	for (;;) {
+		__u32 n = ARRAY_SIZE(keys);
+		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch, keys, counts,
+							  &n, &opts);
+
+		first = 0;
+		for (__u32 i = 0; i < n; i++) {
+			struct io_hist_row *h = pass__add_io_hist(p);
+
+			h->dev = blockdevs__name(sb->res.blockdevs, keys[i].dev);
+			h->op = block_op_name(keys[i].op);
+			h->le_us = 1ull << keys[i].bucket;
+			h->count = counts[i];
+		}
+		if (err)
+			break;	/* ENOENT: all read */
+	}
+}
+
 static int bpf_pass(struct sampler *base, struct pass *p)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
@@ -189,6 +227,8 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
+	if (!err)
+		read_io_hist(sb, p);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));

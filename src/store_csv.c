@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
- * tract-YYYYMMDD-HH.{samples,stacks,passes,meta}.csv, RFC 4180 with a header
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,meta}.csv, RFC 4180 with a header
  * line.  samples.csv has the columns of the SQLite samples view; kstack_id is
  * the stack's hash, the same in every file.
  */
@@ -19,17 +19,19 @@
 #include "syscalls.h"
 #include "util.h"
 
-enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV__COUNT };
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV__COUNT };
 
 static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_SAMPLES] = ".samples.csv",
 	[CSV_STACKS] = ".stacks.csv",
 	[CSV_PASSES] = ".passes.csv",
+	[CSV_IO_LATENCY] = ".io_latency.csv",
 };
 
 static const char *const csv_header[CSV__COUNT] = {
 	[CSV_STACKS] = "id,kind,frames",
 	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us",
+	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count",
 };
 
 struct store_csv {
@@ -176,6 +178,13 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 	csv_sep(f);
 	csv_field(f, r->file);
 	opt_u64(f, r->has_runq, r->runq_us);
+	csv_sep(f);
+	csv_field(f, r->io_dev);
+	csv_sep(f);
+	csv_field(f, r->io_op);
+	opt_u64(f, r->io_dev != NULL, r->io_bytes);
+	opt_u64(f, r->io_dev != NULL, r->io_us);
+	opt_u64(f, r->io_dev && r->io_service_us, r->io_service_us);
 	csv_end(f);
 	if (r->kstack)
 		write_stack(st, r->kstack);
@@ -195,6 +204,18 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 	}
 	for (size_t i = 0; i < p->nr; i++)
 		write_sample(st, p, &p->rows[i]);
+	for (size_t i = 0; i < p->nr_io_hist; i++) {
+		const struct io_hist_row *h = &p->io_hist[i];
+		FILE *hf = st->f[CSV_IO_LATENCY];
+
+		csv_u64(hf, p->ts_us);
+		csv_sep(hf);
+		csv_field(hf, h->dev);
+		csv_sep(hf);
+		csv_field(hf, h->op);
+		fprintf(hf, ",%" PRIu64 ",%" PRIu64, h->le_us, h->count);
+		csv_end(hf);
+	}
 	pf = st->f[CSV_PASSES];
 	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		p->ts_us, p->weight_us, p->visited, p->nr, p->dropped, p->duration_us, p->cpu_us);

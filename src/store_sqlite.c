@@ -19,7 +19,8 @@
 
 #define SYSCALL_BITS 1024
 
-enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_FACT, INS__COUNT };
+enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_IO_HIST, INS_FACT,
+       INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
@@ -30,8 +31,10 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
+	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup, file, runq_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "waker_tid, cgroup, file, runq_us, io_dev, io_op, io_bytes, io_us, io_service_us) "
+		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -359,6 +362,13 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
 	bind_opt(s, 12, file, file);
 	bind_opt(s, 13, r->has_runq, r->runq_us);
+	if (r->io_dev) {
+		sqlite3_bind_text(s, 14, r->io_dev, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 15, r->io_op, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 16, r->io_bytes);
+		sqlite3_bind_int64(s, 17, r->io_us);
+		bind_opt(s, 18, r->io_service_us != 0, r->io_service_us);
+	}
 	return step(st, s);
 }
 
@@ -374,6 +384,18 @@ static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *i
 		return -EIO;
 	*id = sqlite3_last_insert_rowid(st->db);
 	return 0;
+}
+
+static int insert_io_hist(struct store_sqlite *st, int64_t pass_id, const struct io_hist_row *h)
+{
+	sqlite3_stmt *s = st->ins[INS_IO_HIST];
+
+	sqlite3_bind_int64(s, 1, pass_id);
+	sqlite3_bind_text(s, 2, h->dev, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, h->op, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, h->le_us);
+	sqlite3_bind_int64(s, 5, h->count);
+	return step(st, s);
 }
 
 static int sqlite_write_pass(struct sink *base, const struct pass *p)
@@ -394,6 +416,8 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 		err = insert_pass(st, p, &pass_id);
 	for (size_t i = 0; !err && i < p->nr; i++)
 		err = insert_row(st, pass_id, &p->rows[i]);
+	for (size_t i = 0; !err && i < p->nr_io_hist; i++)
+		err = insert_io_hist(st, pass_id, &p->io_hist[i]);
 	if (!err)
 		err = exec(st, "COMMIT");
 	if (err) {

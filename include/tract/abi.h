@@ -47,6 +47,7 @@ enum tract_sample_flags {
 	TRACT_SF_KTHREAD = 1u << 3,
 	TRACT_SF_WAKER = 1u << 4,	/* waker_tid is valid */
 	TRACT_SF_FD = 1u << 5,		/* fd_ino is the inode of the file of sc_args[0] */
+	TRACT_SF_IO = 1u << 6,		/* io_* describe the block request the thread waits on */
 };
 
 struct tract_sample {
@@ -69,6 +70,12 @@ struct tract_sample {
 	__u64 fd_ino;		/* inode of the file a fd syscall works on */
 	__u64 run_delay_ns;	/* sched_info: total time spent runnable, waiting for a CPU */
 	__u64 run_count;	/* sched_info: times it got a CPU */
+	__u64 io_ns;		/* the block request's time so far, since it was queued */
+	__u64 io_service_ns;	/* ... and since the device got it (0: not issued yet) */
+	__u32 io_dev;		/* its device (kernel dev_t: major << 20 | minor) */
+	__u32 io_bytes;
+	__u8 io_op;		/* REQ_OP_*: 0 read, 1 write, 2 flush, 3 discard, ... */
+	__u8 pad3[7];
 	__u64 sc_args[6];
 	char comm[TRACT_COMM_LEN];
 	char pcomm[TRACT_COMM_LEN];
@@ -81,8 +88,19 @@ struct tract_kstack {
 	__u64 hash;
 };
 
+/* Block I/O latency histogram: completions per (device, op, log2 µs bucket) since the last pass. */
+struct tract_io_hist_key {
+	__u32 dev;
+	__u8 op;
+	__u8 bucket;		/* latency < 2^bucket µs */
+	__u16 pad;
+};
+
+#define TRACT_IO_BUCKETS 32
+
 #ifndef __bpf__
-_Static_assert(sizeof(struct tract_sample) == 184, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout changed");
+_Static_assert(sizeof(struct tract_sample) == 216, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 #endif
 

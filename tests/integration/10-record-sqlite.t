@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 23
+plan 25
 
 start_workload || exit 1
 pid=$WL_PID
@@ -55,6 +55,12 @@ ok "the fsync thread's file path appears whole ($fsync_file)" \
 port=$(sed -n 's/^server-port=//p' "$WORK/workload.out")
 ok "the client's wait names its connection to the slow server" \
 	test "$(q "$db" "select count(*) from samples where comm='client' and file like 'tcp 127.0.0.1:%->127.0.0.1:$port ESTABLISHED'")" -gt 0
+devno=$(stat -c '%d' "$fsync_file")
+disk=$(sed -n 's/^DEVNAME=//p' "/sys/dev/block/$((devno >> 8)):$((devno & 255))/uevent")
+ok "the I/O histogram holds the fsync thread's writes to $disk" \
+	test "$(q "$db" "select coalesce(sum(count), 0) from io_latency where dev='$disk' and op='write'")" -gt 10
+ok "the fsync thread in DISK shows the write it waits on" \
+	test "$(q "$db" "select count(*) from samples where comm='fsync' and io_dev='$disk' and io_op='write' and io_bytes > 0")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
 stop_workload
 done_testing

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Block I/O tracking: every request in flight in a bounded LRU map (so one
+ * that never completes, on a removed device say, is evicted, not leaked),
+ * and at completion one increment of a latency histogram.  Block events are
+ * thousands a second, not millions, so these hooks may read the clock.
+ * Included by tract.bpf.c, which provides slot_of() and owner_tag().
+ */
+#ifndef TRACT_BLOCKIO_BPF_H
+#define TRACT_BLOCKIO_BPF_H
+
+#define REQ_OP_MASK 0xff
+#define INFLIGHT_MAX 16384
+
+struct io_req {
+	__u64 insert_ns;	/* queued (0: issued without queueing) */
+	__u64 issue_ns;		/* handed to the device */
+	__u32 dev;
+	__u32 bytes;
+	__u32 owner;		/* owner_tag() of the user thread that submitted it, or 0 */
+	__u8 op;
+	__u8 pad[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, INFLIGHT_MAX);
+	__type(key, __u64);
+	__type(value, struct io_req);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct tract_io_hist_key);
+	__type(value, __u64);
+} io_hist SEC(".maps");
+
+__u64 io_hist_full;
+
+/* The partition, or for requests without one (flushes) the whole disk. */
+static __always_inline __u32 request_dev(struct request *rq)
+{
+	struct block_device *part = rq->part;
+
+	if (!part)
+		part = rq->q->disk->part0;
+	return part ? part->bd_dev : 0;
+}
+
+/*
+ * The submitter is current when a request is first seen from a user
+ * thread's own context (direct I/O, reads, a plug flushed at fsync).  Its
+ * slot remembers the request; the request remembers its owner, since
+ * request structures are recycled and a stale pointer must not match.
+ */
+static __always_inline struct io_req *track_request(struct request *rq)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 key = (__u64)rq;
+	struct io_req *r = bpf_map_lookup_elem(&inflight, &key);
+	struct io_req fresh = {};
+	struct tract_slot *s;
+
+	if (r)
+		return r;
+	fresh.dev = request_dev(rq);
+	fresh.bytes = rq->__data_len;
+	fresh.op = rq->cmd_flags & REQ_OP_MASK;
+	if (!(task->flags & PF_KTHREAD)) {
+		fresh.owner = owner_tag(task);
+		s = slot_of(task->pid);
+		if (s && s->tag == fresh.owner)
+			s->io_rq = key;
+	}
+	bpf_map_update_elem(&inflight, &key, &fresh, BPF_ANY);
+	return bpf_map_lookup_elem(&inflight, &key);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(tract_block_rq_insert, struct request *rq)
+{
+	struct io_req *r = track_request(rq);
+
+	if (r)
+		r->insert_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(tract_block_rq_issue, struct request *rq)
+{
+	struct io_req *r = track_request(rq);
+
+	if (r)
+		r->issue_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline __u8 log2_bucket(__u64 us)
+{
+	__u8 b = 0;
+
+	for (int i = 0; i < TRACT_IO_BUCKETS - 1 && us; i++) {
+		us >>= 1;
+		b++;
+	}
+	return b;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq, now, start, one = 1, *count;
+	struct tract_io_hist_key hk = {};
+	struct io_req *r = bpf_map_lookup_elem(&inflight, &key);
+
+	/* a request that is completed in parts stays in flight until its last part */
+	if (!r || nr_bytes < rq->__data_len)
+		return 0;
+	now = bpf_ktime_get_ns();
+	start = r->insert_ns ? r->insert_ns : r->issue_ns;
+	hk.dev = r->dev;
+	hk.op = r->op;
+	hk.bucket = start && start < now ? log2_bucket((now - start) / 1000) : 0;
+	bpf_map_delete_elem(&inflight, &key);
+	count = bpf_map_lookup_elem(&io_hist, &hk);
+	if (count)
+		__sync_fetch_and_add(count, 1);
+	else if (bpf_map_update_elem(&io_hist, &hk, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&io_hist_full, 1);
+	return 0;
+}
+
+/* For the sampler: the request a thread waits on, if it is still in flight. */
+static __always_inline void read_io(struct tract_slot *slot, __u32 tag, struct tract_sample *s)
+{
+	struct io_req *r;
+	__u64 now;
+
+	if (!slot || slot->tag != tag || !slot->io_rq)
+		return;
+	r = bpf_map_lookup_elem(&inflight, &slot->io_rq);
+	if (!r || r->owner != tag)
+		return;
+	now = bpf_ktime_get_ns();
+	s->io_dev = r->dev;
+	s->io_bytes = r->bytes;
+	s->io_op = r->op;
+	if (r->insert_ns && r->insert_ns < now)
+		s->io_ns = now - r->insert_ns;
+	else if (r->issue_ns && r->issue_ns < now)
+		s->io_ns = now - r->issue_ns;
+	if (r->issue_ns && r->issue_ns < now)
+		s->io_service_ns = now - r->issue_ns;
+	s->flags |= TRACT_SF_IO;
+}
+
+#endif
