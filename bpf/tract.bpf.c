@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tract's kernel side.  Two tracepoint programs keep what the kernel does not
- * keep itself (when a thread's syscall began, who woke it last) in small
- * tid-indexed arrays; a task iterator snapshots the active threads into its
- * seq_file stream, which user space reads.  Nothing is logged per event.
+ * tract's kernel side.  Tracepoint programs keep what the kernel does not
+ * keep itself (when a thread's syscall began, who woke it last, block
+ * requests in flight) in small bounded maps; a task iterator snapshots the
+ * active threads into its seq_file stream, which user space reads.  Nothing
+ * is logged per event.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

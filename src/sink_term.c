@@ -62,7 +62,7 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 		(unsigned)(p->ts_us / 1000 % 1000), (unsigned long long)p->seq, p->nr,
 		(unsigned long long)p->visited, p->dropped ? "  (rows dropped!)" : "");
 	fprintf(t->f, "%8s %-16s %-16s %-5s %3s %-16s %9s %10s  %s\n", "TID", "PROCESS", "THREAD",
-		"STATE", "CPU", "SYSCALL", "SC_MS", "STATE_MS", "WAITING IN");
+		"STATE", "CPU", "SYSCALL", "SC_MS", "STATE_MS", "WAITING IN / ON");
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct sample *r = &rows[i];
 		char comm[TRACT_COMM_LEN], pcomm[TRACT_COMM_LEN], sc[32], sc_ms[24], st_ms[24];
@@ -78,8 +78,15 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 			snprintf(sc, sizeof(sc), "syscall_%d", r->syscall_nr);
 		format_ms(sc_ms, sizeof(sc_ms), r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
 		format_ms(st_ms, sizeof(st_ms), r->flags & TRACT_SF_STATE_TIME, r->state_us);
-		fprintf(t->f, "%8u %-16s %-16s %-5s %3u %-16s %9s %10s  %s\n", r->tid, pcomm, comm,
+		fprintf(t->f, "%8u %-16s %-16s %-5s %3u %-16s %9s %10s  %s", r->tid, pcomm, comm,
 			state_name(r->state), r->cpu, sc, sc_ms, st_ms, r->kstack ? r->kstack->wait : "-");
+		/* what it waits on: the block request, else the file or socket */
+		if (r->io_dev)
+			fprintf(t->f, "  %s %s %u bytes, %.1f ms", r->io_dev, r->io_op, r->io_bytes,
+				r->io_us / 1000.0);
+		else if (r->file)
+			fprintf(t->f, "  %s", r->file);
+		fputc('\n', t->f);
 	}
 	free(rows);
 	fflush(t->f);

@@ -11,7 +11,8 @@ ok "record to the terminal exits 0" test $? -eq 0
 ok "each pass has a header line" test "$(grep -c 'UTC  pass [0-9]*: [0-9]* active of' "$WORK/out.txt")" -ge 4
 ok "column titles are printed" grep -q 'TID PROCESS .*THREAD .*STATE .*SYSCALL' "$WORK/out.txt"
 ok "the spin thread is listed as RUN or RUNQ" grep -Eq ' spin +RUNQ? ' "$WORK/out.txt"
-ok "the client is listed in recvfrom with its wait location" grep -Eq ' client +SLEEP .* recvfrom .* [a-z_]+$' "$WORK/out.txt"
+ok "the client is listed in recvfrom with its wait location and socket" \
+	grep -Eq ' client +SLEEP .* recvfrom .* [a-z_]+  tcp 127\.0\.0\.1:[0-9]+->127\.0\.0\.1:[0-9]+ ESTABLISHED$' "$WORK/out.txt"
 ok "idle pool threads are not listed by default" sh -c "! grep -q ' idle[0-9]' '$WORK/out.txt'"
 "$TRACT" record -F 4 -d 0.6 --all -p "$WL_PID" > "$WORK/all.txt" 2>&1
 ok "--all lists the idle pool" test "$(grep -c ' idle[0-9] ' "$WORK/all.txt")" -ge 3
