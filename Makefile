@@ -38,7 +38,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps run test test-unit test-san test-integration bench install uninstall clean vmlinux
+.PHONY: all deps run test test-unit test-san test-integration test-kernels bench install uninstall clean vmlinux
 
 SRCS       := $(wildcard src/*.c)
 LIB_SRCS   := $(filter-out src/main.c,$(SRCS))
@@ -101,6 +101,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-unit
 	$(Q)$(MAKE) --no-print-directory test-san
 	$(Q)$(MAKE) --no-print-directory test-integration
+	$(Q)$(MAKE) --no-print-directory test-kernels
 
 test-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do $$t; done
@@ -110,6 +111,10 @@ test-san:
 
 test-integration: all
 	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) prove -v tests/integration/
+
+# Debian 12's own kernel under qemu: tract must run on kernels older than the build host's
+test-kernels: all
+	$(Q)OUT=$(OUT) ./scripts/test-kernels.sh
 
 bench: deps all $(BENCH_BINS)
 	$(Q)OUT=$(abspath $(OUT)) ./bench/bench.sh
