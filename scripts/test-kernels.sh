@@ -9,6 +9,8 @@ OUT=${OUT:-build}
 cache="$OUT/kernels"
 mkdir -p "$cache"
 fail=0
+passed=0
+failed=0
 
 # the newest build of each kernel series Debian 12 ships
 kernel_packages() {
@@ -63,14 +65,18 @@ for pkg in $packages; do
 		echo "not ok - $pkg: no result line from the guest (console in $log)"
 		tail -n 20 "$log"
 		fail=1
+		failed=$((failed + 1))
 		continue
 	fi
 	set -- $line
 	if [ "$3" = pass ]; then
 		echo "ok - kernel $2: $4 $5 $6 $7"
+		passed=$((passed + 1))
 	else
 		echo "not ok - kernel $2: $*"
 		fail=1
+		failed=$((failed + 1))
 	fi
 done
+echo "kernels: $passed passed, $failed failed"
 exit $fail
