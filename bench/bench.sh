@@ -72,8 +72,11 @@ for r in $(seq "$ROUNDS"); do
 	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.tract"
 	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.tract"
 	stop_tract
+	start_tract -F 1 --syscall-latency -o "$tmp/store-lat-$r"
+	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.tract_lat"
+	stop_tract
 done
-for f in sc.base sc.floor sc.floor_same sc.tract pp.base pp.floor pp.tract; do
+for f in sc.base sc.floor sc.floor_same sc.tract sc.tract_lat pp.base pp.floor pp.tract; do
 	eval "${f/./_}=$(median < "$tmp/$f")"
 done
 
@@ -171,6 +174,7 @@ row "getppid ns/call, tract record running" "$sc_tract" "" ""
 row "  added by the floor" "+$sc_floor_d" "" ""
 row "  added by tract (xcapture v3: about +130)" "+$sc_tract_d" "<= +$(calc "1.5 * $sc_floor_d")" \
 	"$(verdict "$sc_tract_d <= 1.5 * $sc_floor_d")"
+row "  added by tract --syscall-latency (opt-in)" "+$(calc "$sc_tract_lat - $sc_base")" "" ""
 row "pipe round trip ns, no BPF" "$pp_base" "" ""
 row "pipe round trip ns, empty progs on tract's hooks" "$pp_floor" "" ""
 row "pipe round trip ns, tract record running" "$pp_tract" "" ""

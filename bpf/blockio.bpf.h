@@ -97,17 +97,6 @@ int BPF_PROG(tract_block_rq_issue, struct request *rq)
 	return 0;
 }
 
-static __always_inline __u8 log2_bucket(__u64 us)
-{
-	__u8 b = 0;
-
-	for (int i = 0; i < TRACT_IO_BUCKETS - 1 && us; i++) {
-		us >>= 1;
-		b++;
-	}
-	return b;
-}
-
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
@@ -122,7 +111,7 @@ int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned in
 	start = r->insert_ns ? r->insert_ns : r->issue_ns;
 	hk.dev = r->dev;
 	hk.op = r->op;
-	hk.bucket = start && start < now ? log2_bucket((now - start) / 1000) : 0;
+	hk.bucket = start && start < now ? log2_us(now - start) : 0;
 	bpf_map_delete_elem(&inflight, &key);
 	count = bpf_map_lookup_elem(&io_hist, &hk);
 	if (count)

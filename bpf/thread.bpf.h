@@ -23,7 +23,7 @@ struct tract_slot {
 	__u64 kstack_hash;	/* kernel stack taken while off CPU ... */
 	__u64 kstack_switches;	/* ... when the thread had made this many context switches */
 	__u64 io_rq;		/* the block request it submitted last (a struct request pointer) */
-	__u64 pad2;
+	__u64 sc_entry_ktime;	/* with --syscall-latency: CLOCK_MONOTONIC at the latest sys_enter */
 };
 
 /*

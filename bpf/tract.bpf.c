@@ -23,6 +23,8 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 self_tgid;
 const volatile __u8 all_threads;
 const volatile __u8 take_kstacks = 1;
+/* --syscall-latency: sys_enter also reads the clock, and tract_sys_exit is loaded */
+const volatile __u8 syscall_latency;
 const volatile __u64 idle_grace_ns = 10000000;
 const volatile __u32 nr_pids;
 const volatile __u32 pids[TRACT_PID_FILTER_MAX];
@@ -90,6 +92,19 @@ static __always_inline struct tract_waker *waker_of(__u32 tid)
 	return bpf_map_lookup_elem(&wakers, &i);
 }
 
+/* Histogram bucket of a latency: the b with 2^(b-1) <= µs < 2^b. */
+static __always_inline __u8 log2_us(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u8 b = 0;
+
+	for (int i = 0; i < 31 && us; i++) {
+		us >>= 1;
+		b++;
+	}
+	return b;
+}
+
 #include "blockio.bpf.h"
 
 struct kstack_buf {
@@ -135,6 +150,46 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 		s->kstack_hash = 0;
 	}
 	s->sc_entry = rq_clock_of(task);
+	if (syscall_latency)
+		s->sc_entry_ktime = bpf_ktime_get_ns();
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tract_sc_hist_key);
+	__type(value, __u64);
+} sc_hist SEC(".maps");
+
+__u64 sc_hist_full;
+
+/*
+ * Only with --syscall-latency (autoload off otherwise): a latency histogram
+ * per (process, syscall), kept in the kernel and emptied every pass.  It
+ * costs two clock reads and a hash update per syscall, which is why it is
+ * not on by default.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tract_sc_hist_key k = {};
+	struct tract_slot *s = slot_of(task->pid);
+	__u64 now, one = 1, *count;
+
+	if (!s || s->tag != owner_tag(task) || !s->sc_entry_ktime)
+		return 0;
+	now = bpf_ktime_get_ns();
+	k.tgid = task->tgid;
+	k.nr = regs->orig_ax;
+	k.bucket = log2_us(now - s->sc_entry_ktime);
+	s->sc_entry_ktime = 0;
+	count = bpf_map_lookup_elem(&sc_hist, &k);
+	if (count)
+		__sync_fetch_and_add(count, 1);
+	else if (bpf_map_update_elem(&sc_hist, &k, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&sc_hist_full, 1);
 	return 0;
 }
 

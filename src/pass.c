@@ -14,35 +14,29 @@ struct sample *pass__add_row(struct pass *p)
 	return &p->rows[p->nr++];
 }
 
-struct io_hist_row *pass__add_io_hist(struct pass *p)
+struct hist_row *hist_rows__add(struct hist_rows *h)
 {
-	if (p->nr_io_hist == p->cap_io_hist) {
-		p->cap_io_hist = p->cap_io_hist ? p->cap_io_hist * 2 : 64;
-		p->io_hist = xrealloc(p->io_hist, p->cap_io_hist * sizeof(*p->io_hist));
+	if (h->nr == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 64;
+		h->rows = xrealloc(h->rows, h->cap * sizeof(*h->rows));
 	}
-	memset(&p->io_hist[p->nr_io_hist], 0, sizeof(p->io_hist[0]));
-	return &p->io_hist[p->nr_io_hist++];
+	memset(&h->rows[h->nr], 0, sizeof(h->rows[0]));
+	return &h->rows[h->nr++];
 }
 
 /* Keeps the buffers: passes are frequent and similar in size. */
 void pass__reset(struct pass *p)
 {
-	struct sample *rows = p->rows;
-	struct io_hist_row *io_hist = p->io_hist;
-	size_t cap = p->cap, cap_io_hist = p->cap_io_hist;
+	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist };
 
-	memset(p, 0, sizeof(*p));
-	p->rows = rows;
-	p->cap = cap;
-	p->io_hist = io_hist;
-	p->cap_io_hist = cap_io_hist;
+	*p = keep;
+	p->io_hist.nr = p->sc_hist.nr = 0;
 }
 
 void pass__free_rows(struct pass *p)
 {
 	free(p->rows);
-	free(p->io_hist);
-	p->rows = NULL;
-	p->io_hist = NULL;
-	p->nr = p->cap = p->nr_io_hist = p->cap_io_hist = 0;
+	free(p->io_hist.rows);
+	free(p->sc_hist.rows);
+	memset(p, 0, sizeof(*p));
 }

@@ -24,12 +24,16 @@ struct procinfo {
 	const char **exes;	/* NULL entries: unreadable */
 	size_t nr, cap;
 	/*
-	 * Executable paths, never freed while tract runs: samples queued for the
-	 * writer point at them, and there are few distinct executables.
+	 * Executable paths and process names, never freed while tract runs:
+	 * queued passes point at them, and there are few distinct ones.
 	 */
 	struct dict *paths;
 	char **path_text;
 	size_t nr_paths, cap_paths;
+	/* this pass: tgid -> path index + 1 of its name (0: gone) */
+	struct dict *name_ids;
+	uint32_t *name_of;
+	size_t nr_names, cap_names;
 	/* the iterator visits a process's threads one after another */
 	struct proc_key last_key;
 	const char *last_exe;
@@ -42,6 +46,7 @@ struct procinfo *procinfo__new(const char *proc_root)
 	pi->proc_root = xstrdup(proc_root ? proc_root : "/proc");
 	pi->keys = dict__new();
 	pi->paths = dict__new();
+	pi->name_ids = dict__new();
 	return pi;
 }
 
@@ -63,12 +68,17 @@ void procinfo__free(struct procinfo *pi)
 		free(pi->path_text[i]);
 	free(pi->path_text);
 	dict__free(pi->paths);
+	dict__free(pi->name_ids);
+	free(pi->name_of);
 	free(pi->proc_root);
 	free(pi);
 }
 
 void procinfo__trim(struct procinfo *pi)
 {
+	/* names are read afresh each pass: pids are reused and names change */
+	dict__clear(pi->name_ids);
+	pi->nr_names = 0;
 	if (pi->nr > PROCINFO_MAX)
 		forget_all(pi);
 }
@@ -86,6 +96,32 @@ static const char *intern_path(struct procinfo *pi, const char *path)
 		pi->path_text[pi->nr_paths++] = xstrdup(path);
 	}
 	return pi->path_text[id - 1];
+}
+
+const char *procinfo__name(struct procinfo *pi, uint32_t tgid)
+{
+	char path[64 + PATH_MAX], name[64] = "";
+	const char *text = NULL;
+	int added;
+	uint32_t id = dict__intern(pi->name_ids, &tgid, sizeof(tgid), &added);
+	FILE *f;
+
+	if (!added)
+		return pi->name_of[id - 1] ? pi->path_text[pi->name_of[id - 1] - 1] : NULL;
+	snprintf(path, sizeof(path), "%s/%u/comm", pi->proc_root, tgid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(name, sizeof(name), f))
+			name[strcspn(name, "\n")] = '\0';
+		fclose(f);
+		text = intern_path(pi, name);
+	}
+	if (pi->nr_names == pi->cap_names) {
+		pi->cap_names = pi->cap_names ? pi->cap_names * 2 : 64;
+		pi->name_of = xrealloc(pi->name_of, pi->cap_names * sizeof(*pi->name_of));
+	}
+	pi->name_of[pi->nr_names++] = text ? dict__find(pi->paths, text, strlen(text)) : 0;
+	return text;
 }
 
 static const char *read_exe(struct procinfo *pi, uint32_t tgid)

@@ -33,12 +33,21 @@ struct sample {
 	uint64_t io_us, io_service_us;	/* since queued, since issued (0: not issued) */
 };
 
-/* Completions of block requests in the pass's interval, by device, op and latency. */
-struct io_hist_row {
-	const char *dev;
-	const char *op;
+/*
+ * A latency histogram the kernel kept over the pass's interval: block I/O by
+ * (device, op), or syscalls by (process, syscall).
+ */
+struct hist_row {
+	uint32_t tgid;			/* syscalls only */
+	const char *name;		/* device, or process name */
+	const char *what;		/* op, or syscall */
 	uint64_t le_us;			/* latency below this (a power of two) */
 	uint64_t count;
+};
+
+struct hist_rows {
+	struct hist_row *rows;
+	size_t nr, cap;
 };
 
 struct pass {
@@ -51,12 +60,12 @@ struct pass {
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */
 	struct sample *rows;
 	size_t nr, cap;
-	struct io_hist_row *io_hist;
-	size_t nr_io_hist, cap_io_hist;
+	struct hist_rows io_hist;	/* block I/O completions */
+	struct hist_rows sc_hist;	/* syscall completions (--syscall-latency) */
 };
 
 struct sample *pass__add_row(struct pass *p);
-struct io_hist_row *pass__add_io_hist(struct pass *p);
+struct hist_row *hist_rows__add(struct hist_rows *h);
 void pass__reset(struct pass *p);
 void pass__free_rows(struct pass *p);
 

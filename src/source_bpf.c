@@ -18,6 +18,7 @@
 #include "runq.h"
 #include "sampler.h"
 #include "stackdict.h"
+#include "syscalls.h"
 #include "tract.skel.h"
 #include "util.h"
 
@@ -25,6 +26,7 @@ struct source_bpf {
 	struct sampler base;
 	struct tract_bpf *skel;
 	struct resolvers res;
+	int syscall_latency;
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
@@ -151,15 +153,16 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 	return off;
 }
 
+typedef void (*hist_key_fn)(struct source_bpf *sb, const void *key, struct hist_row *row);
+
 /*
- * Take the block I/O histogram of the interval and empty it in one batch
- * per bucket run, not a get_next_key and a delete per key.
+ * Take a histogram of the interval and empty it, a batch at a time, not a
+ * get_next_key and a delete per key.  Keys are 8 bytes, counts __u64.
  */
-static void read_io_hist(struct source_bpf *sb, struct pass *p)
+static void read_hist(struct source_bpf *sb, struct bpf_map *map, struct hist_rows *out, hist_key_fn name)
 {
-	struct tract_io_hist_key keys[256];
-	__u64 counts[256], batch = 0;
-	int fd = bpf_map__fd(sb->skel->maps.io_hist), first = 1;
+	__u64 keys[256], counts[256], batch = 0;
+	int fd = bpf_map__fd(map), first = 1;
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
 	for (;;) {
@@ -169,16 +172,33 @@ static void read_io_hist(struct source_bpf *sb, struct pass *p)
 
 		first = 0;
 		for (__u32 i = 0; i < n; i++) {
-			struct io_hist_row *h = pass__add_io_hist(p);
+			struct hist_row *h = hist_rows__add(out);
 
-			h->dev = blockdevs__name(sb->res.blockdevs, keys[i].dev);
-			h->op = block_op_name(keys[i].op);
-			h->le_us = 1ull << keys[i].bucket;
+			name(sb, &keys[i], h);
 			h->count = counts[i];
 		}
 		if (err)
 			break;	/* ENOENT: all read */
 	}
+}
+
+static void name_io(struct source_bpf *sb, const void *key, struct hist_row *h)
+{
+	const struct tract_io_hist_key *k = key;
+
+	h->name = blockdevs__name(sb->res.blockdevs, k->dev);
+	h->what = block_op_name(k->op);
+	h->le_us = 1ull << k->bucket;
+}
+
+static void name_syscall(struct source_bpf *sb, const void *key, struct hist_row *h)
+{
+	const struct tract_sc_hist_key *k = key;
+
+	h->tgid = k->tgid;
+	h->name = procinfo__name(sb->res.procs, k->tgid);
+	h->what = syscall_name(k->nr);
+	h->le_us = 1ull << k->bucket;
 }
 
 static int bpf_pass(struct sampler *base, struct pass *p)
@@ -227,8 +247,11 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
-	if (!err)
-		read_io_hist(sb, p);
+	if (!err) {
+		read_hist(sb, sb->skel->maps.io_hist, &p->io_hist, name_io);
+		if (sb->syscall_latency)
+			read_hist(sb, sb->skel->maps.sc_hist, &p->sc_hist, name_syscall);
+	}
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -289,6 +312,8 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
 	memcpy((void *)ro->fd_syscalls, cfg->fd_syscalls, sizeof(cfg->fd_syscalls));
 	ro->slot_mask = slots - 1;
+	ro->syscall_latency = cfg->syscall_latency;
+	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
 	return bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots);
 }
@@ -327,6 +352,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->base.ops = &bpf_ops;
 	sb->skel = skel;
 	sb->res = *res;
+	sb->syscall_latency = cfg->syscall_latency;
 	sb->buf_cap = 1 << 20;
 	sb->buf = xcalloc(1, sb->buf_cap);
 	*out = &sb->base;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
- * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,meta}.csv, RFC 4180 with a header
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,meta}.csv, RFC 4180 with a header
  * line.  samples.csv has the columns of the SQLite samples view; kstack_id is
  * the stack's hash, the same in every file.
  */
@@ -19,19 +19,21 @@
 #include "syscalls.h"
 #include "util.h"
 
-enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV__COUNT };
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV__COUNT };
 
 static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_SAMPLES] = ".samples.csv",
 	[CSV_STACKS] = ".stacks.csv",
 	[CSV_PASSES] = ".passes.csv",
 	[CSV_IO_LATENCY] = ".io_latency.csv",
+	[CSV_SYSCALL_LATENCY] = ".syscall_latency.csv",
 };
 
 static const char *const csv_header[CSV__COUNT] = {
 	[CSV_STACKS] = "id,kind,frames",
 	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us",
 	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count",
+	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,tgid",
 };
 
 struct store_csv {
@@ -190,6 +192,23 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 		write_stack(st, r->kstack);
 }
 
+static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int with_tgid)
+{
+	for (size_t i = 0; i < h->nr; i++) {
+		const struct hist_row *r = &h->rows[i];
+
+		csv_u64(f, ts_us);
+		csv_sep(f);
+		csv_field(f, r->name);
+		csv_sep(f);
+		csv_field(f, r->what);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, r->le_us, r->count);
+		if (with_tgid)
+			fprintf(f, ",%u", r->tgid);
+		csv_end(f);
+	}
+}
+
 /* A pass is whole only once every file is flushed; a short write reports it. */
 static int csv_write_pass(struct sink *base, const struct pass *p)
 {
@@ -204,18 +223,8 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 	}
 	for (size_t i = 0; i < p->nr; i++)
 		write_sample(st, p, &p->rows[i]);
-	for (size_t i = 0; i < p->nr_io_hist; i++) {
-		const struct io_hist_row *h = &p->io_hist[i];
-		FILE *hf = st->f[CSV_IO_LATENCY];
-
-		csv_u64(hf, p->ts_us);
-		csv_sep(hf);
-		csv_field(hf, h->dev);
-		csv_sep(hf);
-		csv_field(hf, h->op);
-		fprintf(hf, ",%" PRIu64 ",%" PRIu64, h->le_us, h->count);
-		csv_end(hf);
-	}
+	write_hist(st->f[CSV_IO_LATENCY], p->ts_us, &p->io_hist, 0);
+	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1);
 	pf = st->f[CSV_PASSES];
 	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		p->ts_us, p->weight_us, p->visited, p->nr, p->dropped, p->duration_us, p->cpu_us);

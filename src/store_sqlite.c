@@ -19,8 +19,8 @@
 
 #define SYSCALL_BITS 1024
 
-enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_IO_HIST, INS_FACT,
-       INS__COUNT };
+enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_IO_HIST, INS_SC_HIST,
+       INS_FACT, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
@@ -32,6 +32,7 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
 	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
+	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, tgid) VALUES (?,?,?,?,?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
 		     "waker_tid, cgroup, file, runq_us, io_dev, io_op, io_bytes, io_us, io_service_us) "
 		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -386,16 +387,24 @@ static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *i
 	return 0;
 }
 
-static int insert_io_hist(struct store_sqlite *st, int64_t pass_id, const struct io_hist_row *h)
+/* Both histogram tables share their first five columns; syscalls add the tgid. */
+static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id, const struct hist_rows *h)
 {
-	sqlite3_stmt *s = st->ins[INS_IO_HIST];
+	int err = 0;
 
-	sqlite3_bind_int64(s, 1, pass_id);
-	sqlite3_bind_text(s, 2, h->dev, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, h->op, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, h->le_us);
-	sqlite3_bind_int64(s, 5, h->count);
-	return step(st, s);
+	for (size_t i = 0; !err && i < h->nr; i++) {
+		const struct hist_row *r = &h->rows[i];
+
+		sqlite3_bind_int64(s, 1, pass_id);
+		sqlite3_bind_text(s, 2, r->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, r->what, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, r->le_us);
+		sqlite3_bind_int64(s, 5, r->count);
+		if (s == st->ins[INS_SC_HIST])
+			sqlite3_bind_int64(s, 6, r->tgid);
+		err = step(st, s);
+	}
+	return err;
 }
 
 static int sqlite_write_pass(struct sink *base, const struct pass *p)
@@ -416,8 +425,10 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 		err = insert_pass(st, p, &pass_id);
 	for (size_t i = 0; !err && i < p->nr; i++)
 		err = insert_row(st, pass_id, &p->rows[i]);
-	for (size_t i = 0; !err && i < p->nr_io_hist; i++)
-		err = insert_io_hist(st, pass_id, &p->io_hist[i]);
+	if (!err)
+		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist);
+	if (!err)
+		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist);
 	if (!err)
 		err = exec(st, "COMMIT");
 	if (err) {

@@ -98,8 +98,17 @@ struct tract_io_hist_key {
 
 #define TRACT_IO_BUCKETS 32
 
+/* Syscall latency histogram (--syscall-latency): completions per (process, syscall, log2 µs bucket). */
+struct tract_sc_hist_key {
+	__u32 tgid;
+	__u16 nr;
+	__u8 bucket;		/* latency < 2^bucket µs */
+	__u8 pad;
+};
+
 #ifndef __bpf__
 _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout changed");
+_Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
 _Static_assert(sizeof(struct tract_sample) == 216, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 #endif

@@ -3,7 +3,7 @@
 # Without -o, record prints each pass as an aligned table; --all shows idle threads.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 9
+plan 12
 
 start_workload --only spin,idle,client --pool 3 || exit 1
 "$TRACT" record -F 4 -d 1.2 -p "$WL_PID" > "$WORK/out.txt" 2> "$WORK/err.txt"
@@ -20,5 +20,15 @@ ok "--all lists the idle pool" test "$(grep -c ' idle[0-9] ' "$WORK/all.txt")" -
 fast=$(q "$(ls "$WORK"/fast/*.db | tail -n 1)" "select count(*) || ' ' || count(distinct ts_us) from passes")
 ok "100 Hz gives about 100 passes a second ($fast)" sh -c "set -- $fast; [ \$1 -ge 80 ] && [ \$1 -le 101 ] && [ \$1 -eq \$2 ]"
 ok "--no-kstacks stores no stacks" test "$(q "$(ls "$WORK"/fast/*.db | tail -n 1)" "select count(*) from stacks")" -eq 0
+
+# --syscall-latency: per-process histograms, kept in the kernel and emptied every pass
+# a reply takes 2 s; a whole request must start and end inside the window
+"$TRACT" record -F 10 -d 4.5 --syscall-latency -p "$WL_PID" -o "$WORK/lat" 2> "$WORK/lat.err"
+lat=$(ls "$WORK"/lat/*.db | tail -n 1)
+ok "--syscall-latency records the client's recvfrom completions" \
+	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom'")" -gt 0
+ok "its slow replies land in the 1-2 s or 2-4 s buckets" \
+	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom' and le_us >= 1048576")" -gt 0
+ok "no sys_exit program is loaded without --syscall-latency" sh -c "'$TRACT' record -d 0.5 > /dev/null 2>&1 & sleep 0.3; ! bpftool prog show | grep -q 'name tract_sys_exit'; r=\$?; wait; exit \$r"
 stop_workload
 done_testing
