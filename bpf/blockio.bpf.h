@@ -87,6 +87,7 @@ int BPF_PROG(tract_block_rq_insert, struct request *rq)
 	return 0;
 }
 
+/* Requests that bypass the scheduler are issued without being inserted. */
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(tract_block_rq_issue, struct request *rq)
 {
@@ -100,7 +101,7 @@ int BPF_PROG(tract_block_rq_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 key = (__u64)rq, now, start, one = 1, *count;
+	__u64 key = (__u64)rq, now, start;
 	struct tract_io_hist_key hk = {};
 	struct io_req *r = bpf_map_lookup_elem(&inflight, &key);
 
@@ -113,11 +114,7 @@ int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned in
 	hk.op = r->op;
 	hk.bucket = start && start < now ? log2_us(now - start) : 0;
 	bpf_map_delete_elem(&inflight, &key);
-	count = bpf_map_lookup_elem(&io_hist, &hk);
-	if (count)
-		__sync_fetch_and_add(count, 1);
-	else if (bpf_map_update_elem(&io_hist, &hk, &one, BPF_NOEXIST))
-		__sync_fetch_and_add(&io_hist_full, 1);
+	hist_add(&io_hist, &hk, &io_hist_full);
 	return 0;
 }
 

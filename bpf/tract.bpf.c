@@ -105,6 +105,25 @@ static __always_inline __u8 log2_us(__u64 ns)
 	return b;
 }
 
+/*
+ * Count one in a histogram bucket.  When two CPUs create the same bucket at
+ * once, the loser finds it made and adds to it; only a full map loses counts,
+ * and *full says how many.
+ */
+static __always_inline void hist_add(void *map, const void *key, __u64 *full)
+{
+	__u64 one = 1, *count = bpf_map_lookup_elem(map, key);
+
+	if (!count && !bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+		return;
+	if (!count)
+		count = bpf_map_lookup_elem(map, key);
+	if (count)
+		__sync_fetch_and_add(count, 1);
+	else
+		__sync_fetch_and_add(full, 1);
+}
+
 #include "blockio.bpf.h"
 
 struct kstack_buf {
@@ -176,20 +195,14 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tract_sc_hist_key k = {};
 	struct tract_slot *s = slot_of(task->pid);
-	__u64 now, one = 1, *count;
 
 	if (!s || s->tag != owner_tag(task) || !s->sc_entry_ktime)
 		return 0;
-	now = bpf_ktime_get_ns();
 	k.tgid = task->tgid;
 	k.nr = regs->orig_ax;
-	k.bucket = log2_us(now - s->sc_entry_ktime);
+	k.bucket = log2_us(bpf_ktime_get_ns() - s->sc_entry_ktime);
 	s->sc_entry_ktime = 0;
-	count = bpf_map_lookup_elem(&sc_hist, &k);
-	if (count)
-		__sync_fetch_and_add(count, 1);
-	else if (bpf_map_update_elem(&sc_hist, &k, &one, BPF_NOEXIST))
-		__sync_fetch_and_add(&sc_hist_full, 1);
+	hist_add(&sc_hist, &k, &sc_hist_full);
 	return 0;
 }
 
