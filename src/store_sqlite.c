@@ -20,7 +20,7 @@
 #define SYSCALL_BITS 1024
 
 enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_IO_HIST, INS_SC_HIST,
-       INS_FACT, INS__COUNT };
+       INS_FACT, INS_IO, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
@@ -34,8 +34,8 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
 	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, tgid) VALUES (?,?,?,?,?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup, file, runq_us, io_dev, io_op, io_bytes, io_us, io_service_us) "
-		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "waker_tid, cgroup, file, runq_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[INS_IO] = "INSERT INTO sample_io(fact, dev, op, bytes, us, service_us) VALUES (?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -363,13 +363,17 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
 	bind_opt(s, 12, file, file);
 	bind_opt(s, 13, r->has_runq, r->runq_us);
-	if (r->io_dev) {
-		sqlite3_bind_text(s, 14, r->io_dev, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 15, r->io_op, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 16, r->io_bytes);
-		sqlite3_bind_int64(s, 17, r->io_us);
-		bind_opt(s, 18, r->io_service_us != 0, r->io_service_us);
-	}
+	if (step(st, s))
+		return -EIO;
+	if (!r->io_dev)
+		return 0;
+	s = st->ins[INS_IO];
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+	sqlite3_bind_text(s, 2, r->io_dev, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, r->io_op, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, r->io_bytes);
+	sqlite3_bind_int64(s, 5, r->io_us);
+	bind_opt(s, 6, r->io_service_us != 0, r->io_service_us);
 	return step(st, s);
 }
 
