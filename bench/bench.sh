@@ -7,7 +7,7 @@ set -u
 OUT=${OUT:-build}
 B=$OUT/bench
 TRACT=$OUT/tract
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-7}
 SYSCALLS=${SYSCALLS:-2000000}
 PINGPONGS=${PINGPONGS:-100000}
 tmp=$(mktemp -d /var/tmp/tract-bench.XXXXXX)
@@ -55,28 +55,43 @@ stop_tract() { kill -INT "$TRACT_PID"; wait "$TRACT_PID" 2>/dev/null; }
 progress() { printf '%s\n' "$*" >&2; }
 
 # ---- 1 + 3: ns per syscall and per pipe round trip -------------------------
-# The ping-pong pair is pinned to one CPU: spread over two, its round trip
-# swings by a factor of two with where the scheduler puts the threads.
+# This machine drifts by more than the costs measured, so every measurement
+# is paired with a baseline taken just before it, and the figure is the
+# median of those differences.  The ping-pong pair is pinned to one CPU:
+# spread over two, its round trip swings by a factor of two with where the
+# scheduler puts the threads.
 progress "bench: syscall and ping-pong costs, $ROUNDS rounds"
+# paired NAME PINGPONG START STOP: baselines with nothing attached, then the
+# same loops with START's programs attached; the differences are the costs
+paired() {
+	local name=$1 pp=$2 start=$3 stop=$4 base with pbase pwith
+	base=$("$B/syscall_loop" "$SYSCALLS")
+	[ "$pp" = yes ] && pbase=$(taskset -c 0 "$B/pingpong" "$PINGPONGS")
+	$start
+	with=$("$B/syscall_loop" "$SYSCALLS")
+	[ "$pp" = yes ] && pwith=$(taskset -c 0 "$B/pingpong" "$PINGPONGS")
+	$stop
+	echo "$base" >> "$tmp/sc.base"
+	echo "$with" >> "$tmp/sc.$name"
+	echo "$(calc "$with - $base" 2)" >> "$tmp/sc.d_$name"
+	if [ "$pp" = yes ]; then
+		echo "$pbase" >> "$tmp/pp.base"
+		echo "$pwith" >> "$tmp/pp.$name"
+		echo "$(calc "$pwith - $pbase" 1)" >> "$tmp/pp.d_$name"
+	fi
+}
+floor_exit() { start_floor floor_sys_enter floor_sys_exit; }
+floor_same() { start_floor floor_sys_enter floor_sched_waking; }
+tract_plain() { start_tract -F 1 -o "$tmp/store-$r"; }
+tract_lat() { start_tract -F 1 --syscall-latency -o "$tmp/store-lat-$r"; }
 for r in $(seq "$ROUNDS"); do
-	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.base"
-	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.base"
-	start_floor floor_sys_enter floor_sys_exit
-	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor"
-	stop_floor
-	start_floor floor_sys_enter floor_sched_waking
-	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.floor_same"
-	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.floor"
-	stop_floor
-	start_tract -F 1 -o "$tmp/store-$r"
-	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.tract"
-	taskset -c 0 "$B/pingpong" "$PINGPONGS" >> "$tmp/pp.tract"
-	stop_tract
-	start_tract -F 1 --syscall-latency -o "$tmp/store-lat-$r"
-	"$B/syscall_loop" "$SYSCALLS" >> "$tmp/sc.tract_lat"
-	stop_tract
+	paired floor no floor_exit stop_floor
+	paired floor_same yes floor_same stop_floor
+	paired tract yes tract_plain stop_tract
+	paired tract_lat no tract_lat stop_tract
 done
-for f in sc.base sc.floor sc.floor_same sc.tract sc.tract_lat pp.base pp.floor pp.tract; do
+for f in sc.base sc.floor sc.floor_same sc.tract sc.tract_lat pp.base pp.floor_same pp.tract \
+	 sc.d_floor sc.d_floor_same sc.d_tract sc.d_tract_lat pp.d_floor_same pp.d_tract; do
 	eval "${f/./_}=$(median < "$tmp/$f")"
 done
 
@@ -159,14 +174,15 @@ read -r c10k_first c10k_med v10k e10k d10k _ < "$tmp/sampler-10000"
 read -r _ cidle_med vidle eidle _ _ < "$tmp/sampler-10000idle"
 read -r mem1k rss1k < "$tmp/mem-1000"
 read -r mem10k rss10k < "$tmp/mem-10000"
-sc_floor_d=$(calc "$sc_floor - $sc_base")
-sc_tract_d=$(calc "$sc_tract - $sc_base")
-pp_floor_d=$(calc "$pp_floor - $pp_base")
-pp_tract_d=$(calc "$pp_tract - $pp_base")
+sc_floor_d=$sc_d_floor
+sc_tract_d=$sc_d_tract
+pp_floor_d=$pp_d_floor_same
+pp_floor=$pp_floor_same
+pp_tract_d=$pp_d_tract
 verdict() { awk "BEGIN { print ($1) ? \"meets\" : \"MISSES\" }"; }
 
 echo
-echo "tract bench ($(uname -r), $(nproc) CPUs, median of $ROUNDS rounds; baselines from the same run)"
+echo "tract bench ($(uname -r), $(nproc) CPUs, median of $ROUNDS rounds; each cost against a baseline taken just before it)"
 echo
 printf '%-48s %12s %12s  %s\n' "measure" "value" "bar" "verdict"
 printf '%-48s %12s %12s  %s\n' "-------" "-----" "---" "-------"
@@ -178,7 +194,7 @@ row "getppid ns/call, tract record running" "$sc_tract" "" ""
 row "  added by the floor" "+$sc_floor_d" "" ""
 row "  added by tract (xcapture v3: about +130)" "+$sc_tract_d" "<= +$(calc "1.5 * $sc_floor_d")" \
 	"$(verdict "$sc_tract_d <= 1.5 * $sc_floor_d")"
-row "  added by tract --syscall-latency (opt-in)" "+$(calc "$sc_tract_lat - $sc_base")" "" ""
+row "  added by tract --syscall-latency (opt-in)" "+$sc_d_tract_lat" "" ""
 row "pipe round trip ns, no BPF" "$pp_base" "" ""
 row "pipe round trip ns, empty progs on tract's hooks" "$pp_floor" "" ""
 row "pipe round trip ns, tract record running" "$pp_tract" "" ""
