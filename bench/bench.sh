@@ -111,7 +111,7 @@ for r in $(seq "$ROUNDS"); do
 	start_floor floor_sys_enter floor_sched_waking
 	prog_stats
 	stop_floor
-	start_tract -F 10 -o "$tmp/stats-$r"
+	start_tract -F 1 -o "$tmp/stats-$r"
 	prog_stats
 	stop_tract
 done
