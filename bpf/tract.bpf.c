@@ -206,6 +206,24 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* x86_64 kernel stacks without KASAN; set before load */
+const volatile __u64 thread_size = 16384;
+
+/*
+ * Interrupts and softirqs run on their own stacks on x86_64, so a frame
+ * outside the current task's stack means interrupt context: a timer or a
+ * device woke the thread, not the task that happened to be running.
+ */
+static __always_inline __u32 waker_id(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	volatile __u32 frame = 0;
+
+	if ((__u64)&frame - (__u64)cur->stack >= thread_size)
+		return TRACT_WAKER_IRQ;
+	return cur->pid;
+}
+
 /*
  * Runs in the waker's context.  The slot is written only when the waker
  * changes, so partners that wake each other all the time only read it.
@@ -213,7 +231,7 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tract_sched_waking, struct task_struct *p)
 {
-	__u32 tag = owner_tag(p), waker = bpf_get_current_pid_tgid();
+	__u32 tag = owner_tag(p), waker = waker_id();
 	struct tract_waker *w = waker_of(p->pid);
 
 	if (w && (w->tag != tag || w->waker_tid != waker)) {

@@ -15,8 +15,11 @@ void procinfo__free(struct procinfo *pi);
  * pid or an exec is noticed.  Valid until procinfo__free().
  */
 const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns, const char *pcomm);
-/* Name of process tgid (its main thread's comm), read this pass; NULL if gone. */
-const char *procinfo__name(struct procinfo *pi, uint32_t tgid);
+/*
+ * Name of process or thread id (its comm), read once per pass; NULL if
+ * gone.  Valid until procinfo__free().
+ */
+const char *procinfo__name(struct procinfo *pi, uint32_t id);
 /* Forget everything if the cache grew past its bound; call between passes. */
 void procinfo__trim(struct procinfo *pi);
 

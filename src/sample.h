@@ -15,7 +15,8 @@ struct sample {
 	int32_t state;			/* enum tract_state */
 	int32_t syscall_nr;		/* -1: user mode or unknown */
 	uint32_t flags;			/* enum tract_sample_flags */
-	uint32_t waker_tid;
+	uint32_t waker_tid;		/* valid with TRACT_SF_WAKER */
+	const char *waker;		/* "irq", or the waker thread's name; NULL if unknown */
 	uint64_t sc_us, state_us;	/* valid per flags */
 	uint64_t sc_args[6];
 	char comm[TRACT_COMM_LEN];

@@ -24,7 +24,7 @@ const char *state_name(int state)
 const char *const sample_columns[] = {
 	"ts_us", "weight_us", "tid", "tgid", "comm", "pcomm", "exe", "uid", "state", "cpu",
 	"syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
-	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", "file", "runq_us",
+	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", "file", "runq_us", "waker",
 	"io_dev", "io_op", "io_bytes", "io_us", "io_service_us", NULL,
 };
 
@@ -69,6 +69,10 @@ const char tract_schema_sql[] =
 "  frames TEXT NOT NULL         -- outermost;...;innermost function names (folded-stack order)\n"
 ");\n"
 "CREATE TABLE syscalls (nr INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+"CREATE TABLE names (\n"
+"  id   INTEGER PRIMARY KEY,\n"
+"  name TEXT NOT NULL  -- a waker: a thread's name, or irq\n"
+");\n"
 "CREATE TABLE files (\n"
 "  id   INTEGER PRIMARY KEY,\n"
 "  name TEXT NOT NULL  -- a path, a socket (tcp 10.0.0.1:41234->10.0.0.2:5432 ESTABLISHED), pipe:[N], ...\n"
@@ -88,10 +92,11 @@ const char tract_schema_sql[] =
 "  sc_us     INTEGER,           -- time in the syscall so far; NULL if unknown\n"
 "  state_us  INTEGER,           -- time in the state so far; NULL if unknown\n"
 "  kstack    INTEGER,           -- stacks.id of the kernel stack; off-CPU threads only\n"
-"  waker_tid INTEGER,           -- thread that ran the latest wakeup of this thread\n"
+"  waker_tid INTEGER,           -- thread that ran the latest wakeup of this thread; NULL for irq\n"
 "  cgroup    INTEGER,           -- cgroups.id: the thread's cgroup v2 (container, systemd unit)\n"
 "  file      INTEGER,           -- files.id: the file or socket of a syscall's fd argument\n"
-"  runq_us   INTEGER            -- mean wait for a CPU per switch-in since the thread's previous sample\n"
+"  runq_us   INTEGER,           -- mean wait for a CPU per switch-in since the thread's previous sample\n"
+"  waker     INTEGER            -- names.id: who ran the latest wakeup, irq for timers and devices\n"
 ");\n"
 "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 "-- so that every other sample does not carry five empty columns.\n"
@@ -124,7 +129,7 @@ const char tract_schema_sql[] =
 "         f.kstack AS kstack_id, f.waker_tid,\n"
 "         a.a0 AS sc_arg0, a.a1 AS sc_arg1, a.a2 AS sc_arg2,\n"
 "         a.a3 AS sc_arg3, a.a4 AS sc_arg4, a.a5 AS sc_arg5,\n"
-"         f.cgroup AS cgroup_id, cg.path AS cgroup, fl.name AS file, f.runq_us,\n"
+"         f.cgroup AS cgroup_id, cg.path AS cgroup, fl.name AS file, f.runq_us, wk.name AS waker,\n"
 "         io.dev AS io_dev, io.op AS io_op, io.bytes AS io_bytes, io.us AS io_us,\n"
 "         io.service_us AS io_service_us\n"
 "  FROM sample_facts f\n"
@@ -135,4 +140,5 @@ const char tract_schema_sql[] =
 "  LEFT JOIN args a ON a.id = f.args\n"
 "  LEFT JOIN cgroups cg ON cg.id = f.cgroup\n"
 "  LEFT JOIN files fl ON fl.id = f.file\n"
+"  LEFT JOIN names wk ON wk.id = f.waker\n"
 "  LEFT JOIN sample_io io ON io.fact = f.rowid;\n";

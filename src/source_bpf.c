@@ -79,6 +79,14 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	row->flags = s->flags;
 	row->syscall_nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
 	row->waker_tid = s->waker_tid;
+	if (s->flags & TRACT_SF_WAKER) {
+		if (s->waker_tid == TRACT_WAKER_IRQ) {
+			row->waker = "irq";
+			row->flags &= ~TRACT_SF_WAKER;
+		} else {
+			row->waker = procinfo__name(sb->res.procs, s->waker_tid);
+		}
+	}
 	row->sc_us = s->sc_ns / 1000;
 	row->state_us = s->state_ns / 1000;
 	memcpy(row->sc_args, s->sc_args, sizeof(row->sc_args));

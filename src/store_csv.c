@@ -181,6 +181,8 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 	csv_field(f, r->file);
 	opt_u64(f, r->has_runq, r->runq_us);
 	csv_sep(f);
+	csv_field(f, r->waker);
+	csv_sep(f);
 	csv_field(f, r->io_dev);
 	csv_sep(f);
 	csv_field(f, r->io_op);

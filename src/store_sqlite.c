@@ -19,8 +19,8 @@
 
 #define SYSCALL_BITS 1024
 
-enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_IO_HIST, INS_SC_HIST,
-       INS_FACT, INS_IO, INS__COUNT };
+enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_NAME, INS_IO_HIST,
+       INS_SC_HIST, INS_FACT, INS_IO, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us) "
@@ -31,10 +31,11 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
+	[INS_NAME] = "INSERT INTO names(id, name) VALUES (?,?)",
 	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
 	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, tgid) VALUES (?,?,?,?,?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup, file, runq_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "waker_tid, cgroup, file, runq_us, waker) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[INS_IO] = "INSERT INTO sample_io(fact, dev, op, bytes, us, service_us) VALUES (?,?,?,?,?,?)",
 };
 
@@ -52,7 +53,7 @@ struct store_sqlite {
 	char *path;
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
-	struct dimension threads, args, stacks, files;
+	struct dimension threads, args, stacks, files, names;
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
 };
@@ -90,7 +91,7 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 /* Forget what this file holds; ids continue after those already in it. */
 static void reset_dimensions(struct store_sqlite *st)
 {
-	struct dimension *dims[] = { &st->threads, &st->args, &st->stacks, &st->files };
+	struct dimension *dims[] = { &st->threads, &st->args, &st->stacks, &st->files, &st->names };
 	char sql[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
@@ -252,13 +253,22 @@ static int insert_stack(struct store_sqlite *st, int64_t id, const void *arg)
 	return step(st, s);
 }
 
+/* files and names: (id, text) tables */
+static int insert_text(struct store_sqlite *st, sqlite3_stmt *s, int64_t id, const char *text)
+{
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
 static int insert_file(struct store_sqlite *st, int64_t id, const void *arg)
 {
-	sqlite3_stmt *s = st->ins[INS_FILE];
+	return insert_text(st, st->ins[INS_FILE], id, arg);
+}
 
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, arg, -1, SQLITE_STATIC);
-	return step(st, s);
+static int insert_name(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	return insert_text(st, st->ins[INS_NAME], id, arg);
 }
 
 static int note_syscall(struct store_sqlite *st, int nr)
@@ -325,7 +335,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	unsigned char key[4096 + 64];
 	sqlite3_stmt *s = st->ins[INS_FACT];
 	int in_syscall = r->syscall_nr >= 0;
-	int64_t thread, args = 0, stack = 0, file = 0;
+	int64_t thread, args = 0, stack = 0, file = 0, waker = 0;
 
 	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
 	if (!thread)
@@ -350,6 +360,11 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 		if (!file)
 			return -EIO;
 	}
+	if (r->waker) {
+		waker = dimension_id(st, &st->names, r->waker, strlen(r->waker), insert_name, r->waker);
+		if (!waker)
+			return -EIO;
+	}
 	sqlite3_bind_int64(s, 1, pass_id);
 	sqlite3_bind_int64(s, 2, thread);
 	sqlite3_bind_int64(s, 3, r->state);
@@ -363,6 +378,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
 	bind_opt(s, 12, file, file);
 	bind_opt(s, 13, r->has_runq, r->runq_us);
+	bind_opt(s, 14, waker, waker);
 	if (step(st, s))
 		return -EIO;
 	if (!r->io_dev)
@@ -452,6 +468,7 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->args.ids);
 	dict__free(st->stacks.ids);
 	dict__free(st->files.ids);
+	dict__free(st->names.ids);
 	dict__free(st->cgroups_written);
 	free((char *)st->cfg.dir);
 	free(st);
@@ -477,6 +494,7 @@ int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 	st->args = (struct dimension){ .ids = dict__new(), .table = "args" };
 	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
+	st->names = (struct dimension){ .ids = dict__new(), .table = "names" };
 	st->cgroups_written = dict__new();
 	*out = &st->base;
 	return 0;

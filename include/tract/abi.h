@@ -19,6 +19,8 @@
 #define TRACT_KSTACK_MAX 127
 /* -p accepts this many process ids */
 #define TRACT_PID_FILTER_MAX 64
+/* waker_tid of a wakeup run from interrupt context (timers, devices, softirqs) */
+#define TRACT_WAKER_IRQ 0xffffffffu
 
 /* Thread states, in the order they are stored (the store keeps the name). */
 enum tract_state {

@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 25
+plan 28
 
 start_workload || exit 1
 pid=$WL_PID
@@ -61,6 +61,14 @@ ok "the I/O histogram holds the fsync thread's writes to $disk" \
 	test "$(q "$db" "select coalesce(sum(count), 0) from io_latency where dev='$disk' and op='write'")" -gt 10
 ok "the fsync thread in DISK shows the write it waits on" \
 	test "$(q "$db" "select count(*) from samples where comm='fsync' and io_dev='$disk' and io_op='write' and io_bytes > 0")" -gt 0
+# --all: every thread, and the sleeping thread's timer shows as its waker
+"$TRACT" record -F 10 -d 2.5 --all -p "$pid" -o "$WORK/all" 2> "$WORK/all.err"
+all=$(ls "$WORK"/all/tract-*.db | tail -n 1)
+ok "--all stores the idle pool in every pass" \
+	test "$(q "$all" "select count(*) from samples where comm like 'idle%'")" -ge "$(($(q "$all" "select count(*) from passes") * 8))"
+ok "the sleeping thread is woken by a timer: its waker is irq" \
+	test "$(q "$all" "select count(*) from samples where comm='sleep' and waker='irq' and waker_tid is null")" -gt 0
+ok "ping's waker is named: pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker='pong'")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
 stop_workload
 done_testing
