@@ -57,6 +57,7 @@ struct pass {
 	uint64_t weight_us;		/* the real interval this pass stands for */
 	uint64_t visited;		/* threads the iterator looked at */
 	uint64_t dropped;		/* rows the source could not deliver */
+	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */
 	struct sample *rows;

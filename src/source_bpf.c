@@ -213,7 +213,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 	struct tract_bpf__bss *bss = sb->skel->bss;
-	uint64_t visited0 = bss->threads_visited;
+	uint64_t visited0 = bss->threads_visited, lost0 = bss->io_hist_full + bss->sc_hist_full;
 	size_t have = 0;
 	int fd, err = 0;
 
@@ -255,6 +255,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
+	p->hist_lost = bss->io_hist_full + bss->sc_hist_full - lost0;
 	if (!err) {
 		read_hist(sb, sb->skel->maps.io_hist, &p->io_hist, name_io);
 		if (sb->syscall_latency)
