@@ -110,7 +110,9 @@ test-san:
 	$(Q)$(MAKE) --no-print-directory SAN=1 test-unit
 
 test-integration: all
-	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) prove -v tests/integration/
+	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
+	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) \
+		TRACT_SAN=$(abspath build-san/tract) prove -v tests/integration/
 
 # Debian 12's own kernel under qemu: tract must run on kernels older than the build host's
 test-kernels: all

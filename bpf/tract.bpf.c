@@ -210,17 +210,26 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 const volatile __u64 thread_size = 16384;
 
 /*
- * Interrupts and softirqs run on their own stacks on x86_64, so a frame
- * outside the current task's stack means interrupt context: a timer or a
- * device woke the thread, not the task that happened to be running.
+ * Who ran a wakeup: a task, or an interrupt (a timer, a device, a softirq)
+ * that merely found that task on the CPU.  On x86_64 an interrupt of kernel
+ * code runs on the interrupt stack, so a frame outside the task's stack
+ * tells; an interrupt of user code stays on the task's stack, but then the
+ * task's saved registers hold an interrupt vector (orig_ax < 0), where a
+ * syscall or an exception leaves a number >= 0.
  */
 static __always_inline __u32 waker_id(void)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	volatile __u32 frame = 0;
+	struct pt_regs *regs;
 
 	if ((__u64)&frame - (__u64)cur->stack >= thread_size)
 		return TRACT_WAKER_IRQ;
+	if (!(cur->flags & PF_KTHREAD)) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+		if (regs && (long)regs->orig_ax < 0)
+			return TRACT_WAKER_IRQ;
+	}
 	return cur->pid;
 }
 
