@@ -208,6 +208,12 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 
 /* x86_64 kernel stacks without KASAN; set before load */
 const volatile __u64 thread_size = 16384;
+/*
+ * Telling the interrupt stack by a frame's address needs arithmetic on the
+ * frame pointer, which verifiers before 6.2 or so refuse; user space turns
+ * it off and loads again there.
+ */
+const volatile __u8 irq_by_stack = 1;
 
 /*
  * Who ran a wakeup: a task, or an interrupt (a timer, a device, a softirq)
@@ -223,7 +229,7 @@ static __always_inline __u32 waker_id(void)
 	volatile __u32 frame = 0;
 	struct pt_regs *regs;
 
-	if ((__u64)&frame - (__u64)cur->stack >= thread_size)
+	if (irq_by_stack && (__u64)&frame - (__u64)cur->stack >= thread_size)
 		return TRACT_WAKER_IRQ;
 	if (!(cur->flags & PF_KTHREAD)) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);

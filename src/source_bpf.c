@@ -327,6 +327,27 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.wakers, slots);
 }
 
+/* Open, configure and load the object; NULL with *err set on failure. */
+static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack, int *err)
+{
+	struct tract_bpf *skel = tract_bpf__open();
+
+	if (!skel) {
+		*err = -errno;
+		tract_err("cannot open the BPF object: %s", strerror(-*err));
+		return NULL;
+	}
+	skel->rodata->irq_by_stack = irq_by_stack;
+	*err = configure(skel, cfg);
+	if (!*err)
+		*err = tract_bpf__load(skel);
+	if (*err) {
+		tract_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
 int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *res,
 		     struct sampler **out)
 {
@@ -338,24 +359,23 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	if (err)
 		return err;
 	libbpf_set_print(libbpf_print);
-	skel = tract_bpf__open();
-	if (!skel) {
-		err = -errno;
-		tract_err("cannot open the BPF object: %s", strerror(-err));
-		return err;
+	skel = load(cfg, 1, &err);
+	if (!skel && err == -EINVAL) {
+		skel = load(cfg, 0, &err);
+		if (skel)
+			tract_warn("this kernel's verifier refuses the interrupt-stack check; "
+				   "wakeups by interrupts of kernel code name the interrupted task");
 	}
-	err = configure(skel, cfg);
-	if (!err)
-		err = tract_bpf__load(skel);
-	if (err) {
+	if (!skel) {
 		tract_err("cannot load the BPF programs: %s%s", strerror(-err),
 			  tract_verbose ? "" : " (run with -v for the verifier's log)");
-		goto cleanup;
+		return err;
 	}
 	err = tract_bpf__attach(skel);
 	if (err) {
 		tract_err("cannot attach the BPF programs: %s", strerror(-err));
-		goto cleanup;
+		tract_bpf__destroy(skel);
+		return err;
 	}
 	sb = xcalloc(1, sizeof(*sb));
 	sb->base.ops = &bpf_ops;
@@ -366,7 +386,4 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->buf = xcalloc(1, sb->buf_cap);
 	*out = &sb->base;
 	return 0;
-cleanup:
-	tract_bpf__destroy(skel);
-	return err;
 }
