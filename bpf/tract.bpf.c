@@ -41,7 +41,6 @@ __u64 rows_emitted;
  * the next read, which is why rows never drop between here and user space.
  */
 __u64 rows_retried;
-__u64 kstacks_emitted;
 __u64 kstack_errors;
 /* max_entries and slot_mask are set before load from the kernel's pid_max. */
 const volatile __u32 slot_mask;
@@ -528,7 +527,6 @@ static __always_inline void take_kstack(struct seq_file *seq, struct task_struct
 		kstack_errors++;
 		return;
 	}
-	kstacks_emitted++;
 	s->kstack_hash = buf->hdr.hash;
 	*fresh_switches = switches;
 }

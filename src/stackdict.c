@@ -37,11 +37,6 @@ void stackdict__free(struct stackdict *sd)
 	free(sd);
 }
 
-size_t stackdict__size(const struct stackdict *sd)
-{
-	return sd->nr;
-}
-
 const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash)
 {
 	uint32_t id = dict__find(sd->by_raw, &raw_hash, sizeof(raw_hash));

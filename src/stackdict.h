@@ -26,6 +26,5 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 				    const uint64_t *ip, size_t nr);
 /* The stack seen before under this hash, or NULL. */
 const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash);
-size_t stackdict__size(const struct stackdict *sd);
 
 #endif
