@@ -9,9 +9,8 @@
 
 struct blockdevs {
 	char *sys_root;
-	struct dict *devs;	/* dev -> index + 1 */
-	char **names;
-	size_t nr, cap;
+	struct dict *devs;	/* dev -> its name in names */
+	struct dict *names;
 };
 
 struct blockdevs *blockdevs__new(const char *sys_root)
@@ -20,6 +19,7 @@ struct blockdevs *blockdevs__new(const char *sys_root)
 
 	bd->sys_root = xstrdup(sys_root ? sys_root : "/sys");
 	bd->devs = dict__new();
+	bd->names = dict__new();
 	return bd;
 }
 
@@ -27,48 +27,42 @@ void blockdevs__free(struct blockdevs *bd)
 {
 	if (!bd)
 		return;
-	for (size_t i = 0; i < bd->nr; i++)
-		free(bd->names[i]);
-	free(bd->names);
 	dict__free(bd->devs);
+	dict__free(bd->names);
 	free(bd->sys_root);
 	free(bd);
 }
 
-static char *read_name(const char *sys_root, unsigned int major, unsigned int minor)
+static const char *read_name(struct blockdevs *bd, unsigned int major, unsigned int minor)
 {
 	char path[PATH_MAX], line[256], name[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/uevent", sys_root, major, minor);
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/uevent", bd->sys_root, major, minor);
 	f = fopen(path, "re");
 	if (f) {
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "DEVNAME=%127s", name) == 1) {
 				fclose(f);
-				return xstrdup(name);
+				return dict__intern_str(bd->names, name);
 			}
 		}
 		fclose(f);
 	}
 	snprintf(name, sizeof(name), "%u:%u", major, minor);
-	return xstrdup(name);
+	return dict__intern_str(bd->names, name);
 }
 
 const char *blockdevs__name(struct blockdevs *bd, uint32_t dev)
 {
 	int added;
 	uint32_t id = dict__intern(bd->devs, &dev, sizeof(dev), &added);
+	uint64_t *name = dict__value(bd->devs, id);
 
-	if (added) {
-		if (bd->nr == bd->cap) {
-			bd->cap = bd->cap ? bd->cap * 2 : 16;
-			bd->names = xrealloc(bd->names, bd->cap * sizeof(*bd->names));
-		}
-		/* the kernel's dev_t: 12 bits of major above 20 bits of minor */
-		bd->names[bd->nr++] = read_name(bd->sys_root, dev >> 20, dev & 0xfffff);
-	}
-	return bd->names[id - 1];
+	/* the kernel's dev_t: 12 bits of major above 20 bits of minor */
+	if (added)
+		*name = (uintptr_t)read_name(bd, dev >> 20, dev & 0xfffff);
+	return (const char *)(uintptr_t)*name;
 }
 
 const char *block_op_name(unsigned int op)

@@ -14,9 +14,8 @@
 
 struct cgroups {
 	char *root;		/* cgroup2 mount point, NULL if none */
-	struct dict *ids;	/* cgroup id -> index + 1 into paths */
-	char **paths;
-	size_t nr, cap;
+	struct dict *ids;	/* cgroup id -> its path in paths */
+	struct dict *paths;
 	int rescanned;		/* in this pass */
 };
 
@@ -58,6 +57,7 @@ struct cgroups *cgroups__new(void)
 
 	cg->root = find_mount();
 	cg->ids = dict__new();
+	cg->paths = dict__new();
 	return cg;
 }
 
@@ -65,28 +65,22 @@ void cgroups__free(struct cgroups *cg)
 {
 	if (!cg)
 		return;
-	for (size_t i = 0; i < cg->nr; i++)
-		free(cg->paths[i]);
-	free(cg->paths);
 	dict__free(cg->ids);
+	dict__free(cg->paths);
 	free(cg->root);
 	free(cg);
 }
 
 static void add(struct cgroups *cg, uint64_t id, const char *path)
 {
+	uint32_t i;
 	int added;
 
-	if (cg->nr >= CGROUPS_MAX)
+	if (dict__size(cg->ids) >= CGROUPS_MAX)
 		return;
-	dict__intern(cg->ids, &id, sizeof(id), &added);
-	if (!added)
-		return;
-	if (cg->nr == cg->cap) {
-		cg->cap = cg->cap ? cg->cap * 2 : 64;
-		cg->paths = xrealloc(cg->paths, cg->cap * sizeof(*cg->paths));
-	}
-	cg->paths[cg->nr++] = xstrdup(path);
+	i = dict__intern(cg->ids, &id, sizeof(id), &added);
+	if (added)
+		*dict__value(cg->ids, i) = (uintptr_t)dict__intern_str(cg->paths, path);
 }
 
 /* nftw has no user pointer */
@@ -123,7 +117,7 @@ const char *cgroups__path(struct cgroups *cg, uint64_t id)
 		rescan(cg);
 		i = dict__find(cg->ids, &id, sizeof(id));
 	}
-	return i ? cg->paths[i - 1] : NULL;
+	return i ? (const char *)(uintptr_t)*dict__value(cg->ids, i) : NULL;
 }
 
 void cgroups__new_pass(struct cgroups *cg)

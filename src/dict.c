@@ -11,10 +11,17 @@ struct dict_entry {
 	unsigned char *key;
 };
 
+struct dict_by_id {
+	unsigned char *key;
+	uint64_t value;
+};
+
 struct dict {
 	struct dict_entry *slots;
 	size_t cap;		/* power of two */
 	size_t nr;
+	struct dict_by_id *by_id;	/* [id - 1] */
+	size_t cap_by_id;
 };
 
 struct dict *dict__new(void)
@@ -42,6 +49,7 @@ void dict__free(struct dict *d)
 		return;
 	dict__clear(d);
 	free(d->slots);
+	free(d->by_id);
 	free(d);
 }
 
@@ -99,6 +107,28 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
 	e->key = xcalloc(1, len);
 	memcpy(e->key, key, len);
 	e->id = ++d->nr;
+	if (d->nr > d->cap_by_id) {
+		d->cap_by_id = d->cap_by_id ? d->cap_by_id * 2 : 64;
+		d->by_id = xrealloc(d->by_id, d->cap_by_id * sizeof(*d->by_id));
+	}
+	d->by_id[e->id - 1] = (struct dict_by_id){ .key = e->key };
 	*added = 1;
 	return e->id;
+}
+
+const void *dict__key(const struct dict *d, uint32_t id)
+{
+	return d->by_id[id - 1].key;
+}
+
+uint64_t *dict__value(struct dict *d, uint32_t id)
+{
+	return &d->by_id[id - 1].value;
+}
+
+const char *dict__intern_str(struct dict *d, const char *s)
+{
+	int added;
+
+	return dict__key(d, dict__intern(d, s, strlen(s) + 1, &added));
 }

@@ -20,5 +20,14 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added);
 uint32_t dict__find(const struct dict *d, const void *key, size_t len);
 size_t dict__size(const struct dict *d);
 void dict__clear(struct dict *d);
+/* The stored copy of an id's key: it stays put until dict__clear() or dict__free(). */
+const void *dict__key(const struct dict *d, uint32_t id);
+/* A value the caller keeps with an id (an index, a pointer); 0 when added. */
+uint64_t *dict__value(struct dict *d, uint32_t id);
+/*
+ * A string pool: the pool's own copy of s, one per distinct string, valid
+ * until the pool is cleared or freed.
+ */
+const char *dict__intern_str(struct dict *d, const char *s);
 
 #endif

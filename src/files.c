@@ -14,7 +14,7 @@
 #define NAMES_MAX 200000
 #define FD_CACHE_MAX 100000
 /* fd cache value of a socket: named by inode, afresh each pass */
-#define FD_IS_SOCKET UINT32_MAX
+#define FD_IS_SOCKET 1
 
 struct fd_key {
 	uint32_t tgid;
@@ -26,17 +26,11 @@ struct fd_key {
 struct files {
 	char *proc_root;
 	/* every name handed out, kept until the end: queued samples point at them */
-	struct dict *name_ids;
-	char **names;
-	size_t nr_names, cap_names;
-	/* (tgid, fd, dev, ino) -> name index + 1, or 0 for "cannot be named" */
-	struct dict *fd_ids;
-	uint32_t *fd_names;
-	size_t nr_fds, cap_fds;
-	/* this pass: socket inode -> name index + 1, and the processes whose sockets were read */
-	struct dict *socket_ids;
-	uint32_t *socket_names;
-	size_t nr_sockets, cap_sockets;
+	struct dict *names;
+	/* (tgid, fd, ino) -> its name, NULL for "cannot be named", or FD_IS_SOCKET */
+	struct dict *fds;
+	/* this pass: socket inode -> its name, and the processes whose sockets were read */
+	struct dict *sockets;
 	struct dict *scanned;
 };
 
@@ -45,9 +39,9 @@ struct files *files__new(const char *proc_root)
 	struct files *fs = xcalloc(1, sizeof(*fs));
 
 	fs->proc_root = xstrdup(proc_root ? proc_root : "/proc");
-	fs->name_ids = dict__new();
-	fs->fd_ids = dict__new();
-	fs->socket_ids = dict__new();
+	fs->names = dict__new();
+	fs->fds = dict__new();
+	fs->sockets = dict__new();
 	fs->scanned = dict__new();
 	return fs;
 }
@@ -56,14 +50,9 @@ void files__free(struct files *fs)
 {
 	if (!fs)
 		return;
-	for (size_t i = 0; i < fs->nr_names; i++)
-		free(fs->names[i]);
-	free(fs->names);
-	free(fs->fd_names);
-	free(fs->socket_names);
-	dict__free(fs->name_ids);
-	dict__free(fs->fd_ids);
-	dict__free(fs->socket_ids);
+	dict__free(fs->names);
+	dict__free(fs->fds);
+	dict__free(fs->sockets);
 	dict__free(fs->scanned);
 	free(fs->proc_root);
 	free(fs);
@@ -71,41 +60,18 @@ void files__free(struct files *fs)
 
 void files__new_pass(struct files *fs)
 {
-	dict__clear(fs->socket_ids);
+	dict__clear(fs->sockets);
 	dict__clear(fs->scanned);
-	fs->nr_sockets = 0;
-	if (fs->nr_fds > FD_CACHE_MAX) {
-		dict__clear(fs->fd_ids);
-		fs->nr_fds = 0;
-	}
+	if (dict__size(fs->fds) > FD_CACHE_MAX)
+		dict__clear(fs->fds);
 }
 
-/* Index + 1 of the name, added if new; 0 when the pool is full. */
-static uint32_t intern(struct files *fs, const char *name)
+/* The pool's copy of name; NULL once the pool is full. */
+static const char *intern(struct files *fs, const char *name)
 {
-	size_t len = strlen(name);
-	uint32_t id = dict__find(fs->name_ids, name, len);
-	int added;
-
-	if (id || fs->nr_names >= NAMES_MAX)
-		return id;
-	id = dict__intern(fs->name_ids, name, len, &added);
-	if (fs->nr_names == fs->cap_names) {
-		fs->cap_names = fs->cap_names ? fs->cap_names * 2 : 256;
-		fs->names = xrealloc(fs->names, fs->cap_names * sizeof(*fs->names));
-	}
-	fs->names[fs->nr_names++] = xstrdup(name);
-	return id;
-}
-
-/* Append v to a growing array of uint32_t at position *nr (== dict id - 1). */
-static void push_u32(uint32_t **arr, size_t *nr, size_t *cap, uint32_t v)
-{
-	if (*nr == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		*arr = xrealloc(*arr, *cap * sizeof(**arr));
-	}
-	(*arr)[(*nr)++] = v;
+	if (dict__size(fs->names) >= NAMES_MAX && !dict__find(fs->names, name, strlen(name) + 1))
+		return NULL;
+	return dict__intern_str(fs->names, name);
 }
 
 static const char *const tcp_states[] = {
@@ -168,10 +134,10 @@ int files__format_inet_line(const char *line, const char *proto, int v6, char *o
 static void add_socket(struct files *fs, uint64_t ino, const char *name)
 {
 	int added;
+	uint32_t id = dict__intern(fs->sockets, &ino, sizeof(ino), &added);
 
-	dict__intern(fs->socket_ids, &ino, sizeof(ino), &added);
 	if (added)
-		push_u32(&fs->socket_names, &fs->nr_sockets, &fs->cap_sockets, intern(fs, name));
+		*dict__value(fs->sockets, id) = (uintptr_t)intern(fs, name);
 }
 
 /* The sockets of a process's network namespace, once per pass. */
@@ -217,43 +183,43 @@ static void scan_sockets(struct files *fs, uint32_t tgid)
 
 static const char *socket_name(struct files *fs, uint32_t tgid, uint64_t ino, const char *link)
 {
-	uint32_t id = dict__find(fs->socket_ids, &ino, sizeof(ino));
+	uint32_t id = dict__find(fs->sockets, &ino, sizeof(ino));
 
 	if (!id) {
 		scan_sockets(fs, tgid);
-		id = dict__find(fs->socket_ids, &ino, sizeof(ino));
+		id = dict__find(fs->sockets, &ino, sizeof(ino));
 	}
-	if (id && fs->socket_names[id - 1])
-		return fs->names[fs->socket_names[id - 1] - 1];
+	if (id && *dict__value(fs->sockets, id))
+		return (const char *)(uintptr_t)*dict__value(fs->sockets, id);
 	/* netlink, packet, vsock...: the kernel's own name */
-	id = intern(fs, link);
-	return id ? fs->names[id - 1] : NULL;
+	return intern(fs, link);
 }
 
 const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino)
 {
 	struct fd_key key = { .tgid = tgid, .fd = fd, .ino = ino };
 	char path[PATH_MAX], link[PATH_MAX];
-	uint32_t id = dict__find(fs->fd_ids, &key, sizeof(key));
+	uint32_t id = dict__find(fs->fds, &key, sizeof(key));
+	uint64_t *name;
 	ssize_t n;
 	int added;
 
-	if (id && fs->fd_names[id - 1] == FD_IS_SOCKET) {
+	if (id && *dict__value(fs->fds, id) == FD_IS_SOCKET) {
 		snprintf(link, sizeof(link), "socket:[%" PRIu64 "]", ino);
 		return socket_name(fs, tgid, ino, link);
 	}
 	if (id)
-		return fs->fd_names[id - 1] ? fs->names[fs->fd_names[id - 1] - 1] : NULL;
+		return (const char *)(uintptr_t)*dict__value(fs->fds, id);
 	snprintf(path, sizeof(path), "%s/%u/fd/%" PRIu64, fs->proc_root, tgid, fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
 		return NULL;
 	link[n] = '\0';
-	dict__intern(fs->fd_ids, &key, sizeof(key), &added);
+	name = dict__value(fs->fds, dict__intern(fs->fds, &key, sizeof(key), &added));
 	if (!strncmp(link, "socket:[", 8)) {
-		push_u32(&fs->fd_names, &fs->nr_fds, &fs->cap_fds, FD_IS_SOCKET);
+		*name = FD_IS_SOCKET;
 		return socket_name(fs, tgid, ino, link);
 	}
-	push_u32(&fs->fd_names, &fs->nr_fds, &fs->cap_fds, intern(fs, link));
-	return fs->fd_names[fs->nr_fds - 1] ? fs->names[fs->fd_names[fs->nr_fds - 1] - 1] : NULL;
+	*name = (uintptr_t)intern(fs, link);
+	return (const char *)(uintptr_t)*name;
 }

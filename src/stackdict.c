@@ -10,9 +10,7 @@
 
 struct stackdict {
 	const struct ksyms *ks;
-	struct dict *by_raw;		/* raw hash -> index + 1 */
-	struct kstack **stacks;
-	size_t nr, cap;
+	struct dict *by_raw;		/* raw hash -> its struct kstack */
 };
 
 struct stackdict *stackdict__new(const struct ksyms *ks)
@@ -28,11 +26,12 @@ void stackdict__free(struct stackdict *sd)
 {
 	if (!sd)
 		return;
-	for (size_t i = 0; i < sd->nr; i++) {
-		free(sd->stacks[i]->frames);
-		free(sd->stacks[i]);
+	for (uint32_t id = 1; id <= dict__size(sd->by_raw); id++) {
+		struct kstack *s = (struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id);
+
+		free(s->frames);
+		free(s);
 	}
-	free(sd->stacks);
 	dict__free(sd->by_raw);
 	free(sd);
 }
@@ -41,7 +40,7 @@ const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_has
 {
 	uint32_t id = dict__find(sd->by_raw, &raw_hash, sizeof(raw_hash));
 
-	return id ? sd->stacks[id - 1] : NULL;
+	return id ? (const struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id) : NULL;
 }
 
 /* Frames are named without offsets so that equal call paths group together. */
@@ -82,16 +81,12 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 	uint32_t id = dict__intern(sd->by_raw, &raw_hash, sizeof(raw_hash), &added);
 
 	if (!added)
-		return sd->stacks[id - 1];
+		return (const struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id);
 	s = xcalloc(1, sizeof(*s));
 	s->frames = symbolize(sd->ks, ip, nr);
 	s->hash = hash_bytes(s->frames, strlen(s->frames), 0) >> 1; /* fits SQLite's signed 64 bits */
 	last = strrchr(s->frames, ';');
 	s->wait = last ? last + 1 : s->frames;
-	if (sd->nr == sd->cap) {
-		sd->cap = sd->cap ? sd->cap * 2 : 256;
-		sd->stacks = xrealloc(sd->stacks, sd->cap * sizeof(*sd->stacks));
-	}
-	sd->stacks[sd->nr++] = s;
+	*dict__value(sd->by_raw, id) = (uintptr_t)s;
 	return s;
 }

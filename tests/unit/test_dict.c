@@ -36,6 +36,37 @@ static void ids_are_dense_and_stable(void **state)
 	dict__free(NULL);
 }
 
+static void values_and_string_pools(void **state)
+{
+	struct dict *d = dict__new();
+	const char *a, *b;
+	int added;
+	uint32_t id;
+
+	(void)state;
+	id = dict__intern(d, "k", 1, &added);
+	assert_int_equal(*dict__value(d, id), 0);
+	*dict__value(d, id) = 42;
+	/* values and stored keys survive the table growing */
+	for (int i = 0; i < 5000; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", i);
+		dict__intern(d, key, strlen(key), &added);
+	}
+	assert_int_equal(*dict__value(d, id), 42);
+	assert_memory_equal(dict__key(d, id), "k", 1);
+	dict__free(d);
+
+	d = dict__new();
+	a = dict__intern_str(d, "/usr/bin/bash");
+	b = dict__intern_str(d, "/usr/bin/bash");
+	assert_ptr_equal(a, b);
+	assert_string_equal(a, "/usr/bin/bash");
+	assert_ptr_not_equal(dict__intern_str(d, "/usr/bin/ba"), a);
+	dict__free(d);
+}
+
 static struct ksyms *fake_ksyms(void)
 {
 	char path[] = "/tmp/tract-ksyms-XXXXXX";
@@ -95,6 +126,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ids_are_dense_and_stable),
+		cmocka_unit_test(values_and_string_pools),
 		cmocka_unit_test(kernel_symbols_resolve_to_their_function),
 		cmocka_unit_test(stacks_are_folded_outermost_first),
 	};
