@@ -5,7 +5,7 @@
  * socket-blocked, idle) so that tests can compare what the sampler reports
  * with the truth.
  *
- * Threads that poll the stop flag: spin, hog*, futex*, fsync, ping (and pong,
+ * Threads that poll the stop flag: spin, hog*, futex*, fsync, direct, ping (and pong,
  * which follows ping).  Threads that would otherwise stay blocked in the kernel
  * for seconds (sleep, server, client) are cancelled instead, since all their
  * blocking calls are cancellation points and they hold no locks; the idle pool
@@ -79,6 +79,8 @@ static size_t nworkers;
 static char tmp_dir[PATH_MAX];	/* non-empty only if we created it */
 static char fsync_path[PATH_MAX];
 static bool fsync_created;
+static char direct_path[PATH_MAX];
+static bool direct_created;
 
 static pthread_mutex_t futex_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -122,6 +124,8 @@ static void remove_files(void)
 {
 	if (fsync_created)
 		unlink(fsync_path);
+	if (direct_created)
+		unlink(direct_path);
 	if (tmp_dir[0])
 		rmdir(tmp_dir);
 }
@@ -162,6 +166,29 @@ static void *fsync_thread(void *arg)
 			die(n < 0 ? errno : EIO, "write %s", fsync_path);
 		workload_fsync_once(fd);
 	}
+	return NULL;
+}
+
+/*
+ * O_DIRECT writes: unlike fsync, which often waits on the journal thread's
+ * requests, this thread always waits on a request it issued itself.
+ */
+static void *direct_thread(void *arg)
+{
+	int fd = *(int *)arg;
+	void *block;
+	int err = posix_memalign(&block, FSYNC_BLOCK, FSYNC_BLOCK);
+
+	if (err)
+		die(err, "allocate an aligned block");
+	memset(block, 'd', FSYNC_BLOCK);
+	while (!stopping()) {
+		ssize_t n = pwrite(fd, block, FSYNC_BLOCK, 0);
+
+		if (n != FSYNC_BLOCK)
+			die(n < 0 ? errno : EIO, "write %s", direct_path);
+	}
+	free(block);
 	return NULL;
 }
 
@@ -403,6 +430,26 @@ static int open_fsync_file(const char *dir)
 	return fd;
 }
 
+/* -1 where the file system refuses O_DIRECT (tmpfs before 6.6) */
+static int open_direct_file(void)
+{
+	char *slash = strrchr(fsync_path, '/');
+	int fd;
+
+	if ((size_t)snprintf(direct_path, sizeof(direct_path), "%.*s/direct.dat",
+			     (int)(slash - fsync_path), fsync_path) >=
+	    sizeof(direct_path))
+		die(ENAMETOOLONG, "create direct.dat next to %s", fsync_path);
+	fd = open(direct_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT,
+		  0600);
+	if (fd < 0 && errno == EINVAL)
+		return -1;
+	if (fd < 0)
+		die(errno, "create %s", direct_path);
+	direct_created = true;
+	return fd;
+}
+
 static void open_tcp(void)
 {
 	socklen_t len = sizeof(tcp.addr);
@@ -435,8 +482,9 @@ static void usage(FILE *out)
 		"\n"
 		"  -d, --duration SECONDS  stop after SECONDS (default: until SIGINT/SIGTERM)\n"
 		"      --only LIST         comma-separated groups to start (default: all):\n"
-		"                          spin,fsync,sleep,futex,pingpong,hog,idle,client\n"
-		"      --dir DIR           where to create (and at exit remove) fsync.dat\n"
+		"                          spin,fsync (and an O_DIRECT writer),sleep,futex,\n"
+		"                          pingpong,hog,idle,client\n"
+		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
 		"      --pool N            number of idle threads (default: %d)\n"
@@ -524,7 +572,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	long seconds = -1, hogs = -1, pool = DEFAULT_POOL;
 	long long deadline = -1;
-	int fsync_fd = -1;
+	int fsync_fd = -1, direct_fd = -1;
 	sigset_t stop_signals;
 	int opt, err;
 
@@ -599,6 +647,10 @@ int main(int argc, char **argv)
 	if (groups & G_FSYNC) {
 		fsync_fd = open_fsync_file(dir);
 		start_threads("fsync", 1, false, fsync_thread, &fsync_fd, false);
+		direct_fd = open_direct_file();
+		if (direct_fd >= 0)
+			start_threads("direct", 1, false, direct_thread,
+				      &direct_fd, false);
 	}
 	if (groups & G_SLEEP)
 		start_threads("sleep", 1, false, sleep_thread, NULL, true);
@@ -634,6 +686,7 @@ int main(int argc, char **argv)
 	stop_threads();
 
 	close_fd(&fsync_fd);
+	close_fd(&direct_fd);
 	close_fd(&pipes.to_pong[0]);
 	close_fd(&pipes.to_pong[1]);
 	close_fd(&pipes.to_ping[0]);
