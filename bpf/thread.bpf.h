@@ -24,6 +24,7 @@ struct tract_slot {
 	__u64 kstack_switches;	/* ... when the thread had made this many context switches */
 	__u64 io_rq;		/* the block request it submitted last (a struct request pointer) */
 	__u64 sc_entry_ktime;	/* with --syscall-latency: CLOCK_MONOTONIC at the latest sys_enter */
+	__u64 sleep_ts;		/* with --wakeup-edges: rq clock when it last went to sleep */
 };
 
 /*
@@ -32,10 +33,20 @@ struct tract_slot {
  */
 struct tract_waker {
 	__u32 tag;		/* owner_tag() of the wakee */
-	__u32 waker_tid;	/* the task that ran the latest wakeup */
+	__u32 waker_tid;	/* the task that ran the latest wakeup, or a TRACT_WAKER_* label */
+	/*
+	 * The wakee's sched_info switch-in count and total run-queue wait at
+	 * that wakeup: against their values at sampling time they give the
+	 * wakeup's own run-queue wait and time, with no clock read here.
+	 */
+	__u32 pcount;
+	__u32 waker_tgid;	/* with --wakeup-edges */
+	__u64 run_delay;
+	__u8 edge_pending;	/* with --wakeup-edges: not counted yet */
+	__u8 pad[7];
 };
 
-_Static_assert(sizeof(struct tract_slot) == 48, "slots stay small");
-_Static_assert(sizeof(struct tract_waker) == 8, "waker slots stay small");
+_Static_assert(sizeof(struct tract_slot) == 56, "slots stay small");
+_Static_assert(sizeof(struct tract_waker) == 32, "waker slots stay small");
 
 #endif

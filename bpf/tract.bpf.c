@@ -149,6 +149,20 @@ static __always_inline __u64 rq_clock_of(struct task_struct *task)
 	return task->se.cfs_rq->rq->clock;
 }
 
+/* __state was called state before 5.14 */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_state_bits(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->__state))
+		return task->__state;
+	return ((struct task_struct___pre514 *)task)->state;
+}
+
+#include "wakeup.bpf.h"
+
 /*
  * Syscall number and arguments are not copied here: the sampler reads them
  * from the task's saved user registers, which are never stale.  Only the
@@ -205,69 +219,7 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* x86_64 kernel stacks without KASAN; set before load */
-const volatile __u64 thread_size = 16384;
-/*
- * Telling the interrupt stack by a frame's address needs arithmetic on the
- * frame pointer, which verifiers before 6.2 or so refuse; user space turns
- * it off and loads again there.
- */
-const volatile __u8 irq_by_stack = 1;
-
-/*
- * Who ran a wakeup: a task, or an interrupt (a timer, a device, a softirq)
- * that merely found that task on the CPU.  On x86_64 an interrupt of kernel
- * code runs on the interrupt stack, so a frame outside the task's stack
- * tells; an interrupt of user code stays on the task's stack, but then the
- * task's saved registers hold an interrupt vector (orig_ax < 0), where a
- * syscall or an exception leaves a number >= 0.
- */
-static __always_inline __u32 waker_id(void)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	volatile __u32 frame = 0;
-	struct pt_regs *regs;
-
-	if (irq_by_stack && (__u64)&frame - (__u64)cur->stack >= thread_size)
-		return TRACT_WAKER_IRQ;
-	if (!(cur->flags & PF_KTHREAD)) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-		if (regs && (long)regs->orig_ax < 0)
-			return TRACT_WAKER_IRQ;
-	}
-	return cur->pid;
-}
-
-/*
- * Runs in the waker's context.  The slot is written only when the waker
- * changes, so partners that wake each other all the time only read it.
- */
-SEC("tp_btf/sched_waking")
-int BPF_PROG(tract_sched_waking, struct task_struct *p)
-{
-	__u32 tag = owner_tag(p), waker = waker_id();
-	struct tract_waker *w = waker_of(p->pid);
-
-	if (w && (w->tag != tag || w->waker_tid != waker)) {
-		w->tag = tag;
-		w->waker_tid = waker;
-	}
-	return 0;
-}
-
 /* ---- the sampler ---- */
-
-/* __state was called state before 5.14 */
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
-static __always_inline __u32 task_state_bits(struct task_struct *task)
-{
-	if (bpf_core_field_exists(task->__state))
-		return task->__state;
-	return ((struct task_struct___pre514 *)task)->state;
-}
 
 static __always_inline bool pid_selected(__u32 tgid)
 {
@@ -399,9 +351,9 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
 	s->flags |= TRACT_SF_STATE_TIME;
 }
 
-/* What the tracepoints recorded: the syscall's entry and the last waker. */
-static __always_inline void read_tracked(struct tract_slot *slot, __u32 tag, struct tract_sample *s,
-					 __u64 now)
+/* What the tracepoints recorded: the syscall's entry and the last wakeup. */
+static __always_inline void read_tracked(struct task_struct *task, struct tract_slot *slot, __u32 tag,
+					 struct tract_sample *s, __u64 now)
 {
 	struct tract_waker *w = waker_of(s->tid);
 
@@ -412,6 +364,7 @@ static __always_inline void read_tracked(struct tract_slot *slot, __u32 tag, str
 	if (w && w->tag == tag && w->waker_tid) {
 		s->waker_tid = w->waker_tid;
 		s->flags |= TRACT_SF_WAKER;
+		read_wake(task, w, s, now);
 	}
 }
 
@@ -573,7 +526,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 
 	tag = owner_tag(task);
 	slot = slot_of(s.tid);
-	read_tracked(slot, tag, &s, pass_now);
+	read_tracked(task, slot, tag, &s, pass_now);
 	if (s.state == TRACT_STATE_DISK)
 		read_io(slot, tag, &s);
 	s.cpu = task->thread_info.cpu;

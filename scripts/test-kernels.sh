@@ -70,7 +70,9 @@ for pkg in $packages; do
 	fi
 	set -- $line
 	if [ "$3" = pass ]; then
-		echo "ok - kernel $2: $4 $5 $6 $7"
+		kernel=$2
+		shift 3
+		echo "ok - kernel $kernel: $*"
 		passed=$((passed + 1))
 	else
 		echo "not ok - kernel $2: $*"

@@ -54,6 +54,8 @@ static const char record_usage[] =
 "      --no-kstacks         do not take kernel stacks\n"
 "      --syscall-latency    keep per-process syscall latency histograms\n"
 "                           (adds a sys_exit program and a clock read per syscall)\n"
+"      --wakeup-edges       keep waker -> wakee counts and delays per process pair\n"
+"                           (adds a sched_switch program and a hash update per wakeup)\n"
 "  -v, --verbose            say more, including libbpf's messages\n"
 "  -h, --help               show this help\n"
 "\n"
@@ -62,7 +64,8 @@ static const char record_usage[] =
 "  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
-enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_SYSCALL_LATENCY };
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_SYSCALL_LATENCY,
+       OPT_WAKEUP_EDGES };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -75,6 +78,7 @@ static const struct option record_options[] = {
 	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
 	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
+	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -141,6 +145,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_SYSCALL_LATENCY:
 			o->sampler.syscall_latency = 1;
+			break;
+		case OPT_WAKEUP_EDGES:
+			o->sampler.wakeup_edges = 1;
 			break;
 		case 'v':
 			tract_verbose = 1;

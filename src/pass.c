@@ -4,33 +4,43 @@
 #include "sample.h"
 #include "util.h"
 
+/* A zeroed new element at the end of a growable array. */
+static void *array_add(void **rows, size_t *nr, size_t *cap, size_t size)
+{
+	char *row;
+
+	if (*nr == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*rows = xrealloc(*rows, *cap * size);
+	}
+	row = (char *)*rows + (*nr)++ * size;
+	memset(row, 0, size);
+	return row;
+}
+
 struct sample *pass__add_row(struct pass *p)
 {
-	if (p->nr == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 256;
-		p->rows = xrealloc(p->rows, p->cap * sizeof(*p->rows));
-	}
-	memset(&p->rows[p->nr], 0, sizeof(p->rows[0]));
-	return &p->rows[p->nr++];
+	return array_add((void **)&p->rows, &p->nr, &p->cap, sizeof(*p->rows));
 }
 
 struct hist_row *hist_rows__add(struct hist_rows *h)
 {
-	if (h->nr == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 64;
-		h->rows = xrealloc(h->rows, h->cap * sizeof(*h->rows));
-	}
-	memset(&h->rows[h->nr], 0, sizeof(h->rows[0]));
-	return &h->rows[h->nr++];
+	return array_add((void **)&h->rows, &h->nr, &h->cap, sizeof(*h->rows));
+}
+
+struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w)
+{
+	return array_add((void **)&w->rows, &w->nr, &w->cap, sizeof(*w->rows));
 }
 
 /* Keeps the buffers: passes are frequent and similar in size. */
 void pass__reset(struct pass *p)
 {
-	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist };
+	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist,
+			     .wakeups = p->wakeups };
 
 	*p = keep;
-	p->io_hist.nr = p->sc_hist.nr = 0;
+	p->io_hist.nr = p->sc_hist.nr = p->wakeups.nr = 0;
 }
 
 void pass__free_rows(struct pass *p)
@@ -38,5 +48,6 @@ void pass__free_rows(struct pass *p)
 	free(p->rows);
 	free(p->io_hist.rows);
 	free(p->sc_hist.rows);
+	free(p->wakeups.rows);
 	memset(p, 0, sizeof(*p));
 }

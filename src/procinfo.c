@@ -98,6 +98,11 @@ static const char *cached(struct procinfo *pi, struct dict *d, const void *key, 
 	return (const char *)(uintptr_t)*text;
 }
 
+const char *procinfo__intern(struct procinfo *pi, const char *name)
+{
+	return dict__intern_str(pi->texts, name);
+}
+
 const char *procinfo__name(struct procinfo *pi, uint32_t id)
 {
 	return cached(pi, pi->names, &id, sizeof(id), id, "comm", 0);

@@ -20,6 +20,8 @@ const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns,
  * gone.  Valid until procinfo__free().
  */
 const char *procinfo__name(struct procinfo *pi, uint32_t id);
+/* A name the kernel side gave, kept like the others; valid until procinfo__free(). */
+const char *procinfo__intern(struct procinfo *pi, const char *name);
 /* Forget everything if the cache grew past its bound; call between passes. */
 void procinfo__trim(struct procinfo *pi);
 

@@ -16,13 +16,14 @@ struct sample {
 	int32_t syscall_nr;		/* -1: user mode or unknown */
 	uint32_t flags;			/* enum tract_sample_flags */
 	uint32_t waker_tid;		/* valid with TRACT_SF_WAKER */
-	const char *waker;		/* "irq", or the waker thread's name; NULL if unknown */
+	const char *waker;		/* "irq", "timer", or the waker thread's name; NULL if unknown */
 	uint64_t sc_us, state_us;	/* valid per flags */
 	uint64_t sc_args[6];
 	char comm[TRACT_COMM_LEN];
 	char pcomm[TRACT_COMM_LEN];
 	const char *exe;		/* NULL if unknown; owned by the source */
 	const struct kstack *kstack;	/* NULL if none; owned by the stack dictionary */
+	const struct kstack *ustack;	/* the user stack, likewise */
 	uint64_t cgroup_id;		/* 0 if unknown */
 	const char *cgroup;		/* path below the cgroup2 root; NULL if unknown */
 	const char *file;		/* what the fd of a fd syscall is: path or socket; NULL if unknown */
@@ -32,6 +33,7 @@ struct sample {
 	const char *io_op;
 	uint32_t io_bytes;
 	uint64_t io_us, io_service_us;	/* since queued, since issued (0: not issued) */
+	uint64_t wake_us, wake_runq_us;	/* with TRACT_SF_WAKE_TIME: since the latest wakeup, its CPU wait */
 };
 
 /*
@@ -51,6 +53,22 @@ struct hist_rows {
 	size_t nr, cap;
 };
 
+/* Wakeups from one process to another over the pass's interval (--wakeup-edges). */
+struct wakeup_row {
+	uint32_t waker_tgid;		/* 0 for irq and timer */
+	uint32_t wakee_tgid;
+	const char *waker;		/* process name, "irq" or "timer"; NULL if gone */
+	const char *wakee;
+	uint64_t count;
+	uint64_t runq_us;		/* summed: woken -> on CPU */
+	uint64_t blocked_us;		/* summed: asleep -> woken */
+};
+
+struct wakeup_rows {
+	struct wakeup_row *rows;
+	size_t nr, cap;
+};
+
 struct pass {
 	uint64_t seq;			/* 0, 1, ... within a run */
 	uint64_t ts_us;			/* UTC microseconds at the start of the pass */
@@ -64,10 +82,12 @@ struct pass {
 	size_t nr, cap;
 	struct hist_rows io_hist;	/* block I/O completions */
 	struct hist_rows sc_hist;	/* syscall completions (--syscall-latency) */
+	struct wakeup_rows wakeups;	/* --wakeup-edges */
 };
 
 struct sample *pass__add_row(struct pass *p);
 struct hist_row *hist_rows__add(struct hist_rows *h);
+struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
 void pass__reset(struct pass *p);
 void pass__free_rows(struct pass *p);
 

@@ -21,6 +21,7 @@ struct sampler_config {
 	size_t nr_pids;
 	int kstacks;			/* take kernel stacks of off-CPU threads */
 	int syscall_latency;		/* keep syscall latency histograms (a sys_exit program) */
+	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program) */
 };
 
 struct sampler;

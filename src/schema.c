@@ -25,7 +25,7 @@ const char *const sample_columns[] = {
 	"ts_us", "weight_us", "tid", "tgid", "comm", "pcomm", "exe", "uid", "state", "cpu",
 	"syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
 	"sc_arg0", "sc_arg1", "sc_arg2", "sc_arg3", "sc_arg4", "sc_arg5", "cgroup_id", "cgroup", "file", "runq_us", "waker",
-	"io_dev", "io_op", "io_bytes", "io_us", "io_service_us", NULL,
+	"io_dev", "io_op", "io_bytes", "io_us", "io_service_us", "wake_us", "wake_runq_us", "ustack_id", NULL,
 };
 
 /*
@@ -34,7 +34,7 @@ const char *const sample_columns[] = {
  * back into the documented columns.
  */
 const char tract_schema_sql[] =
-"-- tract store, schema version 1: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 2: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
@@ -64,15 +64,15 @@ const char tract_schema_sql[] =
 "  a0 INTEGER, a1 INTEGER, a2 INTEGER, a3 INTEGER, a4 INTEGER, a5 INTEGER  -- syscall arguments as signed 64-bit\n"
 ");\n"
 "CREATE TABLE stacks (\n"
-"  id     INTEGER PRIMARY KEY,  -- kstack_id in samples; local to this file\n"
-"  kind   TEXT NOT NULL,        -- 'kernel'\n"
+"  id     INTEGER PRIMARY KEY,  -- kstack_id or ustack_id in samples; local to this file\n"
+"  kind   TEXT NOT NULL,        -- 'kernel' or 'user'\n"
 "  hash   INTEGER NOT NULL,     -- hash of frames: the same stack has the same hash in every file\n"
 "  frames TEXT NOT NULL         -- outermost;...;innermost function names (folded-stack order)\n"
 ");\n"
 "CREATE TABLE syscalls (nr INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
 "CREATE TABLE names (\n"
 "  id   INTEGER PRIMARY KEY,\n"
-"  name TEXT NOT NULL  -- a waker: a thread's name, or irq\n"
+"  name TEXT NOT NULL  -- a waker: a thread's name, or irq, or timer\n"
 ");\n"
 "CREATE TABLE files (\n"
 "  id   INTEGER PRIMARY KEY,\n"
@@ -93,11 +93,14 @@ const char tract_schema_sql[] =
 "  sc_us     INTEGER,           -- time in the syscall so far; NULL if unknown\n"
 "  state_us  INTEGER,           -- time in the state so far; NULL if unknown\n"
 "  kstack    INTEGER,           -- stacks.id of the kernel stack; off-CPU threads only\n"
-"  waker_tid INTEGER,           -- thread that ran the latest wakeup of this thread; NULL for irq\n"
+"  waker_tid INTEGER,           -- thread that ran the latest wakeup of this thread; NULL for irq and timer\n"
 "  cgroup    INTEGER,           -- cgroups.id: the thread's cgroup v2 (container, systemd unit)\n"
 "  file      INTEGER,           -- files.id: the file or socket of a syscall's fd argument\n"
 "  runq_us   INTEGER,           -- mean wait for a CPU per switch-in since the thread's previous sample\n"
-"  waker     INTEGER            -- names.id: who ran the latest wakeup, irq for timers and devices\n"
+"  waker     INTEGER,           -- names.id: who ran the latest wakeup: a thread, timer, or irq (devices, softirqs)\n"
+"  wake_us   INTEGER,           -- time since that wakeup; NULL when the thread has been switched out and in since\n"
+"  wake_runq_us INTEGER,        -- that wakeup's wait for a CPU (woken -> on CPU), or so far while RUNQ\n"
+"  ustack    INTEGER            -- stacks.id of the user stack; threads in a syscall only\n"
 ");\n"
 "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 "-- so that every other sample does not carry five empty columns.\n"
@@ -116,6 +119,16 @@ const char tract_schema_sql[] =
 "  le_us INTEGER NOT NULL,  -- latency from queueing to completion below this power of two\n"
 "  count INTEGER NOT NULL\n"
 ");\n"
+"CREATE TABLE wakeups (\n"
+"  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass (--wakeup-edges)\n"
+"  waker_tgid INTEGER,           -- process that ran the wakeups; NULL for irq and timer\n"
+"  waker      TEXT,              -- its name, or irq, or timer; NULL if it exited before the pass\n"
+"  wakee_tgid INTEGER NOT NULL,  -- process woken\n"
+"  wakee      TEXT,              -- its name\n"
+"  count      INTEGER NOT NULL,\n"
+"  runq_us    INTEGER NOT NULL,  -- summed over these wakeups: woken -> on CPU\n"
+"  blocked_us INTEGER NOT NULL   -- summed: asleep -> woken\n"
+");\n"
 "CREATE TABLE syscall_latency (\n"
 "  pass    INTEGER NOT NULL,  -- passes.id: syscalls completed since the previous pass (--syscall-latency)\n"
 "  tgid    INTEGER NOT NULL,  -- process id\n"
@@ -132,7 +145,7 @@ const char tract_schema_sql[] =
 "         a.a3 AS sc_arg3, a.a4 AS sc_arg4, a.a5 AS sc_arg5,\n"
 "         f.cgroup AS cgroup_id, cg.path AS cgroup, fl.name AS file, f.runq_us, wk.name AS waker,\n"
 "         io.dev AS io_dev, io.op AS io_op, io.bytes AS io_bytes, io.us AS io_us,\n"
-"         io.service_us AS io_service_us\n"
+"         io.service_us AS io_service_us, f.wake_us, f.wake_runq_us, f.ustack AS ustack_id\n"
 "  FROM sample_facts f\n"
 "  JOIN passes p ON p.id = f.pass\n"
 "  JOIN threads t ON t.id = f.thread\n"

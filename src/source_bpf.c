@@ -27,6 +27,7 @@ struct source_bpf {
 	struct tract_bpf *skel;
 	struct resolvers res;
 	int syscall_latency;
+	int wakeup_edges;
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
@@ -69,6 +70,16 @@ static int check_environment(void)
 	return 0;
 }
 
+/* "irq" or "timer" for a wakeup no thread ran, else NULL */
+static const char *waker_label(uint32_t waker)
+{
+	if (waker == TRACT_WAKER_IRQ)
+		return "irq";
+	if (waker == TRACT_WAKER_TIMER)
+		return "timer";
+	return NULL;
+}
+
 static void fill_row(struct source_bpf *sb, struct sample *row, const struct tract_sample *s)
 {
 	row->tid = s->tid;
@@ -80,13 +91,14 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	row->syscall_nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
 	row->waker_tid = s->waker_tid;
 	if (s->flags & TRACT_SF_WAKER) {
-		if (s->waker_tid == TRACT_WAKER_IRQ) {
-			row->waker = "irq";
-			row->flags &= ~TRACT_SF_WAKER;
-		} else {
+		row->waker = waker_label(s->waker_tid);
+		if (row->waker)
+			row->flags &= ~TRACT_SF_WAKER;	/* no thread to name */
+		else
 			row->waker = procinfo__name(sb->res.procs, s->waker_tid);
-		}
 	}
+	row->wake_us = s->wake_ns / 1000;
+	row->wake_runq_us = s->wake_runq_ns / 1000;
 	row->sc_us = s->sc_ns / 1000;
 	row->state_us = s->state_ns / 1000;
 	memcpy(row->sc_args, s->sc_args, sizeof(row->sc_args));
@@ -161,59 +173,93 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 	return off;
 }
 
-typedef void (*hist_key_fn)(struct source_bpf *sb, const void *key, struct hist_row *row);
+/* Turns one drained map entry into a row of the pass. */
+typedef void (*take_fn)(struct source_bpf *sb, const void *key, const void *value, struct pass *p);
 
 /*
- * Take a histogram of the interval and empty it, a batch at a time, not a
- * get_next_key and a delete per key.  Keys are 8 bytes, counts __u64.
+ * Take what a kernel map summed over the interval and empty it, a batch at a
+ * time, not a get_next_key and a delete per key.  Keys are 8 bytes.
  */
-static void read_hist(struct source_bpf *sb, struct bpf_map *map, struct hist_rows *out, hist_key_fn name)
+static void drain_map(struct source_bpf *sb, struct bpf_map *map, size_t value_size, take_fn take,
+		      struct pass *p)
 {
-	__u64 keys[256], counts[256], batch = 0;
+	enum { BATCH = 256 };
+	__u64 keys[BATCH];
+	_Alignas(8) unsigned char values[BATCH * sizeof(struct tract_wakeup_val)];
 	int fd = bpf_map__fd(map), first = 1;
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 batch = 0;
 
+	if (value_size > sizeof(values) / BATCH)
+		return;
 	for (;;) {
-		__u32 n = ARRAY_SIZE(keys);
-		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch, keys, counts,
+		__u32 n = BATCH;
+		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch, keys, values,
 							  &n, &opts);
 
 		first = 0;
-		for (__u32 i = 0; i < n; i++) {
-			struct hist_row *h = hist_rows__add(out);
-
-			name(sb, &keys[i], h);
-			h->count = counts[i];
-		}
+		for (__u32 i = 0; i < n; i++)
+			take(sb, &keys[i], values + i * value_size, p);
 		if (err)
 			break;	/* ENOENT: all read */
 	}
 }
 
-static void name_io(struct source_bpf *sb, const void *key, struct hist_row *h)
+static void take_io(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
 {
 	const struct tract_io_hist_key *k = key;
+	struct hist_row *h = hist_rows__add(&p->io_hist);
 
 	h->name = blockdevs__name(sb->res.blockdevs, k->dev);
 	h->what = block_op_name(k->op);
 	h->le_us = 1ull << k->bucket;
+	memcpy(&h->count, value, sizeof(h->count));
 }
 
-static void name_syscall(struct source_bpf *sb, const void *key, struct hist_row *h)
+static void take_syscall(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
 {
 	const struct tract_sc_hist_key *k = key;
+	struct hist_row *h = hist_rows__add(&p->sc_hist);
 
 	h->tgid = k->tgid;
 	h->name = procinfo__name(sb->res.procs, k->tgid);
 	h->what = syscall_name(k->nr);
 	h->le_us = 1ull << k->bucket;
+	memcpy(&h->count, value, sizeof(h->count));
+}
+
+static void take_wakeup(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
+{
+	const struct tract_wakeup_key *k = key;
+	struct wakeup_row *w = wakeup_rows__add(&p->wakeups);
+	struct tract_wakeup_val v;
+	char comm[TRACT_COMM_LEN + 1] = "";
+
+	memcpy(&v, value, sizeof(v));
+	memcpy(comm, v.wakee_comm, TRACT_COMM_LEN);
+	w->waker = waker_label(k->waker_tgid);
+	if (!w->waker) {
+		w->waker_tgid = k->waker_tgid;
+		w->waker = procinfo__name(sb->res.procs, k->waker_tgid);
+	}
+	w->wakee_tgid = k->wakee_tgid;
+	w->wakee = procinfo__intern(sb->res.procs, comm);
+	w->count = v.count;
+	w->runq_us = v.runq_ns / 1000;
+	w->blocked_us = v.blocked_ns / 1000;
+}
+
+/* Counts lost to full kernel maps, in all */
+static uint64_t maps_full(const struct tract_bpf__bss *bss)
+{
+	return bss->io_hist_full + bss->sc_hist_full + bss->wakeup_edges_full;
 }
 
 static int bpf_pass(struct sampler *base, struct pass *p)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 	struct tract_bpf__bss *bss = sb->skel->bss;
-	uint64_t visited0 = bss->threads_visited, lost0 = bss->io_hist_full + bss->sc_hist_full;
+	uint64_t visited0 = bss->threads_visited, lost0 = maps_full(bss);
 	size_t have = 0;
 	int fd, err = 0;
 
@@ -255,11 +301,14 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
-	p->hist_lost = bss->io_hist_full + bss->sc_hist_full - lost0;
+	p->hist_lost = maps_full(bss) - lost0;
 	if (!err) {
-		read_hist(sb, sb->skel->maps.io_hist, &p->io_hist, name_io);
+		drain_map(sb, sb->skel->maps.io_hist, sizeof(__u64), take_io, p);
 		if (sb->syscall_latency)
-			read_hist(sb, sb->skel->maps.sc_hist, &p->sc_hist, name_syscall);
+			drain_map(sb, sb->skel->maps.sc_hist, sizeof(__u64), take_syscall, p);
+		if (sb->wakeup_edges)
+			drain_map(sb, sb->skel->maps.wakeup_edges_map, sizeof(struct tract_wakeup_val),
+				  take_wakeup, p);
 	}
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
@@ -323,6 +372,8 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->slot_mask = slots - 1;
 	ro->syscall_latency = cfg->syscall_latency;
 	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
+	ro->wakeup_edges = cfg->wakeup_edges;
+	bpf_program__set_autoload(skel->progs.tract_sched_switch, cfg->wakeup_edges);
 	return bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots);
 }
@@ -382,6 +433,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->skel = skel;
 	sb->res = *res;
 	sb->syscall_latency = cfg->syscall_latency;
+	sb->wakeup_edges = cfg->wakeup_edges;
 	sb->buf_cap = 1 << 20;
 	sb->buf = xcalloc(1, sb->buf_cap);
 	*out = &sb->base;

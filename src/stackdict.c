@@ -83,6 +83,7 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 	if (!added)
 		return (const struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id);
 	s = xcalloc(1, sizeof(*s));
+	s->kind = "kernel";
 	s->frames = symbolize(sd->ks, ip, nr);
 	s->hash = hash_bytes(s->frames, strlen(s->frames), 0) >> 1; /* fits SQLite's signed 64 bits */
 	last = strrchr(s->frames, ';');

@@ -12,6 +12,7 @@
 struct ksyms;
 
 struct kstack {
+	const char *kind;	/* "kernel" or "user" */
 	uint64_t hash;		/* of the frames text: equal text, equal hash, in every file */
 	char *frames;		/* "outermost;...;innermost", as folded stacks are written */
 	const char *wait;	/* the innermost frame: where the thread waits */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
- * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,meta}.csv, RFC 4180 with a header
- * line.  samples.csv has the columns of the SQLite samples view; kstack_id is
- * the stack's hash, the same in every file.
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,wakeups,meta}.csv, RFC 4180 with a header
+ * line.  samples.csv has the columns of the SQLite samples view; kstack_id and
+ * ustack_id are the stack's hash, the same in every file.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,7 +19,7 @@
 #include "syscalls.h"
 #include "util.h"
 
-enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV__COUNT };
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV_WAKEUPS, CSV__COUNT };
 
 static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_SAMPLES] = ".samples.csv",
@@ -27,6 +27,7 @@ static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_PASSES] = ".passes.csv",
 	[CSV_IO_LATENCY] = ".io_latency.csv",
 	[CSV_SYSCALL_LATENCY] = ".syscall_latency.csv",
+	[CSV_WAKEUPS] = ".wakeups.csv",
 };
 
 static const char *const csv_header[CSV__COUNT] = {
@@ -34,6 +35,7 @@ static const char *const csv_header[CSV__COUNT] = {
 	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us,hist_lost",
 	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count",
 	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,tgid",
+	[CSV_WAKEUPS] = "ts_us,waker_tgid,waker,wakee_tgid,wakee,count,runq_us,blocked_us",
 };
 
 struct store_csv {
@@ -138,7 +140,7 @@ static void write_stack(struct store_csv *st, const struct kstack *k)
 		return;
 	csv_u64(f, k->hash);
 	csv_sep(f);
-	csv_field(f, "kernel");
+	csv_field(f, k->kind);
 	csv_sep(f);
 	csv_field(f, k->frames);
 	csv_end(f);
@@ -189,9 +191,30 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 	opt_u64(f, r->io_dev != NULL, r->io_bytes);
 	opt_u64(f, r->io_dev != NULL, r->io_us);
 	opt_u64(f, r->io_dev && r->io_service_us, r->io_service_us);
+	opt_u64(f, r->flags & TRACT_SF_WAKE_TIME, r->wake_us);
+	opt_u64(f, r->flags & TRACT_SF_WAKE_TIME, r->wake_runq_us);
+	opt_u64(f, r->ustack != NULL, r->ustack ? r->ustack->hash : 0);
 	csv_end(f);
 	if (r->kstack)
 		write_stack(st, r->kstack);
+	if (r->ustack)
+		write_stack(st, r->ustack);
+}
+
+static void write_wakeups(FILE *f, uint64_t ts_us, const struct wakeup_rows *w)
+{
+	for (size_t i = 0; i < w->nr; i++) {
+		const struct wakeup_row *r = &w->rows[i];
+
+		csv_u64(f, ts_us);
+		opt_u64(f, r->waker_tgid, r->waker_tgid);
+		csv_sep(f);
+		csv_field(f, r->waker);
+		fprintf(f, ",%u,", r->wakee_tgid);
+		csv_field(f, r->wakee);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->count, r->runq_us, r->blocked_us);
+		csv_end(f);
+	}
 }
 
 static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int with_tgid)
@@ -227,6 +250,7 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 		write_sample(st, p, &p->rows[i]);
 	write_hist(st->f[CSV_IO_LATENCY], p->ts_us, &p->io_hist, 0);
 	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1);
+	write_wakeups(st->f[CSV_WAKEUPS], p->ts_us, &p->wakeups);
 	pf = st->f[CSV_PASSES];
 	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		p->ts_us, p->weight_us, p->visited, p->nr, p->dropped, p->duration_us, p->cpu_us, p->hist_lost);

@@ -20,14 +20,14 @@
 #define SYSCALL_BITS 1024
 
 enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_NAME, INS_IO_HIST,
-       INS_SC_HIST, INS_FACT, INS_IO, INS__COUNT };
+       INS_SC_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost) "
 		     "VALUES (?,?,?,?,?,?,?,?)",
 	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid) VALUES (?,?,?,?,?,?,?)",
 	[INS_ARGS] = "INSERT INTO args(id, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?)",
-	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,'kernel',?,?)",
+	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
@@ -35,8 +35,11 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
 	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, tgid) VALUES (?,?,?,?,?,?)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup, file, runq_us, waker) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "waker_tid, cgroup, file, runq_us, waker, wake_us, wake_runq_us, ustack) "
+		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[INS_IO] = "INSERT INTO sample_io(fact, dev, op, bytes, us, service_us) VALUES (?,?,?,?,?,?)",
+	[INS_WAKEUP] = "INSERT INTO wakeups(pass, waker_tgid, waker, wakee_tgid, wakee, count, runq_us, blocked_us) "
+		       "VALUES (?,?,?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -248,8 +251,9 @@ static int insert_stack(struct store_sqlite *st, int64_t id, const void *arg)
 	sqlite3_stmt *s = st->ins[INS_STACK];
 
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, (int64_t)k->hash);
-	sqlite3_bind_text(s, 3, k->frames, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, k->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, (int64_t)k->hash);
+	sqlite3_bind_text(s, 4, k->frames, -1, SQLITE_STATIC);
 	return step(st, s);
 }
 
@@ -322,6 +326,12 @@ static size_t thread_key(const struct sample *r, unsigned char *buf, size_t cap)
 	return len;
 }
 
+/* Kernel and user stacks share the dictionary: their hashes are of the frames' text. */
+static int64_t stack_id(struct store_sqlite *st, const struct kstack *k)
+{
+	return dimension_id(st, &st->stacks, &k->hash, sizeof(k->hash), insert_stack, k);
+}
+
 static void bind_opt(sqlite3_stmt *s, int col, int valid, int64_t v)
 {
 	if (valid)
@@ -335,7 +345,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	unsigned char key[4096 + 64];
 	sqlite3_stmt *s = st->ins[INS_FACT];
 	int in_syscall = r->syscall_nr >= 0;
-	int64_t thread, args = 0, stack = 0, file = 0, waker = 0;
+	int64_t thread, args = 0, stack = 0, ustack = 0, file = 0, waker = 0;
 
 	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
 	if (!thread)
@@ -347,12 +357,10 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 		if (!args)
 			return -EIO;
 	}
-	if (r->kstack) {
-		stack = dimension_id(st, &st->stacks, &r->kstack->hash, sizeof(r->kstack->hash),
-				     insert_stack, r->kstack);
-		if (!stack)
-			return -EIO;
-	}
+	if (r->kstack && !(stack = stack_id(st, r->kstack)))
+		return -EIO;
+	if (r->ustack && !(ustack = stack_id(st, r->ustack)))
+		return -EIO;
 	if (r->cgroup && note_cgroup(st, r))
 		return -EIO;
 	if (r->file) {
@@ -379,6 +387,9 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	bind_opt(s, 12, file, file);
 	bind_opt(s, 13, r->has_runq, r->runq_us);
 	bind_opt(s, 14, waker, waker);
+	bind_opt(s, 15, r->flags & TRACT_SF_WAKE_TIME, r->wake_us);
+	bind_opt(s, 16, r->flags & TRACT_SF_WAKE_TIME, r->wake_runq_us);
+	bind_opt(s, 17, ustack, ustack);
 	if (step(st, s))
 		return -EIO;
 	if (!r->io_dev)
@@ -427,6 +438,27 @@ static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id
 	return err;
 }
 
+static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct wakeup_rows *w)
+{
+	sqlite3_stmt *s = st->ins[INS_WAKEUP];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < w->nr; i++) {
+		const struct wakeup_row *r = &w->rows[i];
+
+		sqlite3_bind_int64(s, 1, pass_id);
+		bind_opt(s, 2, r->waker_tgid, r->waker_tgid);
+		sqlite3_bind_text(s, 3, r->waker, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, r->wakee_tgid);
+		sqlite3_bind_text(s, 5, r->wakee, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 6, (int64_t)r->count);
+		sqlite3_bind_int64(s, 7, (int64_t)r->runq_us);
+		sqlite3_bind_int64(s, 8, (int64_t)r->blocked_us);
+		err = step(st, s);
+	}
+	return err;
+}
+
 static int sqlite_write_pass(struct sink *base, const struct pass *p)
 {
 	struct store_sqlite *st = (struct store_sqlite *)base;
@@ -449,6 +481,8 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist);
 	if (!err)
 		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist);
+	if (!err)
+		err = insert_wakeups(st, pass_id, &p->wakeups);
 	if (!err)
 		err = exec(st, "COMMIT");
 	if (err) {

@@ -21,6 +21,8 @@
 #define TRACT_PID_FILTER_MAX 64
 /* waker_tid of a wakeup run from interrupt context (timers, devices, softirqs) */
 #define TRACT_WAKER_IRQ 0xffffffffu
+/* waker_tid of a wakeup run by an expiring timer (hrtimer or timer wheel) */
+#define TRACT_WAKER_TIMER 0xfffffffeu
 
 /* Thread states, in the order they are stored (the store keeps the name). */
 enum tract_state {
@@ -39,6 +41,7 @@ enum tract_state {
 enum tract_rec_kind {
 	TRACT_REC_SAMPLE = 1,
 	TRACT_REC_KSTACK = 2,
+	TRACT_REC_USTACK = 3,	/* a struct tract_kstack header too; user addresses */
 };
 
 /* tract_sample.flags */
@@ -50,6 +53,7 @@ enum tract_sample_flags {
 	TRACT_SF_WAKER = 1u << 4,	/* waker_tid is valid */
 	TRACT_SF_FD = 1u << 5,		/* fd_ino is the inode of the file of sc_args[0] */
 	TRACT_SF_IO = 1u << 6,		/* io_* describe the block request the thread waits on */
+	TRACT_SF_WAKE_TIME = 1u << 7,	/* wake_ns and wake_runq_ns are valid */
 };
 
 struct tract_sample {
@@ -81,11 +85,14 @@ struct tract_sample {
 	__u64 sc_args[6];
 	char comm[TRACT_COMM_LEN];
 	char pcomm[TRACT_COMM_LEN];
+	__u64 wake_ns;		/* time since the latest wakeup */
+	__u64 wake_runq_ns;	/* its wait for a CPU: woken -> on CPU, or so far */
+	__u64 ustack_hash;	/* 0 when no user stack was taken */
 };
 
 /* Followed by nr_frames __u64 addresses, innermost first. */
 struct tract_kstack {
-	__u32 kind;		/* TRACT_REC_KSTACK */
+	__u32 kind;		/* TRACT_REC_KSTACK or TRACT_REC_USTACK */
 	__u32 nr_frames;
 	__u64 hash;
 };
@@ -108,10 +115,28 @@ struct tract_sc_hist_key {
 	__u8 pad;
 };
 
+/*
+ * Wakeup edges (--wakeup-edges): wakeups from one process (or irq, timer) to
+ * another since the last pass, counted when the wakee gets a CPU.
+ */
+struct tract_wakeup_key {
+	__u32 waker_tgid;	/* or TRACT_WAKER_IRQ, TRACT_WAKER_TIMER */
+	__u32 wakee_tgid;
+};
+
+struct tract_wakeup_val {
+	__u64 count;
+	__u64 runq_ns;		/* summed: woken -> on CPU */
+	__u64 blocked_ns;	/* summed: asleep -> woken */
+	char wakee_comm[TRACT_COMM_LEN];	/* the wakee process's name */
+};
+
 #ifndef __bpf__
+_Static_assert(sizeof(struct tract_wakeup_key) == 8, "tract_wakeup_key layout changed");
+_Static_assert(sizeof(struct tract_wakeup_val) == 40, "tract_wakeup_val layout changed");
 _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout changed");
 _Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
-_Static_assert(sizeof(struct tract_sample) == 216, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 240, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 #endif
 

@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 28
+plan 33
 
 start_workload || exit 1
 pid=$WL_PID
@@ -64,14 +64,23 @@ ok "the I/O histogram holds the fsync thread's writes to $disk" \
 ok "the O_DIRECT writer in DISK shows the 4 KiB write it waits on" \
 	test "$(q "$db" "select count(*) from samples where comm='direct' and state='DISK' and io_dev='$disk' and io_op='write' and io_bytes=4096")" -gt 0
 # --all: every thread, and the sleeping thread's timer shows as its waker
-"$TRACT" record -F 10 -d 2.5 --all -p "$pid" -o "$WORK/all" 2> "$WORK/all.err"
+"$TRACT" record -F 10 -d 2.5 --all --wakeup-edges -p "$pid" -o "$WORK/all" 2> "$WORK/all.err"
 all=$(ls "$WORK"/all/tract-*.db | tail -n 1)
 ok "--all stores the idle pool in every pass" \
 	test "$(q "$all" "select count(*) from samples where comm like 'idle%'")" -ge "$(($(q "$all" "select count(*) from passes") * 8))"
-# a timer wakes it from interrupt context, or from ksoftirqd when softirqs are deferred
-ok "the sleeping thread is woken by a timer: its waker is irq (or ksoftirqd)" sh -c \
-	"[ \$(sqlite3 '$all' \"select count(*) from samples where comm='sleep' and (waker='irq' or waker like 'ksoftirqd%')\") -gt 0 ] &&
-	 [ \$(sqlite3 '$all' \"select count(*) from samples where comm='sleep' and waker is not null and waker!='irq' and waker not like 'ksoftirqd%'\") -eq 0 ]"
+ok "the sleeping thread is woken by its timer, and labelled so" sh -c \
+	"[ \$(sqlite3 '$all' \"select count(*) from samples where comm='sleep' and waker='timer' and waker_tid is null\") -gt 0 ] &&
+	 [ \$(sqlite3 '$all' \"select count(*) from samples where comm='sleep' and waker is not null and waker!='timer'\") -eq 0 ]"
+ok "the O_DIRECT writer is woken by the disk's interrupt, not by a timer" \
+	test "$(q "$all" "select count(*) from samples where comm='direct' and waker='timer'")" -eq 0
+ok "a sleeping ping knows how long ago it was woken, and how long it waited for a CPU then" \
+	test "$(q "$all" "select count(*) from samples where comm='ping' and state='SLEEP' and wake_us >= wake_runq_us and wake_runq_us >= 0")" -gt 0
+edges=$(q "$all" "select coalesce(sum(count), 0) from wakeups where waker_tgid=$pid and wakee_tgid=$pid")
+ok "--wakeup-edges: the workload wakes itself (ping-pong, futex) thousands of times ($edges)" at_least "$edges" 1000
+ok "and those wakeups carry their run-queue and blocked time" \
+	test "$(q "$all" "select count(*) from wakeups where waker='workload' and wakee='workload' and runq_us > 0 and blocked_us > 0")" -gt 0
+ok "a timer's wakeups of the workload are an edge of their own" \
+	test "$(q "$all" "select count(*) from wakeups where waker='timer' and waker_tgid is null and wakee_tgid=$pid")" -gt 0
 ok "ping's waker is named: pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker='pong'")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
 stop_workload
