@@ -21,7 +21,8 @@ struct tract_slot {
 	__u32 pad;
 	__u64 sc_entry;		/* rq clock at the latest sys_enter; 0: unknown */
 	__u64 kstack_hash;	/* kernel stack taken while off CPU ... */
-	__u64 kstack_switches;	/* ... when the thread had made this many context switches */
+	__u64 ustack_hash;	/* ... its user stack (0: none) ... */
+	__u64 stack_switches;	/* ... when the thread had made this many context switches */
 	__u64 io_rq;		/* the block request it submitted last (a struct request pointer) */
 	__u64 sc_entry_ktime;	/* with --syscall-latency: CLOCK_MONOTONIC at the latest sys_enter */
 	__u64 sleep_ts;		/* with --wakeup-edges: rq clock when it last went to sleep */
@@ -46,7 +47,17 @@ struct tract_waker {
 	__u8 pad[7];
 };
 
-_Static_assert(sizeof(struct tract_slot) == 56, "slots stay small");
+_Static_assert(sizeof(struct tract_slot) == 64, "slots stay small");
 _Static_assert(sizeof(struct tract_waker) == 32, "waker slots stay small");
+
+/* A thread takes over a slot: nothing of the previous owner's is valid. */
+static __always_inline void claim_slot(struct tract_slot *s, __u32 tag)
+{
+	s->tag = tag;
+	s->sc_entry = 0;
+	s->kstack_hash = 0;
+	s->ustack_hash = 0;
+	s->stack_switches = 0;
+}
 
 #endif

@@ -23,6 +23,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 self_tgid;
 const volatile __u8 all_threads;
 const volatile __u8 take_kstacks = 1;
+const volatile __u8 take_ustacks = 1;
 /* --syscall-latency: sys_enter also reads the clock, and tract_sys_exit is loaded */
 const volatile __u8 syscall_latency;
 const volatile __u64 idle_grace_ns = 10000000;
@@ -41,7 +42,6 @@ __u64 rows_emitted;
  * the next read, which is why rows never drop between here and user space.
  */
 __u64 rows_retried;
-__u64 kstack_errors;
 /* max_entries and slot_mask are set before load from the kernel's pid_max. */
 const volatile __u32 slot_mask;
 
@@ -125,19 +125,6 @@ static __always_inline void hist_add(void *map, const void *key, __u64 *full)
 
 #include "blockio.bpf.h"
 
-struct kstack_buf {
-	struct tract_kstack hdr;
-	__u64 ip[TRACT_KSTACK_MAX];
-};
-
-/* Too big for the BPF stack; the iterator is the only user. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct kstack_buf);
-} kstack_scratch SEC(".maps");
-
 /*
  * Times are read from the run queue's clock, which the scheduler keeps fresh
  * (update_rq_clock() at every schedule, wakeup and tick): reading it costs a
@@ -177,10 +164,8 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 
 	if (!s)
 		return 0;
-	if (s->tag != tag) {
-		s->tag = tag;
-		s->kstack_hash = 0;
-	}
+	if (s->tag != tag)
+		claim_slot(s, tag);
 	s->sc_entry = rq_clock_of(task);
 	if (syscall_latency)
 		s->sc_entry_ktime = bpf_ktime_get_ns();
@@ -427,62 +412,7 @@ static __always_inline void read_fd_file(struct task_struct *task, struct tract_
 	s->flags |= TRACT_SF_FD;
 }
 
-static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n)
-{
-	__u64 h = 0xcbf29ce484222325ull;
-
-	for (__u32 i = 0; i < TRACT_KSTACK_MAX && i < n; i++) {
-		h ^= ip[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	return h ? h : 1;
-}
-
-/*
- * An off-CPU thread's kernel stack cannot change until it runs again, so a
- * stack taken while the thread had made the same number of context switches
- * is reused instead of unwound again.  A newly unwound stack goes into the
- * stream ahead of its sample; it is remembered (*fresh_switches) only once
- * the sample is written too, since an overflowing seq_file drops both and
- * shows the task again.
- */
-static __always_inline void take_kstack(struct seq_file *seq, struct task_struct *task,
-					struct tract_slot *slot, __u32 tag, struct tract_sample *s,
-					__u64 *fresh_switches)
-{
-	__u32 zero = 0;
-	struct kstack_buf *buf;
-	long len;
-	__u32 n;
-
-	__u64 switches = task->nvcsw + task->nivcsw;
-
-	if (slot && slot->tag == tag && slot->kstack_hash && slot->kstack_switches == switches) {
-		s->kstack_hash = slot->kstack_hash;
-		return;
-	}
-	buf = bpf_map_lookup_elem(&kstack_scratch, &zero);
-	if (!buf)
-		return;
-	len = bpf_get_task_stack(task, buf->ip, sizeof(buf->ip), 0);
-	if (len <= 0) {
-		kstack_errors++;
-		return;
-	}
-	n = (__u32)len / sizeof(__u64);
-	if (n > TRACT_KSTACK_MAX)
-		n = TRACT_KSTACK_MAX;
-	buf->hdr.kind = TRACT_REC_KSTACK;
-	buf->hdr.nr_frames = n;
-	buf->hdr.hash = hash_frames(buf->ip, n);
-	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + n * sizeof(__u64))) {
-		kstack_errors++;
-		return;
-	}
-	s->kstack_hash = buf->hdr.hash;
-	*fresh_switches = switches;
-}
+#include "stacks.bpf.h"
 
 /* Read once per pass, when the iterator shows its first task. */
 __u64 pass_now;
@@ -536,8 +466,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.run_count = task->sched_info.pcount;
 	read_fd_file(task, &s);
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
-	if (take_kstacks && s.state != TRACT_STATE_RUN)
-		take_kstack(seq, task, slot, tag, &s, &fresh_switches);
+	if (s.state != TRACT_STATE_RUN)
+		take_stacks(seq, task, slot, tag, &s, &fresh_switches);
 	/* an overflowing seq_file is not a loss: the kernel shows this task again */
 	if (bpf_seq_write(seq, &s, sizeof(s))) {
 		rows_retried++;
@@ -545,12 +475,11 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	}
 	if (fresh_switches && slot) {
 		/* a thread with no syscall since tract started takes its slot here */
-		if (slot->tag != tag) {
-			slot->tag = tag;
-			slot->sc_entry = 0;
-		}
+		if (slot->tag != tag)
+			claim_slot(slot, tag);
 		slot->kstack_hash = s.kstack_hash;
-		slot->kstack_switches = fresh_switches;
+		slot->ustack_hash = s.ustack_hash;
+		slot->stack_switches = fresh_switches;
 	}
 	rows_emitted++;
 	return 0;

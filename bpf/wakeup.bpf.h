@@ -181,11 +181,8 @@ int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct 
 	if (!preempt && task_state_bits(prev) != TRACT_TASK_RUNNING) {
 		s = slot_of(prev->pid);
 		tag = owner_tag(prev);
-		if (s && s->tag != tag) {
-			s->tag = tag;
-			s->sc_entry = 0;
-			s->kstack_hash = 0;
-		}
+		if (s && s->tag != tag)
+			claim_slot(s, tag);
 		if (s)
 			s->sleep_ts = now;
 	}

@@ -16,7 +16,7 @@ _tract() {
 		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all
-			--idle-grace --idle-syscalls --no-kstacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
+			--idle-grace --idle-syscalls --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
 		;;
 	schema)
 		COMPREPLY=($(compgen -W '--help' -- "$cur"))

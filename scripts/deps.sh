@@ -3,7 +3,7 @@
 # Install the Debian packages tract builds, tests and benchmarks with.
 # Quiet and quick when everything is already there.
 set -eu
-pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev
       linux-libc-dev libsqlite3-dev sqlite3 libcmocka-dev perl procps"
 missing=
 for p in $pkgs; do

@@ -21,6 +21,7 @@
 #include "sampler.h"
 #include "sink.h"
 #include "stackdict.h"
+#include "usyms.h"
 #include "syscalls.h"
 #include "util.h"
 #include "writer.h"
@@ -52,6 +53,7 @@ static const char record_usage[] =
 "      --idle-syscalls LIST comma-separated syscalls that are idle waits\n"
 "                           (default: futex, epoll_wait, poll, select, nanosleep, ...)\n"
 "      --no-kstacks         do not take kernel stacks\n"
+"      --no-ustacks         do not take user stacks\n"
 "      --syscall-latency    keep per-process syscall latency histograms\n"
 "                           (adds a sys_exit program and a clock read per syscall)\n"
 "      --wakeup-edges       keep waker -> wakee counts and delays per process pair\n"
@@ -64,7 +66,7 @@ static const char record_usage[] =
 "  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
-enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_SYSCALL_LATENCY,
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_SYSCALL_LATENCY,
        OPT_WAKEUP_EDGES };
 
 static const struct option record_options[] = {
@@ -77,6 +79,7 @@ static const struct option record_options[] = {
 	{ "idle-grace", required_argument, NULL, OPT_IDLE_GRACE },
 	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
 	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
+	{ "no-ustacks", no_argument, NULL, OPT_NO_USTACKS },
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
 	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -102,6 +105,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->hz = 1;
 	o->sampler.idle_grace_ns = 10 * 1000000ull;
 	o->sampler.kstacks = 1;
+	o->sampler.ustacks = 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":F:d:o:p:avh", record_options, NULL)) != -1) {
@@ -142,6 +146,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_KSTACKS:
 			o->sampler.kstacks = 0;
+			break;
+		case OPT_NO_USTACKS:
+			o->sampler.ustacks = 0;
 			break;
 		case OPT_SYSCALL_LATENCY:
 			o->sampler.syscall_latency = 1;
@@ -278,6 +285,7 @@ int cmd_record(int argc, char **argv)
 	struct sampler *sampler = NULL;
 	struct resolvers res = { 0 };
 	struct ksyms *ks = NULL;
+	struct usyms *us = NULL;
 	struct sink *sink = NULL;
 	struct record_opts o;
 	int err;
@@ -288,7 +296,9 @@ int cmd_record(int argc, char **argv)
 	ks = ksyms__load(NULL);
 	if (!ks && o.sampler.kstacks)
 		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
-	res.stacks = stackdict__new(ks);
+	if (o.sampler.ustacks)
+		us = usyms__new(0);
+	res.stacks = stackdict__new(ks, us);
 	res.procs = procinfo__new(NULL);
 	res.cgroups = cgroups__new();
 	res.files = files__new(NULL);
@@ -326,6 +336,7 @@ cleanup:
 	cgroups__free(res.cgroups);
 	procinfo__free(res.procs);
 	stackdict__free(res.stacks);
+	usyms__free(us);
 	ksyms__free(ks);
 	return err;
 }

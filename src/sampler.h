@@ -20,6 +20,7 @@ struct sampler_config {
 	uint32_t pids[TRACT_PID_FILTER_MAX];
 	size_t nr_pids;
 	int kstacks;			/* take kernel stacks of off-CPU threads */
+	int ustacks;			/* take user stacks of threads in a syscall */
 	int syscall_latency;		/* keep syscall latency histograms (a sys_exit program) */
 	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program) */
 };

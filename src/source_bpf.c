@@ -109,6 +109,8 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->exe = procinfo__exe(sb->res.procs, s->tgid, s->proc_start_ns, row->pcomm);
 	if (s->kstack_hash)
 		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
+	if (s->ustack_hash)
+		row->ustack = stackdict__get(sb->res.stacks, s->ustack_hash);
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
 	if (!runq_history__update(sb->res.runq, s->tid, s->run_delay_ns, s->run_count, &row->runq_us)) {
@@ -124,6 +126,37 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	}
 	if (s->flags & TRACT_SF_FD)
 		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_ino);
+}
+
+/*
+ * A kernel or user stack record: the bytes it takes, 0 when it is not all in
+ * buf yet, -1 when it is corrupt.  Frames are 8-byte aligned in the stream:
+ * every record is a multiple of 8 bytes.
+ */
+static size_t parse_stack(struct source_bpf *sb, uint32_t kind, const unsigned char *rec, size_t len)
+{
+	int user = kind == TRACT_REC_USTACK;
+	size_t hdr_size = user ? sizeof(struct tract_ustack) : sizeof(struct tract_kstack);
+	uint32_t max = user ? TRACT_USTACK_MAX : TRACT_KSTACK_MAX;
+	struct tract_ustack h = { 0 };
+	size_t need;
+
+	if (len < hdr_size)
+		return 0;
+	memcpy(&h, rec, hdr_size);
+	if (h.nr_frames > max) {
+		tract_err("corrupt stack record from the sampler (%u frames)", h.nr_frames);
+		return (size_t)-1;
+	}
+	need = hdr_size + h.nr_frames * sizeof(uint64_t);
+	if (len < need)
+		return 0;
+	if (user)
+		stackdict__add_user(sb->res.stacks, h.hash, h.tgid, (const uint64_t *)(rec + hdr_size),
+				    h.nr_frames);
+	else
+		stackdict__add(sb->res.stacks, h.hash, (const uint64_t *)(rec + hdr_size), h.nr_frames);
+	return need;
 }
 
 /*
@@ -146,24 +179,16 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 			memcpy(&s, buf + off, sizeof(s));
 			fill_row(sb, pass__add_row(p), &s);
 			off += sizeof(s);
-		} else if (kind == TRACT_REC_KSTACK) {
-			struct tract_kstack h;
-			size_t need;
+		} else if (kind == TRACT_REC_KSTACK || kind == TRACT_REC_USTACK) {
+			size_t used = parse_stack(sb, kind, buf + off, len - off);
 
-			if (len - off < sizeof(h))
-				break;
-			memcpy(&h, buf + off, sizeof(h));
-			if (h.nr_frames > TRACT_KSTACK_MAX) {
-				tract_err("corrupt stack record from the sampler (%u frames)", h.nr_frames);
+			if (used == (size_t)-1) {
 				p->dropped++;
 				return len;
 			}
-			need = sizeof(h) + h.nr_frames * sizeof(uint64_t);
-			if (len - off < need)
+			if (!used)
 				break;
-			/* frames are 8-byte aligned in the stream: records are multiples of 8 */
-			stackdict__add(sb->res.stacks, h.hash, (const uint64_t *)(buf + off + sizeof(h)), h.nr_frames);
-			off += need;
+			off += used;
 		} else {
 			tract_err("unknown record kind %u from the sampler", kind);
 			p->dropped++;
@@ -270,6 +295,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		return err;
 	}
 	procinfo__trim(sb->res.procs);
+	stackdict__end_pass(sb->res.stacks);
 	cgroups__new_pass(sb->res.cgroups);
 	files__new_pass(sb->res.files);
 	for (;;) {
@@ -364,6 +390,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->self_tgid = getpid();
 	ro->all_threads = cfg->all_threads;
 	ro->take_kstacks = cfg->kstacks;
+	ro->take_ustacks = cfg->ustacks;
 	ro->idle_grace_ns = cfg->idle_grace_ns;
 	ro->nr_pids = cfg->nr_pids;
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));

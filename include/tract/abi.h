@@ -41,7 +41,7 @@ enum tract_state {
 enum tract_rec_kind {
 	TRACT_REC_SAMPLE = 1,
 	TRACT_REC_KSTACK = 2,
-	TRACT_REC_USTACK = 3,	/* a struct tract_kstack header too; user addresses */
+	TRACT_REC_USTACK = 3,	/* struct tract_ustack */
 };
 
 /* tract_sample.flags */
@@ -97,6 +97,21 @@ struct tract_kstack {
 	__u64 hash;
 };
 
+/* User stacks are walked by frame pointers; deeper frames are cut. */
+#define TRACT_USTACK_MAX 32
+
+/*
+ * Followed by nr_frames __u64 user addresses, innermost first: the
+ * interrupted instruction, then return addresses.
+ */
+struct tract_ustack {
+	__u32 kind;		/* TRACT_REC_USTACK */
+	__u32 nr_frames;
+	__u64 hash;		/* of the addresses and the process */
+	__u32 tgid;		/* whose address space they are in */
+	__u32 pad;
+};
+
 /* Block I/O latency histogram: completions per (device, op, log2 µs bucket) since the last pass. */
 struct tract_io_hist_key {
 	__u32 dev;
@@ -138,6 +153,7 @@ _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout 
 _Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
 _Static_assert(sizeof(struct tract_sample) == 240, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
+_Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed");
 #endif
 
 /*

@@ -3,7 +3,7 @@
 # Record the workload into SQLite and check what tract saw against the truth.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 33
+plan 35
 
 start_workload || exit 1
 pid=$WL_PID
@@ -59,6 +59,10 @@ devno=$(stat -c '%d' "$fsync_file")
 disk=$(sed -n 's/^DEVNAME=//p' "/sys/dev/block/$((devno >> 8)):$((devno & 255))/uevent")
 ok "the I/O histogram holds the fsync thread's writes to $disk" \
 	test "$(q "$db" "select coalesce(sum(count), 0) from io_latency where dev='$disk' and op='write'")" -gt 10
+ok "the fsync thread's user stack names the workload's own function" \
+	test "$(q "$db" "select count(*) from samples s join stacks k on k.id=s.ustack_id where s.comm='fsync' and s.syscall='fsync' and k.kind='user' and k.frames like '%;fsync_thread;fsync'")" -gt 0
+ok "user stacks are taken only in syscalls" \
+	test "$(q "$db" "select count(*) from samples where ustack_id is not null and syscall is null")" -eq 0
 # fsync mostly waits on the journal thread's requests; the O_DIRECT writer
 # always waits on its own
 ok "the O_DIRECT writer in DISK shows the 4 KiB write it waits on" \

@@ -103,7 +103,7 @@ static void kernel_symbols_resolve_to_their_function(void **state)
 static void stacks_are_folded_outermost_first(void **state)
 {
 	struct ksyms *ks = fake_ksyms();
-	struct stackdict *sd = stackdict__new(ks);
+	struct stackdict *sd = stackdict__new(ks, NULL);
 	const uint64_t ip[] = { 0xffffffff81000110, 0xffffffff81000210, 0xffffffff81000410 };
 	const uint64_t ip2[] = { 0xffffffff81000120, 0xffffffff81000220, 0xffffffff81000420 };
 	const struct kstack *a, *b;

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The filter compiler: a recursive descent parser that writes SQL as it goes.
+ * Only fixed SQL words, '?' and the column list's SQL reach the output, so no
+ * filter can change the shape of the query it is put in.
+ */
+#include <errno.h>
+#include <locale.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "expr.h"
+#include "util.h"
+
+/*
+ * Bounds on hostile input, and on what SQLite will take.  Its parser has a
+ * fixed stack of 100 entries (YYSTACKDEPTH in 3.40), and the worst shape,
+ * "a or b and not (...)" nested, uses about four per level; 16 levels of '('
+ * and 'not' leave room for the query around the filter.  A long flat chain of
+ * 'or' costs no parser stack but one level of SQLite's expression tree each,
+ * limited to 1000 (SQLITE_MAX_EXPR_DEPTH).
+ */
+#define MAX_DEPTH 16
+#define MAX_COMPARISONS 256
+#define MAX_PARAMS 1000
+
+enum token_kind { TOK_END, TOK_WORD, TOK_STRING, TOK_LPAREN, TOK_RPAREN, TOK_COMMA, TOK_OP };
+
+enum op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_MATCH, OP_NOMATCH };
+
+/*
+ * "col OP value" is SQL before, col, SQL after.  Each comes out true or false,
+ * never NULL, for a NULL column too (doc/filter.md says why).
+ */
+static const struct {
+	const char *before, *after;
+} op_sql[] = {
+	[OP_EQ] = { "(", " = ?)" },
+	[OP_NE] = { "(", " IS NOT ?)" },
+	[OP_LT] = { "(", " < ?)" },
+	[OP_LE] = { "(", " <= ?)" },
+	[OP_GT] = { "(", " > ?)" },
+	[OP_GE] = { "(", " >= ?)" },
+	[OP_MATCH] = { "(", " REGEXP ?)" },
+	[OP_NOMATCH] = { "((", " REGEXP ?) IS NOT TRUE)" },
+};
+
+struct token {
+	enum token_kind kind;
+	size_t pos, len;	/* the token's bytes in the source */
+	enum op op;		/* TOK_OP */
+	char *text;		/* TOK_STRING: the contents, escapes undone */
+};
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+struct parser {
+	const char *src;
+	const struct expr_column *cols;
+	size_t ncols;
+	size_t next_pos;	/* first byte after tok */
+	struct token tok;	/* the one token of lookahead */
+	struct sbuf sql;
+	struct expr_param *params;
+	size_t nparams, params_cap;
+	int depth, comparisons;
+	struct expr_error *err;
+};
+
+static void sbuf_grow(struct sbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	b->cap = (b->len + extra + 1) * 2;
+	b->s = xrealloc(b->s, b->cap);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void sbuf_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sbuf_grow(b, n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+static void sbuf_insert(struct sbuf *b, size_t at, const char *s)
+{
+	size_t n = strlen(s);
+
+	sbuf_grow(b, n);
+	memmove(b->s + at + n, b->s + at, b->len - at + 1);
+	memcpy(b->s + at, s, n);
+	b->len += n;
+}
+
+/* Quote source bytes for a message; control bytes are escaped so they cannot drive a terminal. */
+static const char *quote_bytes(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t o = 0, max = 32;
+
+	buf[o++] = '\'';
+	for (size_t i = 0; i < len && i < max && o + 8 < size; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f)
+			buf[o++] = c;
+		else
+			o += snprintf(buf + o, size - o, "\\x%02x", c);
+	}
+	if (len > max && o + 8 < size)
+		o += snprintf(buf + o, size - o, "...");
+	buf[o++] = '\'';
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *describe(const struct parser *p, const struct token *t, char *buf, size_t size)
+{
+	if (t->kind == TOK_END)
+		return "the end of the filter";
+	return quote_bytes(p->src + t->pos, t->len, buf, size);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct parser *p, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!p->err)
+		return -1;
+	p->err->pos = pos;
+	n = snprintf(p->err->msg, sizeof(p->err->msg), "position %zu: ", pos);
+	va_start(ap, fmt);
+	vsnprintf(p->err->msg + n, sizeof(p->err->msg) - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int is_word_char(char c)
+{
+	/* spelled out: isalnum() would follow the locale into bytes above 0x7f */
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("_./:*-", c));
+}
+
+static int lex_string(struct parser *p, size_t start)
+{
+	const char *s = p->src;
+	char quote = s[start];
+	size_t i = start + 1, o = 0;
+	char *text = xcalloc(1, strlen(s + i) + 1);
+
+	for (; s[i] != quote; i++) {
+		if (!s[i] || (s[i] == '\\' && !s[i + 1])) {
+			free(text);
+			return fail(p, start, "unterminated string");
+		}
+		/* only the quote and backslash are escapes, so "\." reaches a regex as written */
+		if (s[i] == '\\' && (s[i + 1] == quote || s[i + 1] == '\\'))
+			i++;
+		text[o++] = s[i];
+	}
+	p->tok.kind = TOK_STRING;
+	p->tok.text = text;
+	p->next_pos = i + 1;
+	return 0;
+}
+
+static int lex_op(struct parser *p, size_t start)
+{
+	const char *s = p->src + start;
+	struct token *t = &p->tok;
+
+	t->kind = TOK_OP;
+	t->len = 1;
+	switch (s[0]) {
+	case '=':
+		t->op = OP_EQ;
+		break;
+	case '~':
+		t->op = OP_MATCH;
+		break;
+	case '<':
+		t->op = s[1] == '=' ? OP_LE : OP_LT;
+		break;
+	case '>':
+		t->op = s[1] == '=' ? OP_GE : OP_GT;
+		break;
+	case '!':
+		if (s[1] != '=' && s[1] != '~')
+			return fail(p, start, "expected '!=' or '!~'");
+		t->op = s[1] == '=' ? OP_NE : OP_NOMATCH;
+		break;
+	}
+	if (t->op == OP_LE || t->op == OP_GE || t->op == OP_NE || t->op == OP_NOMATCH)
+		t->len = 2;
+	p->next_pos = start + t->len;
+	return 0;
+}
+
+/* Read the next token into p->tok. */
+static int next(struct parser *p)
+{
+	const char *s = p->src;
+	size_t i = p->next_pos;
+	char buf[16];
+
+	free(p->tok.text);
+	memset(&p->tok, 0, sizeof(p->tok));
+	while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')
+		i++;
+	p->tok.pos = i;
+	p->next_pos = i + 1;
+	switch (s[i]) {
+	case '\0':
+		p->tok.kind = TOK_END;
+		p->next_pos = i;
+		break;
+	case '(':
+		p->tok.kind = TOK_LPAREN;
+		break;
+	case ')':
+		p->tok.kind = TOK_RPAREN;
+		break;
+	case ',':
+		p->tok.kind = TOK_COMMA;
+		break;
+	case '"':
+	case '\'':
+		if (lex_string(p, i))
+			return -1;
+		break;
+	case '=': case '~': case '<': case '>': case '!':
+		if (lex_op(p, i))
+			return -1;
+		break;
+	default:
+		if (!is_word_char(s[i]))
+			return fail(p, i, "unexpected character %s", quote_bytes(s + i, 1, buf, sizeof(buf)));
+		p->tok.kind = TOK_WORD;
+		while (is_word_char(s[p->next_pos]))
+			p->next_pos++;
+		break;
+	}
+	p->tok.len = p->next_pos - i;
+	return 0;
+}
+
+static int is_keyword(const struct parser *p, const char *kw)
+{
+	return p->tok.kind == TOK_WORD && p->tok.len == strlen(kw) &&
+	       !strncasecmp(p->src + p->tok.pos, kw, p->tok.len);
+}
+
+static int is_any_keyword(const struct parser *p)
+{
+	return is_keyword(p, "and") || is_keyword(p, "or") || is_keyword(p, "not") ||
+	       is_keyword(p, "in") || is_keyword(p, "is") || is_keyword(p, "null");
+}
+
+static const struct expr_column *find_column(const struct parser *p)
+{
+	if (p->tok.kind != TOK_WORD)
+		return NULL;
+	for (size_t i = 0; i < p->ncols; i++)
+		if (strlen(p->cols[i].name) == p->tok.len &&
+		    !strncasecmp(p->cols[i].name, p->src + p->tok.pos, p->tok.len))
+			return &p->cols[i];
+	return NULL;
+}
+
+static int unknown_column(struct parser *p)
+{
+	char name[160], list[320];
+	size_t n = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < p->ncols; i++) {
+		const char *sep = i ? ", " : "";
+
+		/* leave room to end in ", ..." rather than mid-name */
+		if (n + strlen(sep) + strlen(p->cols[i].name) + sizeof(", ...") > sizeof(list)) {
+			snprintf(list + n, sizeof(list) - n, ", ...");
+			break;
+		}
+		n += snprintf(list + n, sizeof(list) - n, "%s%s", sep, p->cols[i].name);
+	}
+	return fail(p, p->tok.pos, "unknown column %s (columns: %s)",
+		    quote_bytes(p->src + p->tok.pos, p->tok.len, name, sizeof(name)), list);
+}
+
+/* "-12" or "3.5" or ".5": the only words that are numbers rather than text. */
+static int classify_number(const char *s, size_t len, int *is_decimal)
+{
+	size_t i = s[0] == '-', digits = 0, dots = 0;
+
+	for (; i < len; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			digits++;
+		else if (s[i] == '.')
+			dots++;
+		else
+			return 0;
+	}
+	*is_decimal = dots == 1;
+	return digits && dots <= 1;
+}
+
+static int add_param(struct parser *p, struct expr_param param)
+{
+	if (p->nparams == MAX_PARAMS) {
+		if (param.kind == EXPR_PARAM_TEXT)
+			free(param.text);
+		return fail(p, p->tok.pos, "too many values (at most %d)", MAX_PARAMS);
+	}
+	if (p->nparams == p->params_cap) {
+		p->params_cap = p->params_cap ? p->params_cap * 2 : 8;
+		p->params = xrealloc(p->params, p->params_cap * sizeof(*p->params));
+	}
+	p->params[p->nparams++] = param;
+	return 0;
+}
+
+static int number_param(struct parser *p, struct expr_param *param)
+{
+	char word[64], *end;
+	int is_decimal;
+
+	if (!classify_number(p->src + p->tok.pos, p->tok.len, &is_decimal))
+		return 0;
+	if (p->tok.len >= sizeof(word))
+		return fail(p, p->tok.pos, "number too long");
+	memcpy(word, p->src + p->tok.pos, p->tok.len);
+	word[p->tok.len] = '\0';
+	if (is_decimal) {
+		/* strtod would follow LC_NUMERIC and read "0.5" as 0 under a decimal comma */
+		locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+
+		if (!c_locale)
+			return fail(p, p->tok.pos, "cannot read number: %s", strerror(errno));
+		param->kind = EXPR_PARAM_REAL;
+		errno = 0;
+		param->r = strtod_l(word, &end, c_locale);
+		freelocale(c_locale);
+	} else {
+		param->kind = EXPR_PARAM_INT;
+		errno = 0;
+		param->i = strtoll(word, &end, 10);
+	}
+	if (errno == ERANGE || *end)
+		return fail(p, p->tok.pos, "number out of range: %s", word);
+	return 1;
+}
+
+/*
+ * The literal at p->tok as a param: a quoted string is text, a number word a
+ * number, another bare word text.  what names the place for messages.
+ * Returns 1 with *param set, or -1.
+ */
+static int literal(struct parser *p, const char *what, int numbers, struct expr_param *param)
+{
+	const struct token *t = &p->tok;
+	char buf[160];
+	int rc;
+
+	if (t->kind == TOK_STRING) {
+		param->kind = EXPR_PARAM_TEXT;
+		param->text = t->text;
+		p->tok.text = NULL;
+		return 1;
+	}
+	if (t->kind != TOK_WORD)
+		return fail(p, t->pos, "expected %s, found %s", what, describe(p, t, buf, sizeof(buf)));
+	if (is_keyword(p, "null"))
+		return fail(p, t->pos, "null is not a value: use 'is null' or 'is not null'");
+	if (is_any_keyword(p))
+		return fail(p, t->pos, "expected %s, found %s", what, describe(p, t, buf, sizeof(buf)));
+	/* a column on the right is refused rather than guessed: quote it to mean the text */
+	if (find_column(p))
+		return fail(p, t->pos, "%s is a column name; quote it to use it as text",
+			    describe(p, t, buf, sizeof(buf)));
+	if (numbers) {
+		rc = number_param(p, param);
+		if (rc)
+			return rc;
+	}
+	param->kind = EXPR_PARAM_TEXT;
+	param->text = strndup(p->src + t->pos, t->len);
+	if (!param->text)
+		abort();
+	return 1;
+}
+
+static int pattern(struct parser *p, const struct token *op)
+{
+	struct expr_param param;
+	char what[32], buf[160];
+	regex_t re;
+	int rc;
+
+	snprintf(what, sizeof(what), "a pattern after '%.*s'", (int)op->len, p->src + op->pos);
+	if (literal(p, what, 0, &param) < 0)
+		return -1;
+	/* the same flags as regexp() in sqlfuncs.c, so what compiles here runs there */
+	rc = regcomp(&re, param.text, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, &re, buf, sizeof(buf));
+		free(param.text);
+		return fail(p, p->tok.pos, "invalid regular expression: %s", buf);
+	}
+	regfree(&re);
+	return add_param(p, param);
+}
+
+static int value_list(struct parser *p, const char *col_sql, int negated)
+{
+	struct expr_param param;
+	char buf[160];
+
+	if (p->tok.kind != TOK_LPAREN)
+		return fail(p, p->tok.pos, "expected '(' after 'in', found %s",
+			    describe(p, &p->tok, buf, sizeof(buf)));
+	sbuf_add(&p->sql, "%s%s IN (", negated ? "((" : "(", col_sql);
+	for (int n = 0;; n++) {
+		if (next(p) || literal(p, "a value in the list", 1, &param) < 0 || add_param(p, param))
+			return -1;
+		sbuf_add(&p->sql, "%s?", n ? ", " : "");
+		if (next(p))
+			return -1;
+		if (p->tok.kind == TOK_RPAREN)
+			break;
+		if (p->tok.kind != TOK_COMMA)
+			return fail(p, p->tok.pos, "expected ',' or ')' in the list, found %s",
+				    describe(p, &p->tok, buf, sizeof(buf)));
+	}
+	sbuf_add(&p->sql, "%s", negated ? ")) IS NOT TRUE)" : "))");
+	return next(p);
+}
+
+/* Column SQL that is not a plain name gets parentheses, so "a || b" cannot bind to our operator. */
+static const char *column_sql(const struct expr_column *col, char **owned)
+{
+	size_t plain = strspn(col->sql, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+
+	*owned = NULL;
+	if (plain && !col->sql[plain])
+		return col->sql;
+	if (asprintf(owned, "(%s)", col->sql) < 0)
+		abort();
+	return *owned;
+}
+
+/* The words a column must be followed by: in, not in, is null, is not null. */
+static int keyword_comparison(struct parser *p, const char *sql)
+{
+	char buf[160];
+	int negated;
+
+	if (is_keyword(p, "in"))
+		return next(p) ? -1 : value_list(p, sql, 0);
+	if (is_keyword(p, "not")) {
+		if (next(p))
+			return -1;
+		if (!is_keyword(p, "in"))
+			return fail(p, p->tok.pos, "expected 'in' after 'not', found %s",
+				    describe(p, &p->tok, buf, sizeof(buf)));
+		return next(p) ? -1 : value_list(p, sql, 1);
+	}
+	/* the caller saw 'is' */
+	if (next(p))
+		return -1;
+	negated = is_keyword(p, "not");
+	if (negated && next(p))
+		return -1;
+	if (!is_keyword(p, "null"))
+		return fail(p, p->tok.pos, "expected 'null' after '%s', found %s",
+			    negated ? "is not" : "is", describe(p, &p->tok, buf, sizeof(buf)));
+	sbuf_add(&p->sql, "(%s%s)", sql, negated ? " IS NOT NULL" : " IS NULL");
+	return next(p);
+}
+
+static int operator_comparison(struct parser *p, const char *sql)
+{
+	struct token op = p->tok;
+	struct expr_param param;
+	char what[32];
+	int rc;
+
+	if (next(p))
+		return -1;
+	if (op.op == OP_MATCH || op.op == OP_NOMATCH) {
+		rc = pattern(p, &op);
+	} else {
+		snprintf(what, sizeof(what), "a value after '%.*s'", (int)op.len, p->src + op.pos);
+		rc = literal(p, what, 1, &param) < 0 ? -1 : add_param(p, param);
+	}
+	if (rc)
+		return rc;
+	sbuf_add(&p->sql, "%s%s%s", op_sql[op.op].before, sql, op_sql[op.op].after);
+	return next(p);
+}
+
+static int comparison(struct parser *p)
+{
+	const struct expr_column *col = find_column(p);
+	struct token column = p->tok;
+	char buf[160], name[160], *owned;
+	const char *sql;
+	int rc, is_decimal;
+
+	if (!col) {
+		if (p->tok.kind != TOK_WORD || is_any_keyword(p) ||
+		    classify_number(p->src + p->tok.pos, p->tok.len, &is_decimal))
+			return fail(p, p->tok.pos, "expected a column name or '(', found %s",
+				    describe(p, &p->tok, buf, sizeof(buf)));
+		return unknown_column(p);
+	}
+	if (++p->comparisons > MAX_COMPARISONS)
+		return fail(p, p->tok.pos, "too many comparisons (at most %d)", MAX_COMPARISONS);
+	if (next(p))
+		return -1;
+	sql = column_sql(col, &owned);
+	if (p->tok.kind == TOK_OP)
+		rc = operator_comparison(p, sql);
+	else if (is_keyword(p, "in") || is_keyword(p, "not") || is_keyword(p, "is"))
+		rc = keyword_comparison(p, sql);
+	else
+		rc = fail(p, p->tok.pos, "expected an operator after %s, found %s",
+			  quote_bytes(p->src + column.pos, column.len, name, sizeof(name)),
+			  describe(p, &p->tok, buf, sizeof(buf)));
+	free(owned);
+	return rc;
+}
+
+static int parse_or(struct parser *p);
+
+static int enter(struct parser *p)
+{
+	if (++p->depth > MAX_DEPTH)
+		return fail(p, p->tok.pos, "too deeply nested (at most %d levels)", MAX_DEPTH);
+	return 0;
+}
+
+static int primary(struct parser *p)
+{
+	size_t open = p->tok.pos;
+	char buf[160];
+
+	if (p->tok.kind != TOK_LPAREN)
+		return comparison(p);
+	if (enter(p) || next(p) || parse_or(p))
+		return -1;
+	if (p->tok.kind != TOK_RPAREN)
+		return fail(p, p->tok.pos, "expected ')' to close '(' at position %zu, found %s",
+			    open, describe(p, &p->tok, buf, sizeof(buf)));
+	p->depth--;
+	/* the inner expression brought its own parentheses */
+	return next(p);
+}
+
+static int unary(struct parser *p)
+{
+	if (!is_keyword(p, "not"))
+		return primary(p);
+	if (enter(p) || next(p))
+		return -1;
+	/* NULL (unknown) counts as false, so 'not' is the exact complement */
+	sbuf_add(&p->sql, "(");
+	if (unary(p))
+		return -1;
+	sbuf_add(&p->sql, " IS NOT TRUE)");
+	p->depth--;
+	return 0;
+}
+
+/* operand (KEYWORD operand)*, one pair of parentheses around a chain of two or more */
+static int chain(struct parser *p, const char *keyword, const char *sql_op, int (*operand)(struct parser *))
+{
+	size_t start = p->sql.len;
+	int n = 0;
+
+	if (operand(p))
+		return -1;
+	for (; is_keyword(p, keyword); n++) {
+		if (next(p))
+			return -1;
+		if (!n)
+			sbuf_insert(&p->sql, start, "(");
+		sbuf_add(&p->sql, " %s ", sql_op);
+		if (operand(p))
+			return -1;
+	}
+	if (n)
+		sbuf_add(&p->sql, ")");
+	return 0;
+}
+
+static int parse_and(struct parser *p)
+{
+	return chain(p, "and", "AND", unary);
+}
+
+static int parse_or(struct parser *p)
+{
+	return chain(p, "or", "OR", parse_and);
+}
+
+static void free_params(struct expr_param *params, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (params[i].kind == EXPR_PARAM_TEXT)
+			free(params[i].text);
+	free(params);
+}
+
+int expr_compile(const char *src, const struct expr_column *cols, size_t ncols,
+		 struct expr_sql *out, struct expr_error *err)
+{
+	struct parser p = { .src = src ? src : "", .cols = cols, .ncols = ncols, .err = err };
+	char buf[160];
+	int rc = -EINVAL;
+
+	if (next(&p))
+		goto cleanup;
+	if (p.tok.kind == TOK_END) {
+		fail(&p, 0, "empty filter");
+		goto cleanup;
+	}
+	if (parse_or(&p))
+		goto cleanup;
+	if (p.tok.kind == TOK_RPAREN) {
+		fail(&p, p.tok.pos, "unmatched ')'");
+		goto cleanup;
+	}
+	if (p.tok.kind != TOK_END) {
+		fail(&p, p.tok.pos, "expected 'and', 'or' or the end of the filter, found %s",
+		     describe(&p, &p.tok, buf, sizeof(buf)));
+		goto cleanup;
+	}
+	out->sql = p.sql.s;
+	out->params = p.params;
+	out->nparams = p.nparams;
+	p.sql.s = NULL;
+	p.params = NULL;
+	p.nparams = 0;
+	rc = 0;
+cleanup:
+	free(p.tok.text);
+	free(p.sql.s);
+	free_params(p.params, p.nparams);
+	return rc;
+}
+
+void expr_sql_free(struct expr_sql *e)
+{
+	if (!e)
+		return;
+	free(e->sql);
+	free_params(e->params, e->nparams);
+	memset(e, 0, sizeof(*e));
+}
+
+int expr_bind(sqlite3_stmt *stmt, int first_index, const struct expr_sql *e)
+{
+	int idx = first_index;
+
+	for (size_t i = 0; i < e->nparams; i++, idx++) {
+		const struct expr_param *param = &e->params[i];
+		int rc = SQLITE_MISUSE;
+
+		switch (param->kind) {
+		case EXPR_PARAM_TEXT:
+			rc = sqlite3_bind_text(stmt, idx, param->text, -1, SQLITE_TRANSIENT);
+			break;
+		case EXPR_PARAM_INT:
+			rc = sqlite3_bind_int64(stmt, idx, param->i);
+			break;
+		case EXPR_PARAM_REAL:
+			rc = sqlite3_bind_double(stmt, idx, param->r);
+			break;
+		}
+		if (rc == SQLITE_NOMEM)
+			return -ENOMEM;
+		if (rc == SQLITE_RANGE)
+			return -ERANGE;
+		if (rc != SQLITE_OK)
+			return -EINVAL;
+	}
+	return idx;
+}

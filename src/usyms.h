@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User stack symbolization.  The sampler hands over bare instruction
+ * addresses; they mean something only while their process lives, so the
+ * recorder turns them into text at once.  A file's symbols are read once and
+ * shared by every process that maps it, and every cache is bounded, because
+ * this runs for as long as tract records.  Not thread-safe.
+ */
+#ifndef TRACT_USYMS_H
+#define TRACT_USYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct usyms;
+
+struct usyms_stats {
+	uint64_t modules_loaded;	/* ELF files whose symbol tables were read */
+	uint64_t modules_evicted;
+	uint64_t modules;		/* symbol tables cached now */
+	uint64_t symbol_bytes;		/* ... and their size */
+	uint64_t maps_reads;		/* of /proc/PID/maps, re-reads included */
+	uint64_t procs;			/* processes cached now */
+};
+
+/* Keeps at most max_modules symbol tables (0: 512). */
+struct usyms *usyms__new(unsigned int max_modules);
+void usyms__free(struct usyms *u);
+
+/*
+ * The text of a user stack of process pid, innermost frame first: ips[0] is
+ * the exact PC, the others are return addresses.  *out gets a malloc'd string
+ * of n lines separated by '\n', each one of:
+ *
+ *   fsync+0x2b (libc.so.6)        a symbol and the offset into it
+ *   0x10f3a2 (libc.so.6)          no symbol: the ELF address, as addr2line
+ *                                 takes it (the same in every process)
+ *   0x7f2c41a3e010 (libc.so.6)    the file could not be read: the address
+ *   0x7f2c41a3e010 ([anon])       executable memory with no file: JIT code
+ *   0x7f2c41a3e010 ([unknown])    no executable mapping holds the address
+ *
+ * start_ns tells a reused pid from the process cached under it (0: trust the
+ * pid).  Returns 0, or -ESRCH when the process is gone and nothing of it was
+ * cached; *out is left alone then.
+ */
+int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
+		     const uint64_t *ips, size_t n, char **out);
+
+/*
+ * Once per pass, with the monotonic time: forgets processes not seen for a
+ * minute and paces the re-reads of maps that addresses outside every known
+ * mapping trigger (at most one a second per process).
+ */
+void usyms__end_pass(struct usyms *u, uint64_t now_ns);
+
+void usyms__stats(const struct usyms *u, struct usyms_stats *st);
+
+#endif

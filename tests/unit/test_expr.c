@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The filter compiler stands between user text and SQL: check what it emits,
+ * what its filters select in a real SQLite, and that hostile text stays data.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include "expr.h"
+#include "sqlfuncs.h"
+#include "util.h"
+
+static const struct expr_column cols[] = {
+	{ "comm", "comm" },
+	{ "state", "state" },
+	{ "syscall", "syscall" },
+	{ "sc_us", "sc_us" },
+	{ "file", "file" },
+	{ "group", "fold_digits(comm)" },
+};
+
+/* Params as "T:text I:12 R:0.5", one string to compare. */
+static const char *params_str(const struct expr_sql *e)
+{
+	static char out[1024];
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < e->nparams; i++) {
+		const struct expr_param *p = &e->params[i];
+		const char *sep = i ? " " : "";
+
+		if (p->kind == EXPR_PARAM_TEXT)
+			n += snprintf(out + n, sizeof(out) - n, "%sT:%s", sep, p->text);
+		else if (p->kind == EXPR_PARAM_INT)
+			n += snprintf(out + n, sizeof(out) - n, "%sI:%lld", sep, p->i);
+		else
+			n += snprintf(out + n, sizeof(out) - n, "%sR:%g", sep, p->r);
+	}
+	return out;
+}
+
+static void check_sql(const char *src, const char *sql, const char *params)
+{
+	struct expr_sql e;
+	struct expr_error err = { 0 };
+
+	if (expr_compile(src, cols, ARRAY_SIZE(cols), &e, &err)) {
+		print_error("filter %s: %s\n", src, err.msg);
+		fail();
+	}
+	assert_string_equal(e.sql, sql);
+	assert_string_equal(params_str(&e), params);
+	expr_sql_free(&e);
+}
+
+static void comparisons_compile_to_placeholders(void **state)
+{
+	(void)state;
+	check_sql("state=DISK", "(state = ?)", "T:DISK");
+	check_sql("syscall != futex", "(syscall IS NOT ?)", "T:futex");
+	check_sql("sc_us < 5", "(sc_us < ?)", "I:5");
+	check_sql("sc_us <= -5", "(sc_us <= ?)", "I:-5");
+	check_sql("sc_us > 0.5", "(sc_us > ?)", "R:0.5");
+	check_sql("sc_us >= -.25", "(sc_us >= ?)", "R:-0.25");
+	check_sql("comm ~ \"^kworker\"", "(comm REGEXP ?)", "T:^kworker");
+	check_sql("comm !~ worker", "((comm REGEXP ?) IS NOT TRUE)", "T:worker");
+	check_sql("syscall in (read, pread64)", "(syscall IN (?, ?))", "T:read T:pread64");
+	check_sql("syscall not in (read)", "((syscall IN (?)) IS NOT TRUE)", "T:read");
+	check_sql("syscall is null", "(syscall IS NULL)", "");
+	check_sql("syscall IS NOT NULL", "(syscall IS NOT NULL)", "");
+	check_sql("comm=kworker/1:2", "(comm = ?)", "T:kworker/1:2");
+	check_sql("comm = \"123\"", "(comm = ?)", "T:123");
+	check_sql("comm = 123", "(comm = ?)", "I:123");
+	check_sql("file = 1.2.3", "(file = ?)", "T:1.2.3");
+	check_sql("file = -", "(file = ?)", "T:-");
+	check_sql("COMM = x", "(comm = ?)", "T:x");
+	/* a column that is an expression keeps its own parentheses */
+	check_sql("group = \"kworker/*:*\"", "((fold_digits(comm)) = ?)", "T:kworker/*:*");
+}
+
+static void strings_and_escapes(void **state)
+{
+	(void)state;
+	check_sql("comm = 'a\\'b'", "(comm = ?)", "T:a'b");
+	check_sql("comm = \"a\\\"b\"", "(comm = ?)", "T:a\"b");
+	check_sql("comm = \"a\\\\b\"", "(comm = ?)", "T:a\\b");
+	check_sql("comm = 'say \"hi\"'", "(comm = ?)", "T:say \"hi\"");
+	/* other backslashes are kept, so a regex reads as written */
+	check_sql("comm ~ \"\\.so$\"", "(comm REGEXP ?)", "T:\\.so$");
+	check_sql("comm = ''", "(comm = ?)", "T:");
+	check_sql("comm = 'and'", "(comm = ?)", "T:and");
+	check_sql("comm = 'state'", "(comm = ?)", "T:state");
+}
+
+static void precedence_and_parentheses(void **state)
+{
+	(void)state;
+	check_sql("state=DISK and comm~\"^kworker\"", "((state = ?) AND (comm REGEXP ?))", "T:DISK T:^kworker");
+	check_sql("syscall in (read, pread64) and sc_us > 10000",
+		  "((syscall IN (?, ?)) AND (sc_us > ?))", "T:read T:pread64 I:10000");
+	check_sql("not state in (RUN, RUNQ)", "((state IN (?, ?)) IS NOT TRUE)", "T:RUN T:RUNQ");
+	check_sql("state=a or state=b and state=c", "((state = ?) OR ((state = ?) AND (state = ?)))", "T:a T:b T:c");
+	check_sql("(state=a or state=b) and state=c", "(((state = ?) OR (state = ?)) AND (state = ?))", "T:a T:b T:c");
+	check_sql("state=a AND state=b And state=c", "((state = ?) AND (state = ?) AND (state = ?))", "T:a T:b T:c");
+	check_sql("not state=a and state=b", "(((state = ?) IS NOT TRUE) AND (state = ?))", "T:a T:b");
+	check_sql("not not state=a", "(((state = ?) IS NOT TRUE) IS NOT TRUE)", "T:a");
+	check_sql("not (state=a or state=b)", "(((state = ?) OR (state = ?)) IS NOT TRUE)", "T:a T:b");
+	check_sql("((state=a))", "(state = ?)", "T:a");
+	check_sql("\tstate=a\n", "(state = ?)", "T:a");
+}
+
+static void check_error(const char *src, size_t pos, const char *msg)
+{
+	struct expr_sql e = { .sql = (char *)"untouched" };
+	struct expr_error err = { 0 };
+
+	assert_int_equal(expr_compile(src, cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_string_equal(err.msg, msg);
+	assert_int_equal(err.pos, pos);
+	/* output parameters are left alone on failure */
+	assert_string_equal(e.sql, "untouched");
+	assert_null(e.params);
+}
+
+static void malformed_filters_say_where(void **state)
+{
+	(void)state;
+	check_error("", 0, "position 0: empty filter");
+	check_error("  \t", 0, "position 0: empty filter");
+	check_error("state=", 6, "position 6: expected a value after '=', found the end of the filter");
+	check_error("state !=  and", 10, "position 10: expected a value after '!=', found 'and'");
+	check_error("(state=RUN", 10,
+		    "position 10: expected ')' to close '(' at position 0, found the end of the filter");
+	check_error("state=RUN)", 9, "position 9: unmatched ')'");
+	check_error("state=RUN foo", 10,
+		    "position 10: expected 'and', 'or' or the end of the filter, found 'foo'");
+	check_error("foo=1", 0,
+		    "position 0: unknown column 'foo' (columns: comm, state, syscall, sc_us, file, group)");
+	check_error("comm = \"abc", 7, "position 7: unterminated string");
+	check_error("comm = 'abc\\'", 7, "position 7: unterminated string");
+	check_error("comm = 'abc\\", 7, "position 7: unterminated string");
+	check_error("state DISK", 6, "position 6: expected an operator after 'state', found 'DISK'");
+	check_error("state", 5, "position 5: expected an operator after 'state', found the end of the filter");
+	check_error("state = comm", 8, "position 8: 'comm' is a column name; quote it to use it as text");
+	check_error("state = null", 8, "position 8: null is not a value: use 'is null' or 'is not null'");
+	check_error("state is nul", 9, "position 9: expected 'null' after 'is', found 'nul'");
+	check_error("state is not 1", 13, "position 13: expected 'null' after 'is not', found '1'");
+	check_error("state not RUN", 10, "position 10: expected 'in' after 'not', found 'RUN'");
+	check_error("state in RUN", 9, "position 9: expected '(' after 'in', found 'RUN'");
+	check_error("state in ()", 10, "position 10: expected a value in the list, found ')'");
+	check_error("state in (RUN,)", 14, "position 14: expected a value in the list, found ')'");
+	check_error("state in (RUN RUNQ)", 14, "position 14: expected ',' or ')' in the list, found 'RUNQ'");
+	check_error("state in (RUN", 13, "position 13: expected ',' or ')' in the list, found the end of the filter");
+	check_error("5 = state", 0, "position 0: expected a column name or '(', found '5'");
+	check_error("'comm' = x", 0, "position 0: expected a column name or '(', found ''comm''");
+	check_error("()", 1, "position 1: expected a column name or '(', found ')'");
+	check_error("state=RUN and", 13, "position 13: expected a column name or '(', found the end of the filter");
+	check_error("state=RUN or or", 13, "position 13: expected a column name or '(', found 'or'");
+	check_error("state ! RUN", 6, "position 6: expected '!=' or '!~'");
+	check_error("state == RUN", 7, "position 7: expected a value after '=', found '='");
+	check_error("sc_us > 99999999999999999999", 8, "position 8: number out of range: 99999999999999999999");
+	check_error("comm = caf\xc3\xa9", 10, "position 10: unexpected character '\\xc3'");
+	check_error("comm ~ \"\" and comm ~ \"a\\", 21, "position 21: unterminated string");
+}
+
+static void invalid_regex_is_reported_at_compile_time(void **state)
+{
+	struct expr_sql e;
+	struct expr_error err;
+	const char *prefix = "position 8: invalid regular expression: ";
+
+	(void)state;
+	assert_int_equal(expr_compile("state ~ \"(\"", cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_int_equal(err.pos, 8);
+	assert_memory_equal(err.msg, prefix, strlen(prefix));
+	/* regerror()'s own words follow */
+	assert_true(strlen(err.msg) > strlen(prefix));
+	assert_int_equal(expr_compile("comm !~ 'a{2,1}'", cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_int_equal(err.pos, 8);
+	assert_int_equal(expr_compile("comm ~ null", cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_int_equal(err.pos, 7);
+}
+
+static void injection_is_refused_or_bound(void **state)
+{
+	struct expr_sql e;
+	struct expr_error err;
+
+	(void)state;
+	check_error("comm; drop", 4, "position 4: unexpected character ';'");
+	check_error("comm = x; DROP TABLE t", 8, "position 8: unexpected character ';'");
+	check_error("comm in ('a'); DELETE FROM t; --')", 13, "position 13: unexpected character ';'");
+	check_error("comm = x -- y", 9, "position 9: expected 'and', 'or' or the end of the filter, found '--'");
+	check_error("comm) or (1=1", 4, "position 4: expected an operator after 'comm', found ')'");
+	check_error("sqlite_master = 1", 0,
+		    "position 0: unknown column 'sqlite_master' (columns: comm, state, syscall, sc_us, file, group)");
+	/* the text becomes a parameter; none of it reaches the SQL */
+	assert_int_equal(expr_compile("comm = \"x'; DROP TABLE t; --\"", cols, ARRAY_SIZE(cols), &e, &err), 0);
+	assert_string_equal(e.sql, "(comm = ?)");
+	assert_string_equal(e.params[0].text, "x'; DROP TABLE t; --");
+	expr_sql_free(&e);
+}
+
+/* n copies of s, then tail */
+static char *repeat(const char *s, int n, const char *tail)
+{
+	size_t len = strlen(s);
+	char *out = malloc(len * n + strlen(tail) + 1);
+
+	for (int i = 0; i < n; i++)
+		memcpy(out + i * len, s, len);
+	strcpy(out + len * n, tail);
+	return out;
+}
+
+/* head, then n - 1 copies of item, then last */
+static char *value_list(const char *head, int n, const char *item, const char *last)
+{
+	char *items = repeat(item, n - 1, last), *out;
+
+	assert_true(asprintf(&out, "%s%s", head, items) > 0);
+	free(items);
+	return out;
+}
+
+static void hostile_sizes_are_bounded(void **state)
+{
+	struct expr_sql e;
+	struct expr_error err;
+	char *src;
+
+	(void)state;
+	src = repeat("(", 10000, "");
+	assert_int_equal(expr_compile(src, cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_string_equal(err.msg, "position 16: too deeply nested (at most 16 levels)");
+	free(src);
+
+	src = repeat("not ", 10000, "state=RUN");
+	assert_int_equal(expr_compile(src, cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_int_equal(err.pos, 4 * 16);
+	free(src);
+
+	src = repeat("state=RUN or ", 300, "state=RUN");
+	assert_int_equal(expr_compile(src, cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_int_equal(err.pos, strlen("state=RUN or ") * 256);
+	assert_string_equal(err.msg, "position 3328: too many comparisons (at most 256)");
+	free(src);
+
+	src = value_list("state in (", 1001, "a,", "a)");
+	assert_int_equal(expr_compile(src, cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_string_equal(err.msg, "position 2010: too many values (at most 1000)");
+	free(src);
+
+	/* errors are optional */
+	assert_int_equal(expr_compile("(((", cols, ARRAY_SIZE(cols), &e, NULL), -EINVAL);
+	assert_int_equal(expr_compile(NULL, cols, ARRAY_SIZE(cols), &e, &err), -EINVAL);
+	assert_string_equal(err.msg, "position 0: empty filter");
+}
+
+/* The test table: rows numbered 1..5, two with a NULL syscall (user mode). */
+static sqlite3 *open_db(void)
+{
+	static const char setup[] =
+		"CREATE TABLE t (id INTEGER PRIMARY KEY, comm TEXT, state TEXT, syscall TEXT, sc_us INTEGER, file TEXT);"
+		"INSERT INTO t VALUES (1, 'kworker/1:2', 'DISK', NULL, NULL, NULL);"
+		"INSERT INTO t VALUES (2, 'postgres', 'DISK', 'pread64', 20000, '/var/lib/pg/1.dat');"
+		"INSERT INTO t VALUES (3, 'postgres', 'SLEEP', 'futex', 500, NULL);"
+		"INSERT INTO t VALUES (4, 'php-fpm7', 'RUN', NULL, NULL, NULL);"
+		"INSERT INTO t VALUES (5, 'php-fpm12', 'RUNQ', 'read', 15000, 'tcp 10.0.0.1:5->10.0.0.2:80');";
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlfuncs_register(db), 0);
+	assert_int_equal(sqlite3_exec(db, setup, NULL, NULL, NULL), SQLITE_OK);
+	return db;
+}
+
+/* Ids of the rows the filter selects, "2,5"; an id bound ahead of the filter proves the numbering. */
+static const char *matching(sqlite3 *db, const char *filter)
+{
+	static char out[256];
+	struct expr_sql e;
+	struct expr_error err;
+	sqlite3_stmt *stmt;
+	char *sql;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (expr_compile(filter, cols, ARRAY_SIZE(cols), &e, &err)) {
+		print_error("filter %s: %s\n", filter, err.msg);
+		fail();
+	}
+	assert_true(asprintf(&sql, "SELECT id FROM t WHERE id > ? AND %s ORDER BY id", e.sql) > 0);
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+		print_error("%s: %s\n", sql, sqlite3_errmsg(db));
+		fail();
+	}
+	assert_int_equal(sqlite3_bind_int(stmt, 1, 0), SQLITE_OK);
+	assert_int_equal(expr_bind(stmt, 2, &e), 2 + (int)e.nparams);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		n += snprintf(out + n, sizeof(out) - n, "%s%d", n ? "," : "", sqlite3_column_int(stmt, 0));
+	assert_int_equal(sqlite3_errcode(db), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	free(sql);
+	expr_sql_free(&e);
+	return out;
+}
+
+static void filters_select_the_right_rows(void **state)
+{
+	sqlite3 *db = open_db();
+
+	(void)state;
+	assert_string_equal(matching(db, "state=DISK"), "1,2");
+	assert_string_equal(matching(db, "STATE = DISK"), "1,2");
+	/* values are case-sensitive, as the store writes them */
+	assert_string_equal(matching(db, "state = disk"), "");
+	assert_string_equal(matching(db, "state=DISK and comm~\"^kworker\""), "1");
+	assert_string_equal(matching(db, "comm ~ worker"), "1");
+	assert_string_equal(matching(db, "comm ~ '^php-fpm[0-9]+$'"), "4,5");
+	assert_string_equal(matching(db, "comm = kworker/1:2"), "1");
+	assert_string_equal(matching(db, "syscall in (read, pread64) and sc_us > 10000"), "2,5");
+	assert_string_equal(matching(db, "not state in (RUN, RUNQ)"), "1,2,3");
+	assert_string_equal(matching(db, "sc_us > 10000"), "2,5");
+	assert_string_equal(matching(db, "sc_us < 1000.5"), "3");
+	/* a number in quotes still compares as a number against an INTEGER column */
+	assert_string_equal(matching(db, "sc_us = \"500\""), "3");
+	assert_string_equal(matching(db, "group = \"php-fpm*\""), "4,5");
+	assert_string_equal(matching(db, "file ~ \"^/var/\""), "2");
+	assert_string_equal(matching(db, "state = RUN or state = DISK and syscall = pread64"), "2,4");
+	assert_string_equal(matching(db, "(state = RUN or state = DISK) and syscall is null"), "1,4");
+	assert_string_equal(matching(db, "syscall is not null"), "2,3,5");
+	sqlite3_close(db);
+}
+
+static void missing_values_and_negation(void **state)
+{
+	sqlite3 *db = open_db();
+
+	(void)state;
+	/* "syscall != futex" includes the user-mode samples */
+	assert_string_equal(matching(db, "syscall != futex"), "1,2,4,5");
+	assert_string_equal(matching(db, "syscall = futex"), "3");
+	assert_string_equal(matching(db, "not syscall = futex"), "1,2,4,5");
+	assert_string_equal(matching(db, "syscall in (futex, read)"), "3,5");
+	assert_string_equal(matching(db, "syscall not in (futex, read)"), "1,2,4");
+	assert_string_equal(matching(db, "not syscall in (futex, read)"), "1,2,4");
+	assert_string_equal(matching(db, "syscall ~ '^f'"), "3");
+	assert_string_equal(matching(db, "syscall !~ '^f'"), "1,2,4,5");
+	assert_string_equal(matching(db, "syscall is null"), "1,4");
+	/* a comparison with a missing value is false, so its negation is true */
+	assert_string_equal(matching(db, "sc_us > 10000"), "2,5");
+	assert_string_equal(matching(db, "not sc_us > 10000"), "1,3,4");
+	assert_string_equal(matching(db, "not (sc_us > 10000 and syscall = read)"), "1,2,3,4");
+	assert_string_equal(matching(db, "not (sc_us > 10000 or syscall = futex)"), "1,4");
+	sqlite3_close(db);
+}
+
+/* Every filter and its negation split the table in two. */
+static void negation_is_the_exact_complement(void **state)
+{
+	static const char *const filters[] = {
+		"syscall = futex", "sc_us >= 500", "sc_us < 15000", "file ~ '^/'", "syscall !~ ea",
+		"syscall in (read, futex)", "file is null", "state = DISK and sc_us > 0",
+		"sc_us > 600 or syscall = futex", "not (syscall = read or sc_us < 1000)",
+	};
+	sqlite3 *db = open_db();
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(filters); i++) {
+		char neg[256], both[16] = "";
+		char yes[64], no[64];
+
+		snprintf(neg, sizeof(neg), "not (%s)", filters[i]);
+		snprintf(yes, sizeof(yes), "%s", matching(db, filters[i]));
+		snprintf(no, sizeof(no), "%s", matching(db, neg));
+		for (int id = 1; id <= 5; id++) {
+			char s[4];
+			int in_yes, in_no;
+
+			snprintf(s, sizeof(s), "%d", id);
+			in_yes = !!strstr(yes, s);
+			in_no = !!strstr(no, s);
+			both[id - 1] = '0' + in_yes + in_no;
+		}
+		if (strcmp(both, "11111")) {
+			print_error("%s: matches '%s', its negation '%s'\n", filters[i], yes, no);
+			fail();
+		}
+	}
+	sqlite3_close(db);
+}
+
+static int count_rows(sqlite3 *db)
+{
+	sqlite3_stmt *stmt;
+	int n;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &stmt, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	n = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return n;
+}
+
+static void injected_text_is_only_data(void **state)
+{
+	sqlite3 *db = open_db();
+
+	(void)state;
+	assert_string_equal(matching(db, "comm = \"x'; DROP TABLE t; --\""), "");
+	assert_string_equal(matching(db, "comm = 'x\" OR 1=1 --'"), "");
+	assert_string_equal(matching(db, "comm in (\"a'); DELETE FROM t; --\")"), "");
+	assert_string_equal(matching(db, "comm ~ \"') OR 1=1 --\""), "");
+	assert_int_equal(count_rows(db), 5);
+	/* and the same text, once it is a thread's name, matches that thread */
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO t(id, comm) VALUES (6, 'x''; DROP TABLE t; --')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_string_equal(matching(db, "comm = \"x'; DROP TABLE t; --\""), "6");
+	assert_string_equal(matching(db, "comm != \"x'; DROP TABLE t; --\""), "1,2,3,4,5");
+	sqlite3_close(db);
+}
+
+/* open n times, then middle, then close n times */
+static char *nest(const char *open, int n, const char *middle, const char *close)
+{
+	char *head = repeat(open, n, middle), *tail = repeat(close, n, ""), *out;
+
+	assert_true(asprintf(&out, "%s%s", head, tail) > 0);
+	free(head);
+	free(tail);
+	return out;
+}
+
+static void largest_accepted_filters_run(void **state)
+{
+	static const struct {
+		const char *open, *close;
+		int times;
+		const char *rows;
+	} deepest[] = {
+		{ "(", ")", 16, "4" },
+		{ "not ", "", 16, "4" },
+		{ "state=X or (", ")", 16, "4" },
+		{ "state=X or not (", ")", 8, "4" },
+		{ "syscall is null and (state=X or (", "))", 8, "4" },
+		/* each level: {1,4} and not the level below, so {4}, {1}, {4}, ... */
+		{ "state=X or syscall is null and not (", ")", 8, "4" },
+	};
+	sqlite3 *db = open_db();
+	char *src;
+
+	(void)state;
+	/* the limits leave SQLite's own (expression depth 1000) out of reach */
+	src = repeat("state=X or ", 255, "state=RUN");
+	assert_string_equal(matching(db, src), "4");
+	free(src);
+	/* the costliest nesting SQLite's parser sees, as deep as allowed */
+	for (size_t i = 0; i < ARRAY_SIZE(deepest); i++) {
+		src = nest(deepest[i].open, deepest[i].times, "state=RUN", deepest[i].close);
+		assert_string_equal(matching(db, src), deepest[i].rows);
+		free(src);
+	}
+	src = value_list("sc_us in (", 1000, "1,", "500)");
+	assert_string_equal(matching(db, src), "3");
+	free(src);
+	sqlite3_close(db);
+}
+
+static void bind_reports_bad_indexes(void **state)
+{
+	sqlite3 *db = open_db();
+	struct expr_sql e;
+	sqlite3_stmt *stmt;
+
+	(void)state;
+	assert_int_equal(expr_compile("sc_us = 1 or comm = x or sc_us = 0.5", cols, ARRAY_SIZE(cols), &e, NULL), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 WHERE ? AND ?", -1, &stmt, NULL), SQLITE_OK);
+	assert_int_equal(expr_bind(stmt, 1, &e), -ERANGE);
+	assert_int_equal(expr_bind(stmt, 0, &e), -ERANGE);
+	sqlite3_finalize(stmt);
+	expr_sql_free(&e);
+	assert_null(e.sql);
+	expr_sql_free(&e);
+	expr_sql_free(NULL);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(comparisons_compile_to_placeholders),
+		cmocka_unit_test(strings_and_escapes),
+		cmocka_unit_test(precedence_and_parentheses),
+		cmocka_unit_test(malformed_filters_say_where),
+		cmocka_unit_test(invalid_regex_is_reported_at_compile_time),
+		cmocka_unit_test(injection_is_refused_or_bound),
+		cmocka_unit_test(hostile_sizes_are_bounded),
+		cmocka_unit_test(filters_select_the_right_rows),
+		cmocka_unit_test(missing_values_and_negation),
+		cmocka_unit_test(negation_is_the_exact_complement),
+		cmocka_unit_test(injected_text_is_only_data),
+		cmocka_unit_test(largest_accepted_filters_run),
+		cmocka_unit_test(bind_reports_bad_indexes),
+	};
+	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The SQL functions queries group and filter by, on the values a store really holds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include "sqlfuncs.h"
+#include "util.h"
+
+static sqlite3 *db;
+
+static int setup(void **state)
+{
+	(void)state;
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK)
+		return -1;
+	return sqlfuncs_register(db);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return sqlite3_close(db) == SQLITE_OK ? 0 : -1;
+}
+
+/* The first column of the first row as text: "NULL" for NULL, "error: ..." when SQLite fails. */
+static const char *eval(const char *sql)
+{
+	static char out[512];
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+		snprintf(out, sizeof(out), "error: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", sqlite3_column_text(stmt, 0));
+	else
+		snprintf(out, sizeof(out), "error: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+/* f applied to one text argument, with the argument bound rather than quoted */
+static const char *call(const char *f, const char *arg)
+{
+	static char out[512];
+	char sql[64];
+	sqlite3_stmt *stmt;
+
+	snprintf(sql, sizeof(sql), "SELECT %s(?)", f);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+	if (arg)
+		sqlite3_bind_text(stmt, 1, arg, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	if (sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else
+		snprintf(out, sizeof(out), "%s", sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+static void regexp_matches_extended_patterns(void **state)
+{
+	(void)state;
+	assert_string_equal(eval("SELECT 'kworker/1:2' REGEXP '^kworker/[0-9]+:[0-9]+$'"), "1");
+	assert_string_equal(eval("SELECT 'xabcx' REGEXP 'abc'"), "1");
+	assert_string_equal(eval("SELECT 'abc' REGEXP '^b'"), "0");
+	assert_string_equal(eval("SELECT 'read' REGEXP '^(p?read|write)(64)?$'"), "1");
+	assert_string_equal(eval("SELECT 'pread64' REGEXP '^(p?read|write)(64)?$'"), "1");
+	assert_string_equal(eval("SELECT 'readv' REGEXP '^(p?read|write)(64)?$'"), "0");
+	assert_string_equal(eval("SELECT regexp('a+', 'caaat')"), "1");
+	assert_string_equal(eval("SELECT 'a.b' REGEXP 'a\\.b'"), "1");
+	assert_string_equal(eval("SELECT 'axb' REGEXP 'a\\.b'"), "0");
+	/* matching is case-sensitive, as everywhere else in SQL */
+	assert_string_equal(eval("SELECT 'DISK' REGEXP 'disk'"), "0");
+	assert_string_equal(eval("SELECT NULL REGEXP 'a'"), "NULL");
+	assert_string_equal(eval("SELECT 'a' REGEXP NULL"), "NULL");
+	assert_string_equal(eval("SELECT 12345 REGEXP '^[0-9]+$'"), "1");
+}
+
+static void regexp_reports_bad_patterns(void **state)
+{
+	const char *prefix = "error: invalid regular expression: ";
+	const char *out;
+
+	(void)state;
+	out = eval("SELECT 'a' REGEXP '('");
+	assert_memory_equal(out, prefix, strlen(prefix));
+	assert_true(strlen(out) > strlen(prefix));
+	out = eval("SELECT 'a' REGEXP 'a{2,1}'");
+	assert_memory_equal(out, prefix, strlen(prefix));
+	/* a NULL value is NULL before the pattern is looked at */
+	assert_string_equal(eval("SELECT NULL REGEXP '('"), "NULL");
+}
+
+/*
+ * The compiled pattern is cached per statement; a pattern that changes from
+ * row to row must not be served from the cache.
+ */
+static void regexp_cache_follows_the_pattern(void **state)
+{
+	static const char sql[] =
+		"WITH t(id, pattern, value) AS (VALUES "
+		"(1, '^a', 'abc'), (2, '^b', 'abc'), (3, 'c$', 'abc'), (4, '^a', 'xbc'), (5, '^a', 'abc'))"
+		"SELECT group_concat(id || ':' || (value REGEXP pattern), ' ') FROM (SELECT * FROM t ORDER BY id)";
+	sqlite3_stmt *stmt;
+	int matches = 0;
+
+	(void)state;
+	assert_string_equal(eval(sql), "1:1 2:0 3:1 4:0 5:1");
+	/* a bound pattern, reused over many rows */
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) "
+		"SELECT count(*) FROM n WHERE ('kworker/' || i || ':0') REGEXP ?", -1, &stmt, NULL), SQLITE_OK);
+	for (int round = 0; round < 2; round++) {
+		sqlite3_reset(stmt);
+		sqlite3_bind_text(stmt, 1, round ? "/[0-9]:" : "/1[0-9]*:", -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+		matches = sqlite3_column_int(stmt, 0);
+		/* 1, 10-19, 100-199, 1000: 112; then 1-9: 9 */
+		assert_int_equal(matches, round ? 9 : 112);
+	}
+	sqlite3_finalize(stmt);
+}
+
+static void fold_digits_folds_runs(void **state)
+{
+	(void)state;
+	assert_string_equal(call("fold_digits", "kworker/1:2"), "kworker/*:*");
+	assert_string_equal(call("fold_digits", "kworker/u16:0-events_unbound"), "kworker/u*:*-events_unbound");
+	assert_string_equal(call("fold_digits", "php-fpm7"), "php-fpm*");
+	assert_string_equal(call("fold_digits", "php-fpm12345"), "php-fpm*");
+	assert_string_equal(call("fold_digits", "a12b345c6"), "a*b*c*");
+	assert_string_equal(call("fold_digits", "123"), "*");
+	assert_string_equal(call("fold_digits", "postgres"), "postgres");
+	assert_string_equal(call("fold_digits", ""), "");
+	assert_string_equal(call("fold_digits", "caf\xc3\xa9" "42"), "caf\xc3\xa9*");
+	assert_string_equal(call("fold_digits", NULL), "NULL");
+	assert_string_equal(eval("SELECT fold_digits(4096)"), "*");
+}
+
+static void dir_name_of_paths_only(void **state)
+{
+	(void)state;
+	assert_string_equal(call("dir_name", "/var/lib/x.db"), "/var/lib");
+	assert_string_equal(call("dir_name", "/x"), "/");
+	assert_string_equal(call("dir_name", "/"), "/");
+	assert_string_equal(call("dir_name", "//x"), "/");
+	assert_string_equal(call("dir_name", "/a//b"), "/a");
+	assert_string_equal(call("dir_name", "/a/b/"), "/a");
+	assert_string_equal(call("dir_name", "/tmp/x.log (deleted)"), "/tmp");
+	assert_string_equal(call("dir_name", "tcp 127.0.0.1:5->10.0.0.2:80 ESTABLISHED"),
+			    "tcp 127.0.0.1:5->10.0.0.2:80 ESTABLISHED");
+	assert_string_equal(call("dir_name", "pipe:[123]"), "pipe:[123]");
+	assert_string_equal(call("dir_name", "unix /run/x.sock"), "unix /run/x.sock");
+	assert_string_equal(call("dir_name", "a/b"), "a/b");
+	assert_string_equal(call("dir_name", ""), "");
+	assert_string_equal(call("dir_name", NULL), "NULL");
+	assert_string_equal(eval("SELECT typeof(dir_name(42))"), "integer");
+}
+
+static void file_ext_of_the_last_component(void **state)
+{
+	(void)state;
+	assert_string_equal(call("file_ext", "/a/b.tar.gz"), "gz");
+	assert_string_equal(call("file_ext", "/var/lib/pg/base/1.dat"), "dat");
+	assert_string_equal(call("file_ext", "/x.C"), "C");
+	assert_string_equal(call("file_ext", "/a/.bashrc"), "NULL");
+	assert_string_equal(call("file_ext", "/a/b"), "NULL");
+	assert_string_equal(call("file_ext", "/a.d/b"), "NULL");
+	assert_string_equal(call("file_ext", "/a/b."), "NULL");
+	assert_string_equal(call("file_ext", "/a/b/"), "NULL");
+	assert_string_equal(call("file_ext", "/"), "NULL");
+	assert_string_equal(call("file_ext", "/tmp/x.log (deleted)"), "log");
+	assert_string_equal(call("file_ext", "tcp 127.0.0.1:5->10.0.0.2:80"), "NULL");
+	assert_string_equal(call("file_ext", "b.txt"), "NULL");
+	assert_string_equal(call("file_ext", ""), "NULL");
+	assert_string_equal(call("file_ext", NULL), "NULL");
+}
+
+static void top_frame_skips_scheduler_plumbing(void **state)
+{
+	(void)state;
+	assert_string_equal(call("top_frame",
+		"__schedule+0x2e0/0x8a0\nschedule+0x5e/0xd0\nio_schedule+0x46/0x70\n"
+		"folio_wait_bit_common+0x13d/0x350\nfilemap_fault+0xaa/0x600"), "folio_wait_bit_common");
+	assert_string_equal(call("top_frame",
+		"__schedule+0x1\nschedule+0x2\nschedule_hrtimeout_range_clock+0xb1/0x140\n"
+		"schedule_hrtimeout_range+0x13/0x20\ndo_sys_poll+0x4bf/0x5e0"), "do_sys_poll");
+	assert_string_equal(call("top_frame",
+		"__schedule\nschedule\nschedule_timeout+0x1\nio_schedule_timeout+0x2\nwait_for_completion_io+0x3"),
+		"wait_for_completion_io");
+	assert_string_equal(call("top_frame",
+		"preempt_schedule_common+0x1\n__cond_resched+0x1\nmutex_lock+0x1"), "mutex_lock");
+	assert_string_equal(call("top_frame", "preempt_schedule_irq+0x1/0x2\nirqentry_exit+0x1"), "irqentry_exit");
+	/* syscall entry points say what was asked for: they are not skipped */
+	assert_string_equal(call("top_frame", "__schedule\nschedule\n__x64_sys_pause+0x1"), "__x64_sys_pause");
+	/* compiler clones of the scheduler's functions are the scheduler too */
+	assert_string_equal(call("top_frame",
+		"__schedule.isra.0+0x1\nschedule_timeout.constprop.0+0x1\nwait_for_completion+0x1"),
+		"wait_for_completion");
+	/* but a function that merely starts like one is not */
+	assert_string_equal(call("top_frame", "schedule_tail+0x1\nret_from_fork"), "schedule_tail");
+	assert_string_equal(call("top_frame", "futex_wait_queue+0x60/0x90\nfutex_wait+0x1"), "futex_wait_queue");
+	assert_string_equal(call("top_frame", "func+0x1a"), "func");
+	assert_string_equal(call("top_frame", "ext4_sync_file+0x1/0x2 [ext4]"), "ext4_sync_file");
+	assert_string_equal(call("top_frame", "[unknown]"), "[unknown]");
+	assert_string_equal(call("top_frame", "__schedule+0x1\r\nio_schedule\r\nblk_mq_get_tag+0x1\r\n"),
+			    "blk_mq_get_tag");
+}
+
+static void top_frame_edge_cases(void **state)
+{
+	(void)state;
+	/* all plumbing: the innermost frame, rather than nothing */
+	assert_string_equal(call("top_frame", "__schedule+0x1/0x2\nschedule+0x1/0x2\n"), "__schedule");
+	assert_string_equal(call("top_frame", "\n\nschedule\n"), "schedule");
+	assert_string_equal(call("top_frame", "\n\n"), "NULL");
+	assert_string_equal(call("top_frame", ""), "NULL");
+	assert_string_equal(call("top_frame", NULL), "NULL");
+	/* the store's folded stacks: outermost first, ';' between frames */
+	assert_string_equal(call("top_frame",
+		"entry_SYSCALL_64;do_syscall_64;__x64_sys_futex;futex_wait;schedule;__schedule"), "futex_wait");
+	assert_string_equal(call("top_frame", "ret_from_fork;kthread;worker_thread;schedule;__schedule"),
+			    "worker_thread");
+	assert_string_equal(call("top_frame", "schedule;__schedule"), "__schedule");
+	assert_string_equal(call("top_frame", "do_nanosleep"), "do_nanosleep");
+}
+
+static void log2_bucket_is_floor_log2(void **state)
+{
+	(void)state;
+	assert_string_equal(eval("SELECT log2_bucket(1)"), "0");
+	assert_string_equal(eval("SELECT log2_bucket(2)"), "1");
+	assert_string_equal(eval("SELECT log2_bucket(3)"), "1");
+	assert_string_equal(eval("SELECT log2_bucket(4)"), "2");
+	assert_string_equal(eval("SELECT log2_bucket(1023)"), "9");
+	assert_string_equal(eval("SELECT log2_bucket(1024)"), "10");
+	assert_string_equal(eval("SELECT log2_bucket(9223372036854775807)"), "62");
+	assert_string_equal(eval("SELECT log2_bucket(0)"), "0");
+	assert_string_equal(eval("SELECT log2_bucket(-5)"), "0");
+	assert_string_equal(eval("SELECT log2_bucket(-9223372036854775808)"), "0");
+	assert_string_equal(eval("SELECT log2_bucket(1.5)"), "0");
+	assert_string_equal(eval("SELECT log2_bucket(1024.0)"), "10");
+	assert_string_equal(eval("SELECT log2_bucket(1023.999)"), "9");
+	assert_string_equal(eval("SELECT log2_bucket(0.5)"), "-1");
+	assert_string_equal(eval("SELECT log2_bucket(-0.5)"), "0");
+	assert_string_equal(eval("SELECT log2_bucket('1024')"), "10");
+	assert_string_equal(eval("SELECT log2_bucket('abc')"), "NULL");
+	assert_string_equal(eval("SELECT log2_bucket(NULL)"), "NULL");
+	assert_string_equal(eval("SELECT typeof(log2_bucket(5))"), "integer");
+	assert_string_equal(eval(
+		"WITH v(us) AS (VALUES (1), (3), (2), (900), (1000), (1024), (NULL)) "
+		"SELECT group_concat(b || 'x' || n, ' ') FROM "
+		"(SELECT log2_bucket(us) AS b, count(*) AS n FROM v WHERE us IS NOT NULL GROUP BY b ORDER BY b)"),
+		"0x1 1x2 9x2 10x1");
+}
+
+/* Deterministic functions may index: a query can group by them without recomputing. */
+static void functions_are_deterministic(void **state)
+{
+	static const char *const indexes[] = {
+		"CREATE INDEX i1 ON f(fold_digits(s))",
+		"CREATE INDEX i2 ON f(dir_name(s))",
+		"CREATE INDEX i3 ON f(file_ext(s))",
+		"CREATE INDEX i4 ON f(top_frame(s))",
+		"CREATE INDEX i5 ON f(log2_bucket(n))",
+		"CREATE INDEX i6 ON f(regexp('^a', s))",
+	};
+
+	(void)state;
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE f(s TEXT, n INTEGER)", NULL, NULL, NULL), SQLITE_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(indexes); i++)
+		assert_int_equal(sqlite3_exec(db, indexes[i], NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE f", NULL, NULL, NULL), SQLITE_OK);
+	/* registering again replaces, it does not fail */
+	assert_int_equal(sqlfuncs_register(db), 0);
+	assert_string_equal(eval("SELECT fold_digits('a1')"), "a*");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(regexp_matches_extended_patterns),
+		cmocka_unit_test(regexp_reports_bad_patterns),
+		cmocka_unit_test(regexp_cache_follows_the_pattern),
+		cmocka_unit_test(fold_digits_folds_runs),
+		cmocka_unit_test(dir_name_of_paths_only),
+		cmocka_unit_test(file_ext_of_the_last_component),
+		cmocka_unit_test(top_frame_skips_scheduler_plumbing),
+		cmocka_unit_test(top_frame_edge_cases),
+		cmocka_unit_test(log2_bucket_is_floor_log2),
+		cmocka_unit_test(functions_are_deterministic),
+	};
+	return cmocka_run_group_tests_name("sqlfuncs", tests, setup, teardown);
+}
