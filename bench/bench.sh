@@ -84,14 +84,18 @@ floor_exit() { start_floor floor_sys_enter floor_sys_exit; }
 floor_same() { start_floor floor_sys_enter floor_sched_waking; }
 tract_plain() { start_tract -F 1 -o "$tmp/store-$r"; }
 tract_lat() { start_tract -F 1 --syscall-latency -o "$tmp/store-lat-$r"; }
+EVERYTHING="--syscall-latency --wakeup-edges"
+tract_all() { start_tract -F 1 $EVERYTHING -o "$tmp/store-all-$r"; }
 for r in $(seq "$ROUNDS"); do
 	paired floor no floor_exit stop_floor
 	paired floor_same yes floor_same stop_floor
 	paired tract yes tract_plain stop_tract
 	paired tract_lat no tract_lat stop_tract
+	paired tract_all yes tract_all stop_tract
 done
 for f in sc.base sc.floor sc.floor_same sc.tract sc.tract_lat pp.base pp.floor_same pp.tract \
-	 sc.d_floor sc.d_floor_same sc.d_tract sc.d_tract_lat pp.d_floor_same pp.d_tract; do
+	 sc.d_floor sc.d_floor_same sc.d_tract sc.d_tract_lat pp.d_floor_same pp.d_tract \
+	 sc.d_tract_all pp.d_tract_all; do
 	eval "${f/./_}=$(median < "$tmp/$f")"
 done
 
@@ -99,24 +103,29 @@ done
 # each alone under the same load: programs sharing a hook would skew each
 # other's figures (the first to run pays for the cold cache lines)
 progress "bench: BPF run time per call"
+# prog_stats FILE: per-call run time of every floor_ and tract_ program
 prog_stats() {
 	"$B/syscall_loop" 500000 > /dev/null
 	"$B/pingpong" 50000 > /dev/null
 	bpftool prog show 2>/dev/null | awk '
 		/ name (tract_|floor_)/ { for (i = 1; i <= NF; i++) { if ($i == "name") n = $(i + 1); if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) }
-		                          if (c > 0) printf "%s %.2f\n", n, t / c; t = c = 0 }' >> "$tmp/runtime"
+		                          if (c > 0) printf "%s %.2f\n", n, t / c; t = c = 0 }' >> "$tmp/$1"
 }
 sysctl -qw kernel.bpf_stats_enabled=1
 for r in $(seq "$ROUNDS"); do
-	start_floor floor_sys_enter floor_sched_waking
-	prog_stats
+	start_floor floor_sys_enter floor_sched_waking floor_sched_switch
+	prog_stats runtime
 	stop_floor
 	start_tract -F 1 -o "$tmp/stats-$r"
-	prog_stats
+	prog_stats runtime
+	stop_tract
+	start_tract -F 1 $EVERYTHING -o "$tmp/stats-all-$r"
+	prog_stats runtime_all
 	stop_tract
 done
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"
-prog_ns() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/runtime" | median; }
+# prog_ns NAME [FILE]
+prog_ns() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/${2:-runtime}" | median; }
 
 # ---- 4 + 5: the sampler at 1,000 and 10,000 threads; memory ----------------
 sampler_run() {
@@ -195,15 +204,24 @@ row "  added by the floor" "+$sc_floor_d" "" ""
 row "  added by tract (xcapture v3: about +130)" "+$sc_tract_d" "<= +$(calc "1.5 * $sc_floor_d")" \
 	"$(verdict "$sc_tract_d <= 1.5 * $sc_floor_d")"
 row "  added by tract --syscall-latency (opt-in)" "+$sc_d_tract_lat" "" ""
+row "  added by tract, everything on (opt-ins too)" "+$sc_d_tract_all" "" ""
 row "pipe round trip ns, no BPF" "$pp_base" "" ""
 row "pipe round trip ns, empty progs on tract's hooks" "$pp_floor" "" ""
 row "pipe round trip ns, tract record running" "$pp_tract" "" ""
 row "  added by the empty programs" "+$pp_floor_d" "" ""
 row "  added by tract" "+$pp_tract_d" "" ""
+row "  added by tract, everything on (opt-ins too)" "+$pp_d_tract_all" "" ""
 for h in sys_enter sched_waking; do
 	t=$(prog_ns "tract_$h"); f=$(prog_ns "floor_$h")
 	row "BPF ns/call $h: tract (empty)" "$t ($f)" "<= $(calc "2 * $f")" "$(verdict "$t <= 2 * $f")"
 done
+row "everything on: $EVERYTHING" "" "" ""
+for h in sys_enter sched_waking sched_switch; do
+	t=$(prog_ns "tract_$h" runtime_all); f=$(prog_ns "floor_$h")
+	row "  BPF ns/call $h: tract (empty)" "$t ($f)" "<= $(calc "2 * $f")" "$(verdict "$t <= 2 * $f")"
+done
+row "  BPF ns/call sys_exit (--syscall-latency)" "$(prog_ns tract_sys_exit runtime_all)" "" ""
+row "  BPF ns/call timer expiry marks (default too)" "$(prog_ns tract_hrtimer_entry runtime_all)" "" ""
 row "BPF ns/call sampler, per task visited" "$(prog_ns tract_sample_pass)" "" ""
 row "sampler CPU us/pass, 1,000 threads (first pass)" "$c1k_med ($c1k_first)" "" ""
 row "sampler CPU us/visited thread, 1,000" "$(calc "$c1k_med / $v1k" 3)" "<= 1" "$(verdict "$c1k_med / $v1k <= 1")"

@@ -19,3 +19,6 @@ int BPF_PROG(floor_sys_exit) { return 0; }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(floor_sched_waking) { return 0; }
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_sched_switch) { return 0; }

@@ -5,5 +5,6 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
+int cmd_query(int argc, char **argv);
 
 #endif

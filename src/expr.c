@@ -70,6 +70,7 @@ struct parser {
 	struct expr_param *params;
 	size_t nparams, params_cap;
 	int depth, comparisons;
+	uint64_t used;		/* bit i: cols[i] is named */
 	struct expr_error *err;
 };
 
@@ -523,6 +524,8 @@ static int comparison(struct parser *p)
 	const char *sql;
 	int rc, is_decimal;
 
+	if (col && col - p->cols < 64)
+		p->used |= 1ull << (col - p->cols);
 	if (!col) {
 		if (p->tok.kind != TOK_WORD || is_any_keyword(p) ||
 		    classify_number(p->src + p->tok.pos, p->tok.len, &is_decimal))
@@ -655,6 +658,7 @@ int expr_compile(const char *src, const struct expr_column *cols, size_t ncols,
 	out->sql = p.sql.s;
 	out->params = p.params;
 	out->nparams = p.nparams;
+	out->used = p.used;
 	p.sql.s = NULL;
 	p.params = NULL;
 	p.nparams = 0;

@@ -9,6 +9,7 @@
 #define TRACT_EXPR_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sqlite3.h>
 
 /* A column the user may name, and the SQL expression it stands for (no '?' in it). */
@@ -33,6 +34,7 @@ struct expr_sql {
 	char *sql;
 	struct expr_param *params;
 	size_t nparams;
+	uint64_t used;		/* bit i: the filter names cols[i] (the first 64) */
 };
 
 struct expr_error {

@@ -21,6 +21,7 @@ static const char usage[] =
 "\n"
 "Commands:\n"
 "  record    sample threads and print or store them (needs root)\n"
+"  query     what threads did over a time range, from the store\n"
 "  schema    print the store's SQL schema\n"
 "  version   print the version\n"
 "\n"
@@ -39,6 +40,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "record", cmd_record },
+	{ "query", cmd_query },
 	{ "schema", cmd_schema },
 	{ "version", cmd_version },
 	{ "help", cmd_help },

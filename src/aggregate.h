@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Group-by over the store: each file in the time range is grouped by SQLite,
+ * and the partial sums are merged here by the groups' values, so a figure
+ * over two hours is the sum over both files divided by the time both
+ * sampled, not an average of averages.
+ */
+#ifndef TRACT_AGGREGATE_H
+#define TRACT_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "catalog.h"
+#include "storeset.h"
+
+#define AGG_MAX_GROUP 8
+
+struct agg_query {
+	const struct catalog *cat;
+	const char *group;		/* comma-separated column names; "" for the total only */
+	const char *filter;		/* -w expression, or NULL */
+	uint64_t from_us, to_us;	/* [from, to) */
+};
+
+/* One value of a group, as SQLite gave it. */
+struct agg_value {
+	int type;			/* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
+	int64_t i;
+	double r;
+	const char *text;		/* not NUL-terminated: len bytes */
+	size_t len;
+};
+
+struct agg_row {
+	uint32_t key;			/* id of the group's values */
+	uint64_t measure;		/* summed weight_us (samples) or count (histograms) */
+	uint64_t samples;		/* fact rows */
+};
+
+struct agg_result {
+	size_t ncols;
+	const struct catalog_column *cols[AGG_MAX_GROUP];
+	struct dict *keys;
+	struct agg_row *rows;
+	size_t nrows, cap;
+	uint64_t total;			/* Σ measure over all rows */
+	uint64_t sampled_us;		/* Σ weight_us of the passes in range */
+	uint64_t passes, dropped;
+	uint64_t first_us, last_us;	/* the passes in range */
+	size_t files;			/* store files read */
+};
+
+/* 0, or -EINVAL after a message (unknown column, bad filter, bad file). */
+int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_result *out);
+void agg_result__free(struct agg_result *r);
+/* Rows by measure, largest first; ties by values so output is stable. */
+void agg_result__sort(struct agg_result *r);
+/* Decodes a row's values into vals[r->ncols]. */
+void agg_result__values(const struct agg_result *r, const struct agg_row *row, struct agg_value *vals);
+/* Parses a comma-separated column list; 0, or -EINVAL after a message. */
+int agg_parse_group(const struct catalog *cat, const char *list, const struct catalog_column **cols,
+		    size_t *n);
+
+#endif

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+#include <strings.h>
+#include "catalog.h"
+#include "util.h"
+
+enum {
+	J_THREAD = 1 << 0, J_STATE = 1 << 1, J_SYSCALL = 1 << 2, J_ARGS = 1 << 3, J_CGROUP = 1 << 4,
+	J_FILE = 1 << 5, J_WAKER = 1 << 6, J_IO = 1 << 7, J_KSTACK = 1 << 8, J_USTACK = 1 << 9,
+};
+
+static const char *const sample_joins[] = {
+	" JOIN threads t ON t.id = f.thread",
+	" JOIN states st ON st.id = f.state",
+	" LEFT JOIN syscalls sc ON sc.nr = f.syscall",
+	" LEFT JOIN args a ON a.id = f.args",
+	" LEFT JOIN cgroups cg ON cg.id = f.cgroup",
+	" LEFT JOIN files fl ON fl.id = f.file",
+	" LEFT JOIN names wk ON wk.id = f.waker",
+	" LEFT JOIN sample_io io ON io.fact = f.rowid",
+	" LEFT JOIN stacks ks ON ks.id = f.kstack",
+	" LEFT JOIN stacks us ON us.id = f.ustack",
+};
+
+#define TIME_FMT(fmt) "strftime('" fmt "', p.ts_us / 1000000, 'unixepoch', 'localtime')"
+
+static const struct catalog_column sample_columns_def[] = {
+	{ "ts_us", "p.ts_us", 0, "pass time, UTC microseconds" },
+	{ "weight_us", "p.weight_us", 0, "the time the pass stands for" },
+	{ "tid", "t.tid", J_THREAD, "thread id" },
+	{ "tgid", "t.tgid", J_THREAD, "process id" },
+	{ "comm", "t.comm", J_THREAD, "thread name" },
+	{ "pcomm", "t.pcomm", J_THREAD, "process name" },
+	{ "exe", "t.exe", J_THREAD, "executable" },
+	{ "uid", "t.uid", J_THREAD, "user id" },
+	{ "state", "st.name", J_STATE, "RUN, RUNQ, DISK, SLEEP, ..." },
+	{ "cpu", "f.cpu", 0, "CPU" },
+	{ "syscall", "sc.name", J_SYSCALL, "syscall, NULL in user mode" },
+	{ "sc_us", "f.sc_us", 0, "time in the syscall so far" },
+	{ "state_us", "f.state_us", 0, "time in the state so far" },
+	{ "kstack_id", "f.kstack", 0, "kernel stack id (within one file)" },
+	{ "waker_tid", "f.waker_tid", 0, "thread that woke it last" },
+	{ "sc_arg0", "a.a0", J_ARGS, "syscall argument" },
+	{ "sc_arg1", "a.a1", J_ARGS, "syscall argument" },
+	{ "sc_arg2", "a.a2", J_ARGS, "syscall argument" },
+	{ "sc_arg3", "a.a3", J_ARGS, "syscall argument" },
+	{ "sc_arg4", "a.a4", J_ARGS, "syscall argument" },
+	{ "sc_arg5", "a.a5", J_ARGS, "syscall argument" },
+	{ "cgroup_id", "f.cgroup", 0, "cgroup v2 id" },
+	{ "cgroup", "cg.path", J_CGROUP, "cgroup path: container, systemd unit" },
+	{ "file", "fl.name", J_FILE, "file or socket of an fd syscall" },
+	{ "runq_us", "f.runq_us", 0, "mean CPU wait per switch-in" },
+	{ "waker", "wk.name", J_WAKER, "who woke it last: thread name, timer, irq" },
+	{ "io_dev", "io.dev", J_IO, "block device a DISK thread waits on" },
+	{ "io_op", "io.op", J_IO, "read, write, flush, ..." },
+	{ "io_bytes", "io.bytes", J_IO, "request size" },
+	{ "io_us", "io.us", J_IO, "request time so far" },
+	{ "io_service_us", "io.service_us", J_IO, "... since the device got it" },
+	{ "wake_us", "f.wake_us", 0, "time since the last wakeup" },
+	{ "wake_runq_us", "f.wake_runq_us", 0, "that wakeup's wait for a CPU" },
+	{ "ustack_id", "f.ustack", 0, "user stack id (within one file)" },
+	/* derived dimensions */
+	{ "comm_folded", "fold_digits(t.comm)", J_THREAD, "thread name, digits as * (kworker/*:*)" },
+	{ "pcomm_folded", "fold_digits(t.pcomm)", J_THREAD, "process name, digits as *" },
+	{ "file_dir", "dir_name(fl.name)", J_FILE, "directory of the file" },
+	{ "file_ext", "file_ext(fl.name)", J_FILE, "extension of the file" },
+	{ "wait", "top_frame(ks.frames)", J_KSTACK, "where in the kernel it waits" },
+	{ "kstack", "ks.frames", J_KSTACK, "kernel stack, outermost first" },
+	{ "ustack", "us.frames", J_USTACK, "user stack, outermost first" },
+	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour" },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute, for timelines" },
+	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second" },
+};
+
+const struct catalog catalog_samples = {
+	.name = "samples",
+	.from = "sample_facts f JOIN passes p ON p.id = f.pass",
+	.measure = "p.weight_us",
+	.joins = sample_joins,
+	.columns = sample_columns_def,
+	.ncolumns = ARRAY_SIZE(sample_columns_def),
+	.default_group = "state,syscall,pcomm",
+};
+
+static const struct catalog_column io_columns_def[] = {
+	{ "dev", "h.dev", 0, "block device" },
+	{ "op", "h.op", 0, "read, write, flush, ..." },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds" },
+	{ "ts_us", "p.ts_us", 0, "pass time" },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute" },
+};
+
+const struct catalog catalog_io = {
+	.name = "io",
+	.from = "io_latency h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.columns = io_columns_def,
+	.ncolumns = ARRAY_SIZE(io_columns_def),
+	.default_group = "dev,op",
+};
+
+static const struct catalog_column syscall_columns_def[] = {
+	{ "pcomm", "h.pcomm", 0, "process name" },
+	{ "tgid", "h.tgid", 0, "process id" },
+	{ "syscall", "h.syscall", 0, "syscall" },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds" },
+	{ "ts_us", "p.ts_us", 0, "pass time" },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *" },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute" },
+};
+
+const struct catalog catalog_syscall = {
+	.name = "syscall",
+	.from = "syscall_latency h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.columns = syscall_columns_def,
+	.ncolumns = ARRAY_SIZE(syscall_columns_def),
+	.default_group = "pcomm,syscall",
+};
+
+const struct catalog_column *catalog__find(const struct catalog *c, const char *name)
+{
+	for (size_t i = 0; i < c->ncolumns; i++)
+		if (!strcasecmp(c->columns[i].name, name))
+			return &c->columns[i];
+	return NULL;
+}
+
+struct expr_column *catalog__expr_columns(const struct catalog *c)
+{
+	struct expr_column *cols = xcalloc(c->ncolumns, sizeof(*cols));
+
+	for (size_t i = 0; i < c->ncolumns; i++) {
+		cols[i].name = c->columns[i].name;
+		cols[i].sql = c->columns[i].sql;
+	}
+	return cols;
+}
+
+void catalog__joins_sql(const struct catalog *c, uint32_t joins, char *buf, size_t cap)
+{
+	size_t len = strlen(buf);
+
+	for (unsigned int i = 0; c->joins && joins >> i; i++) {
+		size_t n;
+
+		if (!(joins & (1u << i)))
+			continue;
+		n = strlen(c->joins[i]);
+		if (len + n + 1 > cap)
+			return;
+		memcpy(buf + len, c->joins[i], n + 1);
+		len += n;
+	}
+}
+
+uint32_t catalog__joins_of(const struct catalog *c, uint64_t used)
+{
+	uint32_t joins = 0;
+
+	for (size_t i = 0; i < c->ncolumns && i < 64; i++)
+		if (used & (1ull << i))
+			joins |= c->columns[i].joins;
+	return joins;
+}

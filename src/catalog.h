@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a query can name: for each fact table of the store (samples and the
+ * two latency histograms), its columns, derived dimensions and the SQL each
+ * stands for, with the joins that SQL needs.  A query joins only those, so
+ * grouping by state over a million samples does not pay for file names.
+ */
+#ifndef TRACT_CATALOG_H
+#define TRACT_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "expr.h"
+
+struct catalog_column {
+	const char *name;
+	const char *sql;
+	uint32_t joins;		/* bits of catalog->joins this SQL needs */
+	const char *doc;
+};
+
+struct catalog {
+	const char *name;		/* samples, io, syscall */
+	const char *from;		/* fact table with alias, joined to passes p */
+	const char *measure;		/* what a group sums: weight_us or a count */
+	const char *const *joins;	/* bit i: the JOIN clause it stands for */
+	const struct catalog_column *columns;
+	size_t ncolumns;
+	const char *default_group;	/* -g when none is given */
+};
+
+extern const struct catalog catalog_samples, catalog_io, catalog_syscall;
+
+/* The column named name (case-insensitive), or NULL. */
+const struct catalog_column *catalog__find(const struct catalog *c, const char *name);
+/* The column list as the filter compiler takes it; an array of c->ncolumns. */
+struct expr_column *catalog__expr_columns(const struct catalog *c);
+/* Appends " JOIN ..." for every bit of joins to buf (NUL-terminated, cap bytes). */
+void catalog__joins_sql(const struct catalog *c, uint32_t joins, char *buf, size_t cap);
+/* Bits of the joins the columns that a filter uses need (bit i of used: column i). */
+uint32_t catalog__joins_of(const struct catalog *c, uint64_t used);
+
+#endif

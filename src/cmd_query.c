@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tract query: what the threads were doing over a time range, grouped by
+ * any columns, from the store alone; no root needed, only read access.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate.h"
+#include "clock.h"
+#include "commands.h"
+#include "parse.h"
+#include "query.h"
+#include "record.h"
+#include "rawsql.h"
+#include "render.h"
+#include "storeset.h"
+#include "timespec.h"
+#include "util.h"
+
+static const char query_usage[] =
+"Usage: tract query [-g COLUMNS] [-w FILTER] [--from TIME] [--to TIME] [-n N]\n"
+"                   [--format table|csv|json] [--dir DIR]\n"
+"       tract query --hist syscall|io [-w FILTER] [--from TIME] [--to TIME]\n"
+"       tract query --sql 'SELECT ...' [--from TIME] [--to TIME]\n"
+"       tract query --columns\n"
+"\n"
+"Average active threads per group over a time range of the store.\n"
+"\n"
+"Options:\n"
+"  -g, --group COLUMNS   comma-separated columns to group by\n"
+"                        (default state,syscall,pcomm; --columns lists them)\n"
+"  -w, --where FILTER    only samples that match, e.g. 'state=DISK and comm~\"^kworker\"'\n"
+"      --from TIME       start: -15m, 2h, 2026-11-30 13:05, 13:05, @EPOCH, now\n"
+"      --to TIME         end (default: the newest sample; --from default: an hour before)\n"
+"  -n, --top N           show the N largest groups (default 30 for tables, all otherwise)\n"
+"      --format FORMAT   table (default), csv or json\n"
+"      --hist KIND       latency histograms: syscall (recorded with --syscall-latency)\n"
+"                        or io (block I/O), grouped by -g (default: by process and\n"
+"                        syscall, or by device and op)\n"
+"      --sql SQL         run a SELECT over the range's samples, passes, wakeups,\n"
+"                        io_latency and syscall_latency tables\n"
+"      --columns         list the columns to group and filter by\n"
+"  -D, --dir DIR         the store (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
+"  -v, --verbose         say more\n"
+"  -h, --help            show this help\n"
+"\n"
+"Examples:\n"
+"  tract query                                  what the threads did, newest hour\n"
+"  tract query -g pcomm,wait -w state=DISK      who waited on disk, and where\n"
+"  tract query --from -15m -g minute,state      a timeline\n"
+"  tract query --hist io --from -1h             block I/O latency\n";
+
+enum { OPT_FROM = 256, OPT_TO, OPT_FORMAT, OPT_HIST, OPT_SQL, OPT_COLUMNS };
+
+static const struct option query_options[] = {
+	{ "group", required_argument, NULL, 'g' },
+	{ "where", required_argument, NULL, 'w' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "top", required_argument, NULL, 'n' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "hist", required_argument, NULL, OPT_HIST },
+	{ "sql", required_argument, NULL, OPT_SQL },
+	{ "columns", no_argument, NULL, OPT_COLUMNS },
+	{ "dir", required_argument, NULL, 'D' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tract: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'tract query --help' for more information.\n", stderr);
+	return -EINVAL;
+}
+
+int query_parse_args(int argc, char **argv, struct query_opts *o)
+{
+	const char *from = NULL, *to = NULL;
+	int c, format;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->dir = storeset_default_dir();
+	o->render.format = RENDER_TABLE;
+	o->render.top = (size_t)-1;
+	o->cat = &catalog_samples;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":g:w:n:D:vh", query_options, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			o->group = optarg;
+			break;
+		case 'w':
+			o->filter = optarg;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_TO:
+			to = optarg;
+			break;
+		case 'n':
+			if (parse_u64(optarg, 0, 1000000000, &v))
+				return usage_error("invalid value '%s' for --top: expected a number of rows", optarg);
+			o->render.top = v;
+			break;
+		case OPT_FORMAT:
+			format = render_parse_format(optarg);
+			if (format < 0)
+				return usage_error("invalid value '%s' for --format: expected table, csv or json",
+						   optarg);
+			o->render.format = format;
+			break;
+		case OPT_HIST:
+			if (!strcmp(optarg, "syscall"))
+				o->cat = &catalog_syscall;
+			else if (!strcmp(optarg, "io"))
+				o->cat = &catalog_io;
+			else
+				return usage_error("invalid value '%s' for --hist: expected syscall or io", optarg);
+			o->hist = 1;
+			break;
+		case OPT_SQL:
+			o->sql = optarg;
+			break;
+		case OPT_COLUMNS:
+			o->list_columns = 1;
+			break;
+		case 'D':
+			o->dir = optarg;
+			break;
+		case 'v':
+			tract_verbose = 1;
+			break;
+		case 'h':
+			fputs(query_usage, stdout);
+			return 1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->sql && (o->hist || o->group || o->filter))
+		return usage_error("%s", "--sql takes the whole query: no -g, -w or --hist with it");
+	if (o->render.top == (size_t)-1)
+		o->render.top = o->render.format == RENDER_TABLE && !o->hist ? 30 : 0;
+	o->now_us = realtime_us();
+	if (from && timespec_parse(from, o->now_us, &o->from_us))
+		return usage_error("invalid time '%s' for --from: expected -15m, 2h, 2026-11-30 13:05, "
+				   "13:05, @EPOCH or now", from);
+	if (to && timespec_parse(to, o->now_us, &o->to_us))
+		return usage_error("invalid time '%s' for --to: expected -15m, 2h, 2026-11-30 13:05, "
+				   "13:05, @EPOCH or now", to);
+	o->has_from = from != NULL;
+	o->has_to = to != NULL;
+	return 0;
+}
+
+/* The range the options leave open: up to the newest sample, an hour long. */
+int query_resolve_range(const struct storeset *set, struct query_opts *o)
+{
+	uint64_t newest;
+	int err;
+
+	if (!o->has_to) {
+		err = storeset__newest_us(set, &newest);
+		if (err)
+			return err;
+		o->to_us = newest ? newest + 1 : o->now_us;
+		if (o->has_from && o->from_us >= o->to_us)
+			o->to_us = o->now_us;
+	}
+	if (!o->has_from)
+		o->from_us = o->to_us > USEC_PER_HOUR ? o->to_us - USEC_PER_HOUR : 0;
+	if (o->from_us >= o->to_us) {
+		tract_err("--from must be before --to");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void list_columns(const struct catalog *cat)
+{
+	printf("Columns of %s (group with -g, filter with -w):\n", cat->name);
+	for (size_t i = 0; i < cat->ncolumns; i++)
+		printf("  %-14s %s\n", cat->columns[i].name, cat->columns[i].doc);
+}
+
+int query_utf8_terminal(void)
+{
+	setlocale(LC_CTYPE, "");
+	return !strcmp(nl_langinfo(CODESET), "UTF-8");
+}
+
+int cmd_query(int argc, char **argv)
+{
+	struct agg_result res;
+	struct storeset set;
+	struct query_opts o;
+	struct agg_query q;
+	char hist_group[256];
+	int err = query_parse_args(argc, argv, &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	if (o.list_columns) {
+		list_columns(o.cat);
+		return 0;
+	}
+	o.render.utf8 = query_utf8_terminal();
+	if (storeset__open(o.dir, &set))
+		return EXIT_USAGE;
+	err = query_resolve_range(&set, &o);
+	if (!err && o.sql)
+		err = rawsql_run(&set, o.from_us, o.to_us, o.sql, o.render.format, stdout);
+	if (!err && !o.sql) {
+		q = (struct agg_query){ .cat = o.cat, .group = o.group ? o.group : o.cat->default_group,
+					.filter = o.filter, .from_us = o.from_us, .to_us = o.to_us };
+		if (o.hist) {
+			/* the buckets are the innermost group */
+			snprintf(hist_group, sizeof(hist_group), "%s,le_us", q.group);
+			q.group = hist_group;
+		}
+		err = aggregate(&set, &q, &res);
+		if (!err && o.hist) {
+			render_hists(stdout, &res, &o.render);
+		} else if (!err) {
+			agg_result__sort(&res);
+			render_groups(stdout, &res, &o.render);
+		}
+		agg_result__free(&res);
+	}
+	storeset__free(&set);
+	if (fflush(stdout) || ferror(stdout)) {
+		tract_err("cannot write the output: %s", strerror(errno));
+		return 1;
+	}
+	return err ? EXIT_USAGE : 0;
+}
