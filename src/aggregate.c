@@ -226,8 +226,12 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 
 	memset(r, 0, sizeof(*r));
 	r->keys = dict__new();
-	if (agg_parse_group(q->cat, q->group ? q->group : "", r->cols, &r->ncols))
+	if (q->ncols) {
+		r->ncols = q->ncols;
+		memcpy(r->cols, q->cols, q->ncols * sizeof(q->cols[0]));
+	} else if (agg_parse_group(q->cat, q->group ? q->group : "", r->cols, &r->ncols)) {
 		return -EINVAL;
+	}
 	if (has_filter) {
 		struct expr_column *cols = catalog__expr_columns(q->cat);
 
@@ -277,13 +281,11 @@ static int compare_values(const struct agg_value *a, const struct agg_value *b)
 	return 0;
 }
 
-static int by_measure(const void *x, const void *y)
+static int by_values(const void *x, const void *y)
 {
 	const struct agg_row *a = x, *b = y;
 	struct agg_value va[AGG_MAX_GROUP], vb[AGG_MAX_GROUP];
 
-	if (a->measure != b->measure)
-		return a->measure > b->measure ? -1 : 1;
 	agg_result__values(sorting, a, va);
 	agg_result__values(sorting, b, vb);
 	for (size_t i = 0; i < sorting->ncols; i++) {
@@ -295,11 +297,31 @@ static int by_measure(const void *x, const void *y)
 	return 0;
 }
 
-void agg_result__sort(struct agg_result *r)
+static int by_measure(const void *x, const void *y)
+{
+	const struct agg_row *a = x, *b = y;
+
+	if (a->measure != b->measure)
+		return a->measure > b->measure ? -1 : 1;
+	return by_values(x, y);
+}
+
+/* Sorts are not reentrant: tract reads one result at a time. */
+static void sort_rows(struct agg_result *r, int (*cmp)(const void *, const void *))
 {
 	sorting = r;
-	qsort(r->rows, r->nrows, sizeof(*r->rows), by_measure);
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp);
 	sorting = NULL;
+}
+
+void agg_result__sort(struct agg_result *r)
+{
+	sort_rows(r, by_measure);
+}
+
+void agg_result__sort_by_values(struct agg_result *r)
+{
+	sort_rows(r, by_values);
 }
 
 void agg_result__free(struct agg_result *r)

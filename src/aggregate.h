@@ -18,6 +18,9 @@
 struct agg_query {
 	const struct catalog *cat;
 	const char *group;		/* comma-separated column names; "" for the total only */
+	/* or, when ncols is set, these columns (made at run time, such as time buckets) */
+	const struct catalog_column *cols[AGG_MAX_GROUP];
+	size_t ncols;
 	const char *filter;		/* -w expression, or NULL */
 	uint64_t from_us, to_us;	/* [from, to) */
 };
@@ -55,6 +58,8 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 void agg_result__free(struct agg_result *r);
 /* Rows by measure, largest first; ties by values so output is stable. */
 void agg_result__sort(struct agg_result *r);
+/* Rows by their values, in column order. */
+void agg_result__sort_by_values(struct agg_result *r);
 /* Decodes a row's values into vals[r->ncols]. */
 void agg_result__values(const struct agg_result *r, const struct agg_row *row, struct agg_value *vals);
 /* Parses a comma-separated column list; 0, or -EINVAL after a message. */

@@ -188,7 +188,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
-static void install_signals(void)
+void record_install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 
@@ -196,6 +196,8 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* what tract top sends the recorder's thread, to end its sleep */
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -276,7 +278,12 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	return err;
 }
 
-int cmd_record(int argc, char **argv)
+void record_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 {
 	struct store_config store = { .source = "bpf" };
 	struct record_totals tot = { 0 };
@@ -287,16 +294,12 @@ int cmd_record(int argc, char **argv)
 	struct ksyms *ks = NULL;
 	struct usyms *us = NULL;
 	struct sink *sink = NULL;
-	struct record_opts o;
 	int err;
 
-	err = record_parse_args(argc, argv, &o);
-	if (err)
-		return err > 0 ? 0 : EXIT_USAGE;
 	ks = ksyms__load(NULL);
-	if (!ks && o.sampler.kstacks)
+	if (!ks && o->sampler.kstacks)
 		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
-	if (o.sampler.ustacks)
+	if (o->sampler.ustacks)
 		us = usyms__new(0);
 	res.stacks = stackdict__new(ks, us);
 	res.procs = procinfo__new(NULL);
@@ -304,26 +307,27 @@ int cmd_record(int argc, char **argv)
 	res.files = files__new(NULL);
 	res.runq = runq_history__new();
 	res.blockdevs = blockdevs__new(NULL);
-	err = source_bpf__open(&o.sampler, &res, &sampler);
+	err = source_bpf__open(&o->sampler, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
 		goto cleanup;
 	}
-	store.dir = o.dir;
-	store.frequency_hz = o.hz;
-	if (o.output == OUT_TERMINAL)
+	store.dir = o->dir;
+	store.frequency_hz = o->hz;
+	if (o->output == OUT_TERMINAL)
 		sink = sink_term__new(stdout);
-	else if ((o.output == OUT_SQLITE ? store_sqlite__open(&store, &sink) : store_csv__open(&store, &sink))) {
+	else if ((o->output == OUT_SQLITE ? store_sqlite__open(&store, &sink) : store_csv__open(&store, &sink))) {
 		err = 1;
 		goto cleanup;
 	}
-	install_signals();
-	tract_debug("sampling at %g Hz%s%s", o.hz, o.dir ? " into " : "", o.dir ? o.dir : "");
-	writer = writer__start(sink, writer_depth(o.hz));
+	if (ready)
+		ready(arg);
+	tract_debug("sampling at %g Hz%s%s", o->hz, o->dir ? " into " : "", o->dir ? o->dir : "");
+	writer = writer__start(sink, writer_depth(o->hz));
 	raise_sampler_priority();
-	err = record_loop(&o, sampler, writer, &tot) ? 1 : 0;
+	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);
-	if (o.output != OUT_TERMINAL || tract_verbose)
+	if (!ready && (o->output != OUT_TERMINAL || tract_verbose))
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
 			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
@@ -339,4 +343,15 @@ cleanup:
 	usyms__free(us);
 	ksyms__free(ks);
 	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int err = record_parse_args(argc, argv, &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	record_install_signals();
+	return record_run(&o, NULL, NULL);
 }

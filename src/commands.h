@@ -6,5 +6,6 @@
 int cmd_record(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

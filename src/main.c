@@ -23,6 +23,7 @@ static const char usage[] =
 "  record    sample threads and print or store them (needs root)\n"
 "  query     what threads did over a time range, from the store\n"
 "  schema    print the store's SQL schema\n"
+"  top       the same, refreshed on a screen: live, following a store, or history\n"
 "  version   print the version\n"
 "\n"
 "Run 'tract COMMAND --help' for a command's options, 'man tract' for more.\n";
@@ -42,6 +43,7 @@ static const struct {
 	{ "record", cmd_record },
 	{ "query", cmd_query },
 	{ "schema", cmd_schema },
+	{ "top", cmd_top },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
 };

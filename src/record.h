@@ -21,5 +21,15 @@ struct record_opts {
 
 /* 0; 1 when --help was printed; -EINVAL after a message on stderr. */
 int record_parse_args(int argc, char **argv, struct record_opts *o);
+/* SIGINT, SIGTERM and SIGUSR1 end the recording after the pass under way. */
+void record_install_signals(void);
+/*
+ * Records until the duration is over or a stop is requested; ready(arg), if
+ * given, is called once the programs are attached and the store is open.
+ * Returns the exit status (2 when BPF cannot be used, 1 on other errors).
+ */
+int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg);
+/* Async-signal-safe; a sleeping recorder notices at its next tick, or at once on SIGUSR1. */
+void record_request_stop(void);
 
 #endif

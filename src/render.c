@@ -237,34 +237,6 @@ struct hist {
 	uint64_t total;
 };
 
-static const struct agg_result *hist_sorting;
-
-/* By the histogram's columns, then le_us ascending. */
-static int by_hist(const void *x, const void *y)
-{
-	struct agg_value a[AGG_MAX_GROUP], b[AGG_MAX_GROUP];
-
-	agg_result__values(hist_sorting, x, a);
-	agg_result__values(hist_sorting, y, b);
-	for (size_t c = 0; c < hist_sorting->ncols; c++) {
-		struct agg_value *va = &a[c], *vb = &b[c];
-		int d;
-
-		if (va->type != vb->type)
-			return va->type < vb->type ? -1 : 1;
-		if (va->type == SQLITE_TEXT) {
-			d = memcmp(va->text, vb->text, va->len < vb->len ? va->len : vb->len);
-			if (!d)
-				d = va->len < vb->len ? -1 : va->len > vb->len;
-		} else {
-			d = va->i < vb->i ? -1 : va->i > vb->i;
-		}
-		if (d)
-			return d;
-	}
-	return 0;
-}
-
 static int same_hist(const struct agg_result *r, size_t i, size_t j)
 {
 	struct agg_value a[AGG_MAX_GROUP], b[AGG_MAX_GROUP];
@@ -320,8 +292,8 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 	size_t nh = 0;
 	struct agg_value v[AGG_MAX_GROUP];
 
-	hist_sorting = r;
-	qsort(r->rows, r->nrows, sizeof(*r->rows), by_hist);
+	/* by the histogram's columns, then le_us ascending */
+	agg_result__sort_by_values(r);
 	for (size_t i = 0; i < r->nrows; i++) {
 		if (!nh || !same_hist(r, h[nh - 1].first, i)) {
 			h = xrealloc(h, (nh + 1) * sizeof(*h));
@@ -398,5 +370,4 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 	if (o->format == RENDER_TABLE && !nh)
 		fputs("no latency histograms in this range\n", f);
 	free(h);
-	hist_sorting = NULL;
 }

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tract top: the grouped view of tract query, refreshed, on a screen.  Live
+ * (as root, with no store named) it records in a thread of its own into a
+ * private store it removes at exit; otherwise it follows a recorder's store
+ * or shows a range of history.  -b prints refreshes as text for scripts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "clock.h"
+#include "commands.h"
+#include "parse.h"
+#include "record.h"
+#include "timespec.h"
+#include "top.h"
+#include "top_screen.h"
+#include "query.h"
+#include "util.h"
+
+static const char top_usage[] =
+"Usage: tract top [-g COLUMNS] [-w FILTER] [--dir DIR | --live] [--from TIME] [--to TIME]\n"
+"                 [--span DURATION] [-i SECONDS] [-b [-n N]]\n"
+"\n"
+"What the threads are doing, grouped, refreshed: live, following a\n"
+"recorder's store, or over a range of history.\n"
+"\n"
+"Options:\n"
+"  -g, --group COLUMNS   columns to group by (default state,syscall,pcomm)\n"
+"  -w, --where FILTER    only samples that match (see tract query)\n"
+"      --live            sample in-process (needs root); the default for root\n"
+"                        when no store or range is named\n"
+"  -F, --frequency HZ    live sampling rate (default 1)\n"
+"  -D, --dir DIR         follow the store in DIR (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
+"      --from TIME       history: start of the window (-15m, 13:05, 2026-11-30 13:05, @EPOCH)\n"
+"      --to TIME         history: end of the window (default: the newest sample)\n"
+"      --span DURATION   window length when following or live (default 5m)\n"
+"  -i, --interval SECS   refresh every SECS seconds (default 1)\n"
+"  -b, --batch           print refreshes as text instead of the screen\n"
+"  -n, --iterations N    with -b: how many refreshes (default 1)\n"
+"  -v, --verbose         say more\n"
+"  -h, --help            show this help\n"
+"\n"
+"Keys: Enter drill down, Backspace back, g group, / filter, p peek at stacks,\n"
+"+/- zoom, </> pan, f follow, s sort, ? help, q quit.\n";
+
+enum { OPT_FROM = 256, OPT_TO, OPT_SPAN, OPT_LIVE };
+
+static const struct option top_options[] = {
+	{ "group", required_argument, NULL, 'g' },
+	{ "where", required_argument, NULL, 'w' },
+	{ "live", no_argument, NULL, OPT_LIVE },
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "dir", required_argument, NULL, 'D' },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct top_opts {
+	struct query_opts q;
+	int live, batch, dir_given;
+	const char *hz;
+	uint64_t span_us, interval_ns, iterations;
+};
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tract: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'tract top --help' for more information.\n", stderr);
+	return -EINVAL;
+}
+
+/* A duration as --span takes it ("5m", "90s", "1h"): what parses as that long ago. */
+static int parse_span(const char *s, uint64_t *out)
+{
+	uint64_t base = 100 * 365 * 24 * USEC_PER_HOUR, ago;
+
+	if (*s == '-' || timespec_parse(s, base, &ago) || ago >= base || s[strlen(s) - 1] < 'a')
+		return -EINVAL;
+	*out = base - ago;
+	return 0;
+}
+
+static int top_parse_args(int argc, char **argv, struct top_opts *o)
+{
+	const char *from = NULL, *to = NULL;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->q.dir = storeset_default_dir();
+	o->q.cat = &catalog_samples;
+	o->q.render.format = RENDER_TABLE;
+	o->q.render.top = 30;
+	o->hz = "1";
+	o->span_us = 300 * 1000000ull;
+	o->interval_ns = NSEC_PER_SEC;
+	o->iterations = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":g:w:F:D:i:bn:vh", top_options, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			o->q.group = optarg;
+			break;
+		case 'w':
+			o->q.filter = optarg;
+			break;
+		case OPT_LIVE:
+			o->live = 1;
+			break;
+		case 'F':
+			o->hz = optarg;
+			break;
+		case 'D':
+			o->q.dir = optarg;
+			o->dir_given = 1;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_TO:
+			to = optarg;
+			break;
+		case OPT_SPAN:
+			if (parse_span(optarg, &o->span_us) || o->span_us < 10 * 1000000ull)
+				return usage_error("invalid value '%s' for --span: expected a duration such as 90s, 5m or 1h",
+						   optarg);
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &o->interval_ns) || o->interval_ns < NSEC_PER_SEC / 10)
+				return usage_error("invalid value '%s' for --interval: expected seconds, at least 0.1",
+						   optarg);
+			break;
+		case 'b':
+			o->batch = 1;
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, 1000000, &o->iterations))
+				return usage_error("invalid value '%s' for --iterations: expected a number >= 1", optarg);
+			break;
+		case 'v':
+			tract_verbose = 1;
+			break;
+		case 'h':
+			fputs(top_usage, stdout);
+			return 1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	o->q.now_us = realtime_us();
+	if (from && timespec_parse(from, o->q.now_us, &o->q.from_us))
+		return usage_error("invalid time '%s' for --from", from);
+	if (to && timespec_parse(to, o->q.now_us, &o->q.to_us))
+		return usage_error("invalid time '%s' for --to", to);
+	o->q.has_from = from != NULL;
+	o->q.has_to = to != NULL;
+	if (o->live && (o->dir_given || from || to))
+		return usage_error("%s", "--live records its own store: no --dir, --from or --to with it");
+	if (!o->live && !o->dir_given && !from && !to && geteuid() == 0)
+		o->live = 1;
+	return 0;
+}
+
+/* ---- live: the recorder in a thread, into a private store ---- */
+
+struct live {
+	struct record_opts rec;
+	char dir[64];
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready, done, status;
+};
+
+static void live_ready(void *arg)
+{
+	struct live *l = arg;
+
+	pthread_mutex_lock(&l->lock);
+	l->ready = 1;
+	pthread_cond_signal(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void *live_main(void *arg)
+{
+	struct live *l = arg;
+	int status = record_run(&l->rec, live_ready, l);
+
+	pthread_mutex_lock(&l->lock);
+	l->status = status;
+	l->done = 1;
+	pthread_cond_signal(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+static void remove_dir(const char *dir)
+{
+	char cmd_path[128];
+	static const char *const suffixes[] = { ".db", ".db-wal", ".db-shm" };
+	struct storeset set;
+
+	if (!storeset__open(dir, &set)) {
+		for (size_t i = 0; i < set.n; i++)
+			for (size_t s = 0; s < ARRAY_SIZE(suffixes); s++) {
+				snprintf(cmd_path, sizeof(cmd_path), "%.*s%s",
+					 (int)(strlen(set.files[i].path) - 3), set.files[i].path, suffixes[s]);
+				unlink(cmd_path);
+			}
+		storeset__free(&set);
+	}
+	rmdir(dir);
+}
+
+/* Starts recording; 0 once the programs are attached, else the recorder's exit status. */
+static int live_start(struct live *l, const char *hz)
+{
+	char *argv[] = { "record", "-F", (char *)hz, "-o", l->dir, NULL };
+	int err;
+
+	snprintf(l->dir, sizeof(l->dir), "/tmp/tract-top.XXXXXX");
+	if (!mkdtemp(l->dir)) {
+		tract_err("cannot create a directory for the live store: %s", strerror(errno));
+		return 1;
+	}
+	if (record_parse_args(5, argv, &l->rec)) {
+		remove_dir(l->dir);
+		return EXIT_USAGE;
+	}
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	record_install_signals();
+	err = pthread_create(&l->thread, NULL, live_main, l);
+	if (err) {
+		tract_err("cannot start the recorder: %s", strerror(err));
+		remove_dir(l->dir);
+		return 1;
+	}
+	pthread_mutex_lock(&l->lock);
+	while (!l->ready && !l->done)
+		pthread_cond_wait(&l->cond, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+	if (l->done) {
+		pthread_join(l->thread, NULL);
+		remove_dir(l->dir);
+		return l->status;
+	}
+	return 0;
+}
+
+static void live_stop(struct live *l)
+{
+	record_request_stop();
+	pthread_kill(l->thread, SIGUSR1);
+	pthread_join(l->thread, NULL);
+	remove_dir(l->dir);
+}
+
+/* ---- batch ---- */
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / NSEC_PER_SEC), .tv_nsec = (long)(ns % NSEC_PER_SEC) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void print_timeline(const struct top *t, int utf8)
+{
+	static const char *const levels[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char ascii[] = " .:-=+*#%@";
+	double max = 0;
+
+	for (size_t i = 0; i < t->ntimeline; i++)
+		if (t->timeline[i] > max)
+			max = t->timeline[i];
+	fputs("timeline |", stdout);
+	for (size_t i = 0; i < t->ntimeline; i++) {
+		int level = max > 0 ? (int)(t->timeline[i] / max * 8 + 0.5) : 0;
+
+		if (utf8)
+			fputs(levels[level], stdout);
+		else
+			putchar(ascii[level]);
+	}
+	printf("| max %.2f\n", max);
+}
+
+static int batch(struct top *t, const struct top_opts *o, int wait_first)
+{
+	for (uint64_t i = 0; i < o->iterations; i++) {
+		if (i || wait_first)
+			sleep_ns(o->interval_ns);
+		if (top__refresh(t, 60)) {
+			tract_err("%s", t->message);
+			return EXIT_USAGE;
+		}
+		printf("tract top - %s   group: %s   filter: %s\n", t->mode, top__level(t)->group,
+		       top__level(t)->filter ? top__level(t)->filter : "-");
+		print_timeline(t, t->q.render.utf8);
+		render_groups(stdout, &t->res, &t->q.render);
+		if (i + 1 < o->iterations)
+			putchar('\n');
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o;
+	struct live live = { 0 };
+	struct storeset set;
+	struct top t;
+	char mode[256];
+	int err = top_parse_args(argc, argv, &o), follow = 1;
+	uint64_t span = o.span_us;
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	o.q.render.utf8 = query_utf8_terminal();
+	if (o.live) {
+		err = live_start(&live, o.hz);
+		if (err)
+			return err;
+		o.q.dir = live.dir;
+		snprintf(mode, sizeof(mode), "live");
+	} else if (o.q.has_from || o.q.has_to) {
+		if (storeset__open(o.q.dir, &set))
+			return EXIT_USAGE;
+		err = query_resolve_range(&set, &o.q);
+		storeset__free(&set);
+		if (err)
+			return EXIT_USAGE;
+		span = o.q.to_us - o.q.from_us;
+		follow = 0;
+		snprintf(mode, sizeof(mode), "history of %.*s", 200, o.q.dir);
+	} else {
+		if (storeset__open(o.q.dir, &set))
+			return EXIT_USAGE;
+		storeset__free(&set);
+		snprintf(mode, sizeof(mode), "following %.*s", 200, o.q.dir);
+	}
+	top__init(&t, &o.q, mode, span, follow);
+	if (o.batch)
+		err = batch(&t, &o, o.live);
+	else
+		err = top_screen_run(&t, (unsigned int)(o.interval_ns / 1000000), o.q.render.utf8);
+	top__free(&t);
+	if (o.live)
+		live_stop(&live);
+	return err;
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "clock.h"
+#include "top.h"
+#include "util.h"
+
+#define SPAN_MIN_US (10 * 1000000ull)
+#define SPAN_MAX_US (7 * 24 * USEC_PER_HOUR)
+
+void top__init(struct top *t, const struct query_opts *q, const char *mode, uint64_t span_us, int follow)
+{
+	memset(t, 0, sizeof(*t));
+	t->q = *q;
+	t->mode = mode;
+	t->span_us = span_us;
+	t->follow = follow;
+	t->end_us = q->to_us;
+	t->levels[0].group = xstrdup(q->group ? q->group : q->cat->default_group);
+	t->levels[0].filter = q->filter && *q->filter ? xstrdup(q->filter) : NULL;
+}
+
+void top__free(struct top *t)
+{
+	for (int i = 0; i <= t->depth; i++) {
+		free(t->levels[i].group);
+		free(t->levels[i].filter);
+	}
+	if (t->have_res)
+		agg_result__free(&t->res);
+	memset(t, 0, sizeof(*t));
+}
+
+struct top_level *top__level(struct top *t)
+{
+	return &t->levels[t->depth];
+}
+
+/* The window's end: the newest sample when following. */
+static int window_end(struct top *t, const struct storeset *set)
+{
+	uint64_t newest;
+	int err;
+
+	if (!t->follow)
+		return 0;
+	err = storeset__newest_us(set, &newest);
+	if (err)
+		return err;
+	t->end_us = newest ? newest + 1 : t->q.now_us;
+	return 0;
+}
+
+/* Average active threads per bucket of the window, for the sparkline. */
+static int read_timeline(struct top *t, const struct storeset *set, size_t width)
+{
+	uint64_t from = t->end_us - t->span_us, bucket;
+	struct catalog_column col = { .name = "bucket" };
+	struct agg_query q = { .cat = t->q.cat, .filter = top__level(t)->filter, .ncols = 1 };
+	struct agg_result r;
+	struct agg_value v;
+	char sql[96];
+	int err;
+
+	if (width > TOP_TIMELINE_MAX)
+		width = TOP_TIMELINE_MAX;
+	t->ntimeline = width;
+	memset(t->timeline, 0, sizeof(t->timeline));
+	if (!width)
+		return 0;
+	bucket = t->span_us / width ? t->span_us / width : 1;
+	/* our own numbers, not user text */
+	snprintf(sql, sizeof(sql), "((p.ts_us - %" PRIu64 ") / %" PRIu64 ")", from, bucket);
+	col.sql = sql;
+	q.cols[0] = &col;
+	q.from_us = from;
+	q.to_us = t->end_us;
+	err = aggregate(set, &q, &r);
+	for (size_t i = 0; !err && i < r.nrows; i++) {
+		agg_result__values(&r, &r.rows[i], &v);
+		if (v.type == SQLITE_INTEGER && v.i >= 0 && (size_t)v.i < width)
+			t->timeline[v.i] = (double)r.rows[i].measure / (double)bucket;
+	}
+	agg_result__free(&r);
+	return err;
+}
+
+int top__refresh(struct top *t, size_t timeline_width)
+{
+	struct top_level *l = top__level(t);
+	struct agg_query q = { .cat = t->q.cat, .group = l->group, .filter = l->filter };
+	struct storeset set;
+	int err;
+
+	t->q.now_us = realtime_us();
+	/* new hourly files appear while following */
+	err = storeset__open(t->q.dir, &set);
+	if (err) {
+		snprintf(t->message, sizeof(t->message), "cannot read the store directory %s", t->q.dir);
+		return err;
+	}
+	err = window_end(t, &set);
+	if (t->end_us < t->span_us)
+		t->end_us = t->span_us;
+	q.from_us = t->end_us - t->span_us;
+	q.to_us = t->end_us;
+	if (t->have_res)
+		agg_result__free(&t->res);
+	t->have_res = 0;
+	if (!err)
+		err = aggregate(&set, &q, &t->res);
+	if (!err) {
+		t->have_res = 1;
+		if (t->by_values)
+			agg_result__sort_by_values(&t->res);
+		else
+			agg_result__sort(&t->res);
+		if (l->selected >= t->res.nrows)
+			l->selected = t->res.nrows ? t->res.nrows - 1 : 0;
+		err = read_timeline(t, &set, timeline_width);
+	}
+	if (err && !t->message[0])
+		snprintf(t->message, sizeof(t->message), "cannot read the store (see the messages above)");
+	storeset__free(&set);
+	return err;
+}
+
+/* Appends the filter-language literal of v to buf. */
+static void put_literal(char **buf, size_t *len, size_t *cap, const struct agg_value *v)
+{
+	size_t need = 64 + 2 * v->len;
+
+	if (*len + need > *cap) {
+		*cap = (*len + need) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	if (v->type == SQLITE_INTEGER) {
+		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%" PRId64, v->i);
+	} else if (v->type == SQLITE_FLOAT) {
+		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%.17g", v->r);
+	} else {
+		(*buf)[(*len)++] = '"';
+		for (size_t i = 0; i < v->len; i++) {
+			if (v->text[i] == '"' || v->text[i] == '\\')
+				(*buf)[(*len)++] = '\\';
+			(*buf)[(*len)++] = v->text[i];
+		}
+		(*buf)[(*len)++] = '"';
+		(*buf)[*len] = '\0';
+	}
+}
+
+char *top__row_filter(const struct top *t)
+{
+	const struct top_level *l = &t->levels[t->depth];
+	struct agg_value vals[AGG_MAX_GROUP];
+	size_t cap = 256, len = 0;
+	char *buf = xcalloc(1, cap);
+
+	if (!t->have_res || l->selected >= t->res.nrows) {
+		free(buf);
+		return NULL;
+	}
+	agg_result__values(&t->res, &t->res.rows[l->selected], vals);
+	for (size_t c = 0; c < t->res.ncols; c++) {
+		const char *name = t->res.cols[c]->name;
+
+		if (len + strlen(name) + 16 > cap) {
+			cap = (len + strlen(name) + 16) * 2;
+			buf = xrealloc(buf, cap);
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", c ? " and " : "", name);
+		if (vals[c].type == SQLITE_NULL) {
+			len += (size_t)snprintf(buf + len, cap - len, " is null");
+		} else {
+			len += (size_t)snprintf(buf + len, cap - len, " = ");
+			put_literal(&buf, &len, &cap, &vals[c]);
+		}
+	}
+	return buf;
+}
+
+/* "(a) and b", or b alone */
+static char *and_filters(const char *a, const char *b)
+{
+	size_t len;
+	char *out;
+
+	if (!a || !*a)
+		return xstrdup(b);
+	len = strlen(a) + strlen(b) + 16;
+	out = xcalloc(1, len);
+	snprintf(out, len, "(%s) and %s", a, b);
+	return out;
+}
+
+int top__drill(struct top *t)
+{
+	struct top_level *l = top__level(t);
+	char *terms;
+
+	if (t->depth + 1 >= TOP_DEPTH_MAX) {
+		snprintf(t->message, sizeof(t->message), "drilled in too deep; Backspace goes back");
+		return -EINVAL;
+	}
+	terms = top__row_filter(t);
+	if (!terms)
+		return -EINVAL;
+	t->depth++;
+	t->levels[t->depth] = (struct top_level){
+		.group = xstrdup(l->group),
+		.filter = and_filters(l->filter, terms),
+	};
+	free(terms);
+	return 0;
+}
+
+int top__back(struct top *t)
+{
+	if (!t->depth)
+		return 0;
+	free(t->levels[t->depth].group);
+	free(t->levels[t->depth].filter);
+	t->depth--;
+	return 1;
+}
+
+int top__set_group(struct top *t, const char *group)
+{
+	const struct catalog_column *cols[AGG_MAX_GROUP];
+	size_t n;
+	struct top_level *l = top__level(t);
+
+	/* the checker prints to stderr, which the screen hides: say it here too */
+	if (agg_parse_group(t->q.cat, group, cols, &n)) {
+		snprintf(t->message, sizeof(t->message), "cannot group by '%s'; the columns are listed by ?",
+			 group);
+		return -EINVAL;
+	}
+	free(l->group);
+	l->group = xstrdup(group);
+	l->selected = 0;
+	return 0;
+}
+
+int top__set_filter(struct top *t, const char *filter)
+{
+	struct expr_column *cols = catalog__expr_columns(t->q.cat);
+	struct expr_sql sql = { 0 };
+	struct expr_error e = { 0 };
+	struct top_level *l = top__level(t);
+	int err = 0;
+
+	if (*filter) {
+		err = expr_compile(filter, cols, t->q.cat->ncolumns, &sql, &e);
+		expr_sql_free(&sql);
+	}
+	free(cols);
+	if (err) {
+		snprintf(t->message, sizeof(t->message), "filter: %s", e.msg);
+		return -EINVAL;
+	}
+	free(l->filter);
+	l->filter = *filter ? xstrdup(filter) : NULL;
+	l->selected = 0;
+	return 0;
+}
+
+void top__zoom(struct top *t, double factor)
+{
+	double span = (double)t->span_us * factor;
+
+	if (span < (double)SPAN_MIN_US)
+		span = (double)SPAN_MIN_US;
+	if (span > (double)SPAN_MAX_US)
+		span = (double)SPAN_MAX_US;
+	t->span_us = (uint64_t)span;
+}
+
+void top__pan(struct top *t, double fraction)
+{
+	double end = (double)t->end_us + fraction * (double)t->span_us;
+
+	t->follow = 0;
+	if (end < (double)t->span_us)
+		end = (double)t->span_us;
+	t->end_us = (uint64_t)end;
+}

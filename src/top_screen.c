@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tract top's ncurses screen: a header with the window and its timeline,
+ * the grouped rows with a selection, and the keys that regroup, drill down,
+ * filter, zoom and pan, and peek at the stacks of a group.  The terminal is
+ * restored on every way out: quitting, a signal, or a crash.
+ */
+#include <ncurses.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "clock.h"
+#include "top_screen.h"
+#include "timespec.h"
+#include "util.h"
+
+#define KEY_ESCAPE 27
+#define BAR_COLS 16
+
+enum { PAIR_HEADER = 1, PAIR_BAR, PAIR_SELECTED, PAIR_SPARK, PAIR_MESSAGE };
+
+static volatile sig_atomic_t quit_requested;
+static int screen_active;
+
+static void restore_terminal(void)
+{
+	if (screen_active) {
+		screen_active = 0;
+		endwin();
+	}
+}
+
+static void on_quit_signal(int sig)
+{
+	(void)sig;
+	quit_requested = 1;
+}
+
+/* A crash must not leave the terminal raw: restore it, then die as before. */
+static void on_crash_signal(int sig)
+{
+	restore_terminal();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_handlers(void)
+{
+	struct sigaction quit = { .sa_handler = on_quit_signal };
+	const int crashes[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+	sigemptyset(&quit.sa_mask);
+	sigaction(SIGINT, &quit, NULL);
+	sigaction(SIGTERM, &quit, NULL);
+	sigaction(SIGHUP, &quit, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(crashes); i++)
+		signal(crashes[i], on_crash_signal);
+	atexit(restore_terminal);
+}
+
+static void start_screen(void)
+{
+	initscr();
+	screen_active = 1;
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_HEADER, COLOR_CYAN, -1);
+		init_pair(PAIR_BAR, COLOR_GREEN, -1);
+		init_pair(PAIR_SELECTED, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_SPARK, COLOR_YELLOW, -1);
+		init_pair(PAIR_MESSAGE, COLOR_RED, -1);
+	}
+}
+
+/* At most width columns of s at (y, x); the rest of the line is left alone. */
+static void put_clipped(int y, int x, const char *s, int width)
+{
+	int col = 0;
+	const char *p = s;
+
+	move(y, x);
+	while (*p && col < width) {
+		int len = 1;
+
+		/* one column per UTF-8 character */
+		while ((p[len] & 0xc0) == 0x80)
+			len++;
+		addnstr(p, len);
+		p += len;
+		col++;
+	}
+}
+
+static void sparkline(const struct top *t, int y, int x, int width, int utf8)
+{
+	static const char *const levels[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char ascii[] = " .:-=+*#%@";
+	double max = 0;
+
+	for (size_t i = 0; i < t->ntimeline; i++)
+		if (t->timeline[i] > max)
+			max = t->timeline[i];
+	attron(COLOR_PAIR(PAIR_SPARK));
+	move(y, x);
+	for (int i = 0; i < width && (size_t)i < t->ntimeline; i++) {
+		int level = max > 0 ? (int)(t->timeline[i] / max * 8 + 0.5) : 0;
+
+		if (utf8)
+			addstr(levels[level]);
+		else
+			addch((chtype)ascii[level]);
+	}
+	attroff(COLOR_PAIR(PAIR_SPARK));
+	mvprintw(y, x + width + 1, "max %.1f", max);
+}
+
+static void header(const struct top *t, int utf8)
+{
+	char from[32], to[32], line[512];
+	int w = COLS;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const struct top_level *l = &t->levels[t->depth];
+
+	timespec_format(t->end_us - t->span_us, from, sizeof(from));
+	timespec_format(t->end_us, to, sizeof(to));
+	attron(A_BOLD | COLOR_PAIR(PAIR_HEADER));
+	snprintf(line, sizeof(line), "tract top - %s   %s .. %s (%.0f s%s)   %ld CPUs", t->mode, from, to + 11,
+		 (double)t->span_us / 1e6, t->follow ? ", following" : "", cpus);
+	put_clipped(0, 0, line, w);
+	attroff(A_BOLD | COLOR_PAIR(PAIR_HEADER));
+	if (t->have_res) {
+		snprintf(line, sizeof(line), "%.2f average active threads, %llu passes",
+			 render_avg(&t->res, t->res.total), (unsigned long long)t->res.passes);
+		put_clipped(1, 0, line, w);
+		if (t->res.dropped) {
+			attron(COLOR_PAIR(PAIR_MESSAGE) | A_BOLD);
+			printw("   %llu rows DROPPED", (unsigned long long)t->res.dropped);
+			attroff(COLOR_PAIR(PAIR_MESSAGE) | A_BOLD);
+		}
+	}
+	sparkline(t, 2, 0, w - 12 > 0 ? w - 12 : 0, utf8);
+	snprintf(line, sizeof(line), "group: %s   filter: %s   sort: %s%s", l->group,
+		 l->filter ? l->filter : "-", t->by_values ? "name" : "size", t->depth ? "   (Backspace: back)" : "");
+	put_clipped(3, 0, line, w);
+}
+
+static void bar(double share, int utf8)
+{
+	int units = (int)(share * BAR_COLS * 8 + 0.5), used = 0;
+	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+
+	attron(COLOR_PAIR(PAIR_BAR));
+	for (; units >= 8 && used < BAR_COLS; units -= 8, used++)
+		addstr(utf8 ? "█" : "#");
+	if (units > 0 && used < BAR_COLS && utf8) {
+		addstr(eighths[units]);
+		used++;
+	}
+	attroff(COLOR_PAIR(PAIR_BAR));
+	for (; used < BAR_COLS; used++)
+		addch(' ');
+}
+
+/* Rows from y0 to the line above the key help, scrolled to show the selection. */
+static void rows(struct top *t, int y0, int utf8)
+{
+	struct top_level *l = top__level(t);
+	int height = LINES - y0 - 2, width[AGG_MAX_GROUP];
+	struct agg_value vals[AGG_MAX_GROUP];
+	char cell[128];
+	size_t first;
+
+	if (!t->have_res || height <= 0)
+		return;
+	first = l->selected >= (size_t)height ? l->selected - (size_t)height + 1 : 0;
+	for (size_t c = 0; c < t->res.ncols; c++)
+		width[c] = (int)strlen(t->res.cols[c]->name);
+	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
+		agg_result__values(&t->res, &t->res.rows[i], vals);
+		for (size_t c = 0; c < t->res.ncols; c++) {
+			int n = (int)render_cell(&vals[c], cell, sizeof(cell));
+
+			if (n > width[c])
+				width[c] = n > 40 ? 40 : n;
+		}
+	}
+	attron(A_BOLD);
+	mvprintw(y0, 0, "%8s %6s %-*s", "avg_thr", "share", BAR_COLS, "");
+	for (size_t c = 0; c < t->res.ncols; c++)
+		printw("  %-*s", width[c], t->res.cols[c]->name);
+	attroff(A_BOLD);
+	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
+		const struct agg_row *r = &t->res.rows[i];
+		double share = t->res.total ? (double)r->measure / (double)t->res.total : 0;
+		int y = y0 + 1 + (int)(i - first);
+
+		if (i == l->selected)
+			attron(COLOR_PAIR(PAIR_SELECTED) | A_BOLD);
+		mvprintw(y, 0, "%8.2f %5.1f%% ", render_avg(&t->res, r->measure), share * 100);
+		bar(share, utf8);
+		agg_result__values(&t->res, r, vals);
+		for (size_t c = 0; c < t->res.ncols; c++) {
+			render_cell(&vals[c], cell, sizeof(cell));
+			addstr("  ");
+			put_clipped(y, getcurx(stdscr), cell, width[c]);
+			for (int pad = (int)strlen(cell); pad < width[c]; pad++)
+				addch(' ');
+		}
+		if (i == l->selected) {
+			for (int x = getcurx(stdscr); x < COLS; x++)
+				addch(' ');
+			attroff(COLOR_PAIR(PAIR_SELECTED) | A_BOLD);
+		}
+	}
+	if (!t->res.nrows)
+		mvprintw(y0 + 1, 0, "no samples in this window");
+}
+
+static void footer(const struct top *t)
+{
+	if (t->message[0]) {
+		attron(COLOR_PAIR(PAIR_MESSAGE) | A_BOLD);
+		put_clipped(LINES - 2, 0, t->message, COLS);
+		attroff(COLOR_PAIR(PAIR_MESSAGE) | A_BOLD);
+	}
+	attron(A_REVERSE);
+	put_clipped(LINES - 1, 0,
+		    " q quit  g group  Enter drill  Bksp back  / filter  p peek  +/- zoom  </> pan  f follow  s sort  ? help ",
+		    COLS);
+	attroff(A_REVERSE);
+}
+
+static void draw(struct top *t, int utf8)
+{
+	erase();
+	header(t, utf8);
+	rows(t, 5, utf8);
+	footer(t);
+	refresh();
+}
+
+/* A line of input at the bottom, started with initial; NULL when cancelled. */
+static char *prompt(const char *label, const char *initial)
+{
+	char buf[512];
+	size_t len;
+	int ch;
+
+	snprintf(buf, sizeof(buf), "%s", initial ? initial : "");
+	len = strlen(buf);
+	curs_set(1);
+	for (;;) {
+		move(LINES - 1, 0);
+		clrtoeol();
+		attron(A_BOLD);
+		printw("%s: ", label);
+		attroff(A_BOLD);
+		addnstr(buf, COLS - (int)strlen(label) - 3);
+		refresh();
+		ch = getch();
+		if (ch == '\n' || ch == KEY_ENTER)
+			break;
+		if (ch == KEY_ESCAPE) {
+			curs_set(0);
+			return NULL;
+		}
+		if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len)
+			buf[--len] = '\0';
+		else if (ch == 21) /* ^U */
+			buf[len = 0] = '\0';
+		else if (ch >= 32 && ch < 256 && len + 1 < sizeof(buf))
+			buf[len++] = (char)ch, buf[len] = '\0';
+	}
+	curs_set(0);
+	return xstrdup(buf);
+}
+
+/* A full-screen text, scrolled with the arrows, closed with q, Esc or the key that opened it. */
+static void pager(const char *title, char *const *lines, size_t n, int close_key)
+{
+	size_t top = 0;
+	int ch;
+
+	timeout(-1);
+	for (;;) {
+		erase();
+		attron(A_BOLD | COLOR_PAIR(PAIR_HEADER));
+		put_clipped(0, 0, title, COLS);
+		attroff(A_BOLD | COLOR_PAIR(PAIR_HEADER));
+		for (int y = 1; y < LINES - 1 && top + (size_t)y - 1 < n; y++)
+			put_clipped(y, 0, lines[top + (size_t)y - 1], COLS);
+		attron(A_REVERSE);
+		put_clipped(LINES - 1, 0, " Up/Down PgUp/PgDn scroll   q or Esc: back ", COLS);
+		attroff(A_REVERSE);
+		refresh();
+		ch = getch();
+		if (ch == 'q' || ch == KEY_ESCAPE || ch == close_key)
+			break;
+		if ((ch == KEY_DOWN || ch == 'j') && top + 1 < n)
+			top++;
+		else if ((ch == KEY_UP || ch == 'k') && top)
+			top--;
+		else if (ch == KEY_NPAGE)
+			top = top + (size_t)LINES < n ? top + (size_t)LINES - 2 : top;
+		else if (ch == KEY_PPAGE)
+			top = top > (size_t)LINES - 2 ? top - (size_t)LINES + 2 : 0;
+	}
+}
+
+static void free_lines(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+static void add_line(char ***lines, size_t *n, const char *s)
+{
+	*lines = xrealloc(*lines, (*n + 1) * sizeof(**lines));
+	(*lines)[(*n)++] = xstrdup(s);
+}
+
+/* The top stacks of the selected group: frames innermost first, as a debugger shows them. */
+static void peek(struct top *t)
+{
+	static const char *const kinds[] = { "kstack", "ustack" };
+	char *terms = top__row_filter(t), *filter, line[1024], title[512];
+	char **lines = NULL;
+	size_t n = 0;
+
+	if (!terms)
+		return;
+	filter = top__level(t)->filter ? NULL : xstrdup(terms);
+	if (!filter) {
+		size_t len = strlen(top__level(t)->filter) + strlen(terms) + 16;
+
+		filter = xcalloc(1, len);
+		snprintf(filter, len, "(%s) and %s", top__level(t)->filter, terms);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct agg_query q = { .cat = t->q.cat, .group = kinds[k], .filter = filter,
+				       .from_us = t->end_us - t->span_us, .to_us = t->end_us };
+		struct agg_result r;
+		struct agg_value v;
+		struct storeset set;
+
+		if (storeset__open(t->q.dir, &set))
+			break;
+		if (aggregate(&set, &q, &r)) {
+			storeset__free(&set);
+			break;
+		}
+		agg_result__sort(&r);
+		snprintf(line, sizeof(line), "%s stacks (%s):", k ? "user" : "kernel", kinds[k]);
+		add_line(&lines, &n, line);
+		for (size_t i = 0; i < r.nrows && i < 10; i++) {
+			agg_result__values(&r, &r.rows[i], &v);
+			snprintf(line, sizeof(line), "  %.2f threads, %.1f%% of the group%s", render_avg(&r, r.rows[i].measure),
+				 r.total ? 100.0 * (double)r.rows[i].measure / (double)r.total : 0,
+				 v.type == SQLITE_NULL ? ": no stack (on CPU, or not taken)" : "");
+			add_line(&lines, &n, line);
+			/* folded "outer;...;inner": print from the innermost */
+			for (size_t end = v.len; v.type == SQLITE_TEXT && end > 0;) {
+				size_t start = end;
+
+				while (start > 0 && v.text[start - 1] != ';')
+					start--;
+				snprintf(line, sizeof(line), "      %.*s", (int)(end - start), v.text + start);
+				add_line(&lines, &n, line);
+				end = start ? start - 1 : 0;
+			}
+		}
+		add_line(&lines, &n, "");
+		agg_result__free(&r);
+		storeset__free(&set);
+	}
+	snprintf(title, sizeof(title), "stacks of %s", terms);
+	pager(title, lines, n, 'p');
+	free_lines(lines, n);
+	free(filter);
+	free(terms);
+}
+
+static void help(const struct top *t)
+{
+	char **lines = NULL, line[256];
+	size_t n = 0;
+	static const char *const keys[] = {
+		"Up/Down, PgUp/PgDn, Home/End   select a row",
+		"Enter        drill into the selected row: its values become a filter",
+		"Backspace    back to the view before the last drill-down",
+		"g            choose the columns to group by (comma-separated)",
+		"/            edit the filter (e.g. state=DISK and comm~\"^kworker\")",
+		"p            peek: the kernel and user stacks of the selected row",
+		"+ / -        zoom the time window in / out",
+		"< / >        pan the window back / forward (Left/Right too)",
+		"f            follow: the window ends at the newest sample",
+		"s            sort by size or by name",
+		"q            quit",
+		"",
+		"Columns to group and filter by:",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		add_line(&lines, &n, keys[i]);
+	for (size_t i = 0; i < t->q.cat->ncolumns; i++) {
+		snprintf(line, sizeof(line), "  %-14s %s", t->q.cat->columns[i].name, t->q.cat->columns[i].doc);
+		add_line(&lines, &n, line);
+	}
+	pager("tract top: keys", lines, n, '?');
+	free_lines(lines, n);
+}
+
+/* One key; returns 1 when the data must be read again. */
+static int handle_key(struct top *t, int ch)
+{
+	struct top_level *l = top__level(t);
+	size_t n = t->have_res ? t->res.nrows : 0;
+	char *s;
+
+	t->message[0] = '\0';
+	switch (ch) {
+	case KEY_DOWN: case 'j':
+		if (l->selected + 1 < n)
+			l->selected++;
+		return 0;
+	case KEY_UP: case 'k':
+		if (l->selected)
+			l->selected--;
+		return 0;
+	case KEY_NPAGE:
+		l->selected = l->selected + (size_t)LINES < n ? l->selected + (size_t)LINES - 8 : (n ? n - 1 : 0);
+		return 0;
+	case KEY_PPAGE:
+		l->selected = l->selected > (size_t)LINES - 8 ? l->selected - (size_t)LINES + 8 : 0;
+		return 0;
+	case KEY_HOME:
+		l->selected = 0;
+		return 0;
+	case KEY_END:
+		l->selected = n ? n - 1 : 0;
+		return 0;
+	case '\n': case KEY_ENTER:
+		return !top__drill(t);
+	case KEY_BACKSPACE: case 127: case 8:
+		return top__back(t);
+	case 'g':
+		s = prompt("group by", l->group);
+		if (s)
+			top__set_group(t, s);
+		free(s);
+		return 1;
+	case '/':
+		s = prompt("filter", l->filter);
+		if (s)
+			top__set_filter(t, s);
+		free(s);
+		return 1;
+	case 'p':
+		peek(t);
+		return 1;
+	case '+': case '=':
+		top__zoom(t, 0.5);
+		return 1;
+	case '-':
+		top__zoom(t, 2);
+		return 1;
+	case '<': case KEY_LEFT:
+		top__pan(t, -0.5);
+		return 1;
+	case '>': case KEY_RIGHT:
+		top__pan(t, 0.5);
+		return 1;
+	case 'f':
+		t->follow = 1;
+		return 1;
+	case 's':
+		t->by_values = !t->by_values;
+		return 1;
+	case '?': case 'h':
+		help(t);
+		return 0;
+	case 'q': case 'Q':
+		quit_requested = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int top_screen_run(struct top *t, unsigned int interval_ms, int utf8)
+{
+	uint64_t next = 0;
+
+	install_handlers();
+	start_screen();
+	while (!quit_requested) {
+		int ch;
+
+		if (mono_ns() >= next) {
+			top__refresh(t, (size_t)(COLS > 12 ? COLS - 12 : 0));
+			next = mono_ns() + (uint64_t)interval_ms * 1000000;
+		}
+		draw(t, utf8);
+		timeout((int)interval_ms);
+		ch = getch();
+		if (ch == ERR || ch == KEY_RESIZE)
+			continue;
+		if (handle_key(t, ch))
+			next = 0;
+	}
+	restore_terminal();
+	return 0;
+}
