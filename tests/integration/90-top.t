@@ -66,7 +66,7 @@ tmux kill-session -t "$T" 2> /dev/null
 # live: records in-process, and leaves nothing behind
 before=$(ls -d /tmp/tract-top.* 2> /dev/null | wc -l)
 "$TRACT" top --live -b -n 2 -i 0.5 -g state > "$WORK/live.txt" 2> "$WORK/live.err"
-ok "live batch mode samples this host" sh -c "[ $(grep -c 'tract top - live' '$WORK/live.txt') -eq 2 ] && grep -q 'passes' '$WORK/live.txt'"
+ok "live batch mode samples this host" sh -c "[ \$(grep -c 'tract top - live' '$WORK/live.txt') -eq 2 ] && grep -q 'passes' '$WORK/live.txt'"
 ok "and leaves no BPF program" no_tract_programs
 ok "and no store behind" test "$(ls -d /tmp/tract-top.* 2> /dev/null | wc -l)" -eq "$before"
 done_testing
