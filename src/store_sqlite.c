@@ -19,24 +19,24 @@
 
 #define SYSCALL_BITS 1024
 
-enum { INS_PASS, INS_THREAD, INS_ARGS, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_NAME, INS_IO_HIST,
+enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_IO_HIST,
        INS_SC_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost) "
 		     "VALUES (?,?,?,?,?,?,?,?)",
-	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid) VALUES (?,?,?,?,?,?,?)",
-	[INS_ARGS] = "INSERT INTO args(id, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?)",
+	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup) VALUES (?,?,?,?,?,?,?,?)",
+	[INS_CALL] = "INSERT INTO calls(id, nr, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
-	[INS_NAME] = "INSERT INTO names(id, name) VALUES (?,?)",
+	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
 	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
 	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, tgid) VALUES (?,?,?,?,?,?)",
-	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, syscall, args, sc_us, state_us, kstack, "
-		     "waker_tid, cgroup, file, runq_us, waker, wake_us, wake_runq_us, ustack) "
-		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, call, sc_us, state_us, kstack, "
+		     "file, runq_us, waker, wake_us, wake_runq_us, ustack) "
+		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[INS_IO] = "INSERT INTO sample_io(fact, dev, op, bytes, us, service_us) VALUES (?,?,?,?,?,?)",
 	[INS_WAKEUP] = "INSERT INTO wakeups(pass, waker_tgid, waker, wakee_tgid, wakee, count, runq_us, blocked_us) "
 		       "VALUES (?,?,?,?,?,?,?,?)",
@@ -56,7 +56,7 @@ struct store_sqlite {
 	char *path;
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
-	struct dimension threads, args, stacks, files, names;
+	struct dimension threads, calls, stacks, files, wakers;
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
 };
@@ -94,7 +94,7 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 /* Forget what this file holds; ids continue after those already in it. */
 static void reset_dimensions(struct store_sqlite *st)
 {
-	struct dimension *dims[] = { &st->threads, &st->args, &st->stacks, &st->files, &st->names };
+	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers };
 	char sql[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
@@ -218,6 +218,14 @@ static int64_t dimension_id(struct store_sqlite *st, struct dimension *dim, cons
 	return id;
 }
 
+static void bind_opt(sqlite3_stmt *s, int col, int valid, int64_t v)
+{
+	if (valid)
+		sqlite3_bind_int64(s, col, v);
+	else
+		sqlite3_bind_null(s, col);
+}
+
 static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
 {
 	const struct sample *r = arg;
@@ -231,17 +239,19 @@ static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
 	if (r->exe)
 		sqlite3_bind_text(s, 6, r->exe, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 7, r->uid);
+	bind_opt(s, 8, r->cgroup_id != 0, (int64_t)r->cgroup_id);
 	return step(st, s);
 }
 
-static int insert_args(struct store_sqlite *st, int64_t id, const void *arg)
+/* A call: the syscall number, then its arguments. */
+static int insert_call(struct store_sqlite *st, int64_t id, const void *arg)
 {
-	const uint64_t *a = arg;
-	sqlite3_stmt *s = st->ins[INS_ARGS];
+	const int64_t *call = arg;
+	sqlite3_stmt *s = st->ins[INS_CALL];
 
 	sqlite3_bind_int64(s, 1, id);
-	for (int i = 0; i < 6; i++)
-		sqlite3_bind_int64(s, 2 + i, (int64_t)a[i]);
+	for (int i = 0; i < 7; i++)
+		sqlite3_bind_int64(s, 2 + i, call[i]);
 	return step(st, s);
 }
 
@@ -257,7 +267,8 @@ static int insert_stack(struct store_sqlite *st, int64_t id, const void *arg)
 	return step(st, s);
 }
 
-/* files and names: (id, text) tables */
+
+/* files: (id, text) */
 static int insert_text(struct store_sqlite *st, sqlite3_stmt *s, int64_t id, const char *text)
 {
 	sqlite3_bind_int64(s, 1, id);
@@ -270,9 +281,16 @@ static int insert_file(struct store_sqlite *st, int64_t id, const void *arg)
 	return insert_text(st, st->ins[INS_FILE], id, arg);
 }
 
-static int insert_name(struct store_sqlite *st, int64_t id, const void *arg)
+/* A waker: its tid (none for irq and timer) and name. */
+static int insert_waker(struct store_sqlite *st, int64_t id, const void *arg)
 {
-	return insert_text(st, st->ins[INS_NAME], id, arg);
+	const struct sample *r = arg;
+	sqlite3_stmt *s = st->ins[INS_WAKER];
+
+	sqlite3_bind_int64(s, 1, id);
+	bind_opt(s, 2, r->flags & TRACT_SF_WAKER, r->waker_tid);
+	sqlite3_bind_text(s, 3, r->waker, -1, SQLITE_STATIC);
+	return step(st, s);
 }
 
 static int note_syscall(struct store_sqlite *st, int nr)
@@ -319,11 +337,25 @@ static size_t thread_key(const struct sample *r, unsigned char *buf, size_t cap)
 	memcpy(buf + len, &r->tid, 4), len += 4;
 	memcpy(buf + len, &r->tgid, 4), len += 4;
 	memcpy(buf + len, &r->uid, 4), len += 4;
+	memcpy(buf + len, &r->cgroup_id, 8), len += 8;
 	memcpy(buf + len, r->comm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
 	memcpy(buf + len, r->pcomm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
 	buf[len++] = r->exe != NULL;
 	memcpy(buf + len, r->exe ? r->exe : "", exe_len), len += exe_len;
 	return len;
+}
+
+/* A waker is its tid and name: the same tid may wake under a new name. */
+static size_t waker_key(const struct sample *r, unsigned char *buf)
+{
+	size_t n = strlen(r->waker);
+	uint32_t tid = (r->flags & TRACT_SF_WAKER) ? r->waker_tid : 0;
+
+	if (n > TRACT_COMM_LEN + 8)
+		n = TRACT_COMM_LEN + 8;
+	memcpy(buf, &tid, sizeof(tid));
+	memcpy(buf + sizeof(tid), r->waker, n);
+	return sizeof(tid) + n;
 }
 
 /* Kernel and user stacks share the dictionary: their hashes are of the frames' text. */
@@ -332,20 +364,13 @@ static int64_t stack_id(struct store_sqlite *st, const struct kstack *k)
 	return dimension_id(st, &st->stacks, &k->hash, sizeof(k->hash), insert_stack, k);
 }
 
-static void bind_opt(sqlite3_stmt *s, int col, int valid, int64_t v)
-{
-	if (valid)
-		sqlite3_bind_int64(s, col, v);
-	else
-		sqlite3_bind_null(s, col);
-}
 
 static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sample *r)
 {
 	unsigned char key[4096 + 64];
 	sqlite3_stmt *s = st->ins[INS_FACT];
 	int in_syscall = r->syscall_nr >= 0;
-	int64_t thread, args = 0, stack = 0, ustack = 0, file = 0, waker = 0;
+	int64_t thread, call = 0, stack = 0, ustack = 0, file = 0, waker = 0;
 
 	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
 	if (!thread)
@@ -353,8 +378,11 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	if (in_syscall) {
 		if (note_syscall(st, r->syscall_nr))
 			return -EIO;
-		args = dimension_id(st, &st->args, r->sc_args, sizeof(r->sc_args), insert_args, r->sc_args);
-		if (!args)
+		int64_t key_call[7] = { r->syscall_nr };
+
+		memcpy(key_call + 1, r->sc_args, sizeof(r->sc_args));
+		call = dimension_id(st, &st->calls, key_call, sizeof(key_call), insert_call, key_call);
+		if (!call)
 			return -EIO;
 	}
 	if (r->kstack && !(stack = stack_id(st, r->kstack)))
@@ -369,7 +397,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 			return -EIO;
 	}
 	if (r->waker) {
-		waker = dimension_id(st, &st->names, r->waker, strlen(r->waker), insert_name, r->waker);
+		waker = dimension_id(st, &st->wakers, key, waker_key(r, key), insert_waker, r);
 		if (!waker)
 			return -EIO;
 	}
@@ -377,19 +405,16 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct sam
 	sqlite3_bind_int64(s, 2, thread);
 	sqlite3_bind_int64(s, 3, r->state);
 	sqlite3_bind_int64(s, 4, r->cpu);
-	bind_opt(s, 5, in_syscall, r->syscall_nr);
-	bind_opt(s, 6, in_syscall, args);
-	bind_opt(s, 7, in_syscall && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
-	bind_opt(s, 8, r->flags & TRACT_SF_STATE_TIME, r->state_us);
-	bind_opt(s, 9, stack, stack);
-	bind_opt(s, 10, r->flags & TRACT_SF_WAKER, r->waker_tid);
-	bind_opt(s, 11, r->cgroup_id != 0, (int64_t)r->cgroup_id);
-	bind_opt(s, 12, file, file);
-	bind_opt(s, 13, r->has_runq, r->runq_us);
-	bind_opt(s, 14, waker, waker);
-	bind_opt(s, 15, r->flags & TRACT_SF_WAKE_TIME, r->wake_us);
-	bind_opt(s, 16, r->flags & TRACT_SF_WAKE_TIME, r->wake_runq_us);
-	bind_opt(s, 17, ustack, ustack);
+	bind_opt(s, 5, in_syscall, call);
+	bind_opt(s, 6, in_syscall && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
+	bind_opt(s, 7, r->flags & TRACT_SF_STATE_TIME, r->state_us);
+	bind_opt(s, 8, stack, stack);
+	bind_opt(s, 9, file, file);
+	bind_opt(s, 10, r->has_runq, r->runq_us);
+	bind_opt(s, 11, waker, waker);
+	bind_opt(s, 12, r->flags & TRACT_SF_WAKE_TIME, r->wake_us);
+	bind_opt(s, 13, r->flags & TRACT_SF_WAKE_TIME, r->wake_runq_us);
+	bind_opt(s, 14, ustack, ustack);
 	if (step(st, s))
 		return -EIO;
 	if (!r->io_dev)
@@ -499,10 +524,10 @@ static void sqlite_close(struct sink *base)
 
 	close_file(st);
 	dict__free(st->threads.ids);
-	dict__free(st->args.ids);
+	dict__free(st->calls.ids);
 	dict__free(st->stacks.ids);
 	dict__free(st->files.ids);
-	dict__free(st->names.ids);
+	dict__free(st->wakers.ids);
 	dict__free(st->cgroups_written);
 	free((char *)st->cfg.dir);
 	free(st);
@@ -525,10 +550,10 @@ int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 	st->cfg = *cfg;
 	st->cfg.dir = xstrdup(cfg->dir);
 	st->threads = (struct dimension){ .ids = dict__new(), .table = "threads" };
-	st->args = (struct dimension){ .ids = dict__new(), .table = "args" };
+	st->calls = (struct dimension){ .ids = dict__new(), .table = "calls" };
 	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
-	st->names = (struct dimension){ .ids = dict__new(), .table = "names" };
+	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
 	st->cgroups_written = dict__new();
 	*out = &st->base;
 	return 0;
