@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,35 +163,151 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 	return err;
 }
 
-static char *group_sql(const struct agg_query *q, const struct agg_result *r, const struct expr_sql *filter)
-{
-	uint32_t joins = filter ? catalog__joins_of(q->cat, filter->used) : 0;
-	size_t cap = 8192, len;
-	char *sql = xcalloc(1, cap);
+/*
+ * A query runs in two phases.  The first reads every fact in range and sums
+ * weights here, in a hash, by the small integers the group's values follow
+ * from (a thread id, a call id, a truncated time); SQLite's GROUP BY would
+ * sort a million rows instead.  The second looks each distinct key's values
+ * up once, through the same joins, on a one-row stand-in for the fact.
+ */
+struct plan {
+	const char *base[AGG_MAX_GROUP];	/* distinct base expressions */
+	size_t nbase;
+	size_t base_of[AGG_MAX_GROUP];		/* column -> its base */
+	char *scan_sql, *lookup_sql;
+};
 
-	len = (size_t)snprintf(sql, cap, "SELECT ");
-	for (size_t i = 0; i < r->ncols; i++) {
-		len += (size_t)snprintf(sql + len, cap - len, "%s, ", r->cols[i]->sql);
-		joins |= r->cols[i]->joins;
-	}
-	len += (size_t)snprintf(sql + len, cap - len, "sum(%s), count(*) FROM %s", q->cat->measure, q->cat->from);
-	catalog__joins_sql(q->cat, joins, sql, cap);
-	len = strlen(sql);
-	len += (size_t)snprintf(sql + len, cap - len, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2");
-	if (filter)
-		len += (size_t)snprintf(sql + len, cap - len, " AND (%s)", filter->sql);
-	for (size_t i = 0; i < r->ncols; i++)
-		len += (size_t)snprintf(sql + len, cap - len, "%s%zu", i ? ", " : " GROUP BY ", i + 1);
-	return sql;
+/* Aliases the stand-in row gives the base expressions. */
+static const char *const fact_bases[] = { "f.thread", "f.state", "f.call", "f.file", "f.waker", "f.kstack",
+					  "f.ustack" };
+
+static int is_fact_base(const char *base)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fact_bases); i++)
+		if (!strcmp(base, fact_bases[i]))
+			return 1;
+	return 0;
 }
 
-static int group_file(sqlite3 *db, const char *path, const char *sql, const struct agg_query *q,
-		      const struct expr_sql *filter, struct agg_result *r)
+static size_t appendf(char *buf, size_t cap, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t appendf(char *buf, size_t cap, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (len >= cap)
+		return len;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+	return n < 0 ? len : len + (size_t)n;
+}
+
+static void make_plan(const struct agg_query *q, const struct agg_result *r, const struct expr_sql *filter,
+		      struct plan *pl)
+{
+	uint32_t scan_joins = filter ? catalog__joins_of(q->cat, filter->used) : 0, lookup_joins = 0;
+	size_t cap = 8192, len = 0, i, time_base = (size_t)-1;
+	char *sql = xcalloc(1, cap), *look = xcalloc(1, cap);
+
+	memset(pl, 0, sizeof(*pl));
+	for (size_t c = 0; c < r->ncols; c++) {
+		const char *base = r->cols[c]->base ? r->cols[c]->base : r->cols[c]->sql;
+
+		for (i = 0; i < pl->nbase && strcmp(pl->base[i], base); i++)
+			;
+		if (i == pl->nbase)
+			pl->base[pl->nbase++] = base;
+		pl->base_of[c] = i;
+		if (r->cols[c]->base)
+			lookup_joins |= r->cols[c]->joins;
+		else
+			scan_joins |= r->cols[c]->joins;
+	}
+	/* phase 1: the bases and the weight of every fact in range */
+	len = appendf(sql, cap, len, "SELECT ");
+	for (i = 0; i < pl->nbase; i++)
+		len = appendf(sql, cap, len, "%s, ", pl->base[i]);
+	len = appendf(sql, cap, len, "%s FROM %s", q->cat->measure, q->cat->from);
+	catalog__joins_sql(q->cat, scan_joins, sql, cap);
+	len = strlen(sql);
+	len = appendf(sql, cap, len, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2");
+	if (filter)
+		len = appendf(sql, cap, len, " AND (%s)", filter->sql);
+	pl->scan_sql = sql;
+
+	/* phase 2: the values, from a stand-in row holding one key's bases */
+	len = appendf(look, cap, 0, "SELECT ");
+	for (size_t c = 0; c < r->ncols; c++) {
+		size_t b = pl->base_of[c];
+
+		if (r->cols[c]->base)
+			len = appendf(look, cap, len, "%s%s", c ? ", " : "", r->cols[c]->sql);
+		else
+			len = appendf(look, cap, len, "%sf.b%zu", c ? ", " : "", b);
+	}
+	if (!r->ncols)
+		len = appendf(look, cap, len, "1");
+	len = appendf(look, cap, len, " FROM (SELECT 0 AS zero");
+	for (i = 0; i < pl->nbase; i++) {
+		if (is_fact_base(pl->base[i]))
+			len = appendf(look, cap, len, ", ?%zu AS %s", i + 1, pl->base[i] + 2);
+		else if (!strncmp(pl->base[i], "p.ts_us", 7))
+			time_base = i;
+		else
+			len = appendf(look, cap, len, ", ?%zu AS b%zu", i + 1, i);
+	}
+	len = appendf(look, cap, len, ") f, (SELECT ?%zu AS ts_us) p", time_base != (size_t)-1 ? time_base + 1 : 99);
+	catalog__joins_sql(q->cat, lookup_joins, look, cap);
+	pl->lookup_sql = look;
+}
+
+static void free_plan(struct plan *pl)
+{
+	free(pl->scan_sql);
+	free(pl->lookup_sql);
+}
+
+/* Binds the values serialized in key (as row_key() wrote them) to ?1, ?2, ... */
+static void bind_key(sqlite3_stmt *st, const unsigned char *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int type = *k++;
+		uint64_t len;
+		int64_t v;
+		double d;
+
+		if (type == SQLITE_INTEGER) {
+			memcpy(&v, k, 8), k += 8;
+			sqlite3_bind_int64(st, (int)i + 1, v);
+		} else if (type == SQLITE_FLOAT) {
+			memcpy(&d, k, 8), k += 8;
+			sqlite3_bind_double(st, (int)i + 1, d);
+		} else if (type == SQLITE_TEXT) {
+			memcpy(&len, k, 8), k += 8;
+			sqlite3_bind_text(st, (int)i + 1, (const char *)k, (int)len, SQLITE_TRANSIENT);
+			k += len;
+		} else {
+			sqlite3_bind_null(st, (int)i + 1);
+		}
+	}
+}
+
+struct partial {
+	struct dict *keys;		/* base values -> index in sums */
+	uint64_t (*sums)[2];		/* measure, samples */
+	size_t n, cap;
+};
+
+static int scan(sqlite3 *db, const char *path, const struct plan *pl, const struct agg_query *q,
+		const struct expr_sql *filter, struct partial *part)
 {
 	unsigned char *key = NULL;
 	size_t key_cap = 0;
 	sqlite3_stmt *st;
-	int rc, err = prepare(db, path, sql, &st);
+	int rc, err = prepare(db, path, pl->scan_sql, &st);
 
 	if (err)
 		return err;
@@ -202,11 +319,20 @@ static int group_file(sqlite3 *db, const char *path, const char *sql, const stru
 		return -EINVAL;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		size_t len = row_key(st, r->ncols, &key, &key_cap);
-		uint64_t samples = (uint64_t)sqlite3_column_int64(st, (int)r->ncols + 1);
+		size_t len = row_key(st, pl->nbase, &key, &key_cap);
+		int added;
+		uint32_t id = dict__intern(part->keys, key, len, &added);
 
-		if (samples)
-			add_group(r, key, len, (uint64_t)sqlite3_column_int64(st, (int)r->ncols), samples);
+		if (added) {
+			if (part->n == part->cap) {
+				part->cap = part->cap ? part->cap * 2 : 256;
+				part->sums = xrealloc(part->sums, part->cap * sizeof(*part->sums));
+			}
+			part->sums[part->n][0] = part->sums[part->n][1] = 0;
+			part->n++;
+		}
+		part->sums[id - 1][0] += (uint64_t)sqlite3_column_int64(st, (int)pl->nbase);
+		part->sums[id - 1][1]++;
 	}
 	if (rc != SQLITE_DONE) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
@@ -217,12 +343,49 @@ static int group_file(sqlite3 *db, const char *path, const char *sql, const stru
 	return err;
 }
 
+static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const struct partial *part,
+		  struct agg_result *r)
+{
+	unsigned char *key = NULL;
+	size_t key_cap = 0;
+	sqlite3_stmt *st;
+	int err = prepare(db, path, pl->lookup_sql, &st);
+
+	for (size_t i = 0; !err && i < part->n; i++) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		bind_key(st, dict__key(part->keys, (uint32_t)i + 1), pl->nbase);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
+			err = -EINVAL;
+			break;
+		}
+		add_group(r, key, row_key(st, r->ncols, &key, &key_cap), part->sums[i][0], part->sums[i][1]);
+	}
+	free(key);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int group_file(sqlite3 *db, const char *path, const struct plan *pl, const struct agg_query *q,
+		      const struct expr_sql *filter, struct agg_result *r)
+{
+	struct partial part = { .keys = dict__new() };
+	int err = scan(db, path, pl, q, filter, &part);
+
+	if (!err)
+		err = lookup(db, path, pl, &part, r);
+	dict__free(part.keys);
+	free(part.sums);
+	return err;
+}
+
 int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_result *r)
 {
 	struct expr_sql filter = { 0 };
 	struct expr_error ee;
 	int has_filter = q->filter && *q->filter, err = 0;
-	char *sql;
+	struct plan plan;
 
 	memset(r, 0, sizeof(*r));
 	r->keys = dict__new();
@@ -242,8 +405,9 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 			return -EINVAL;
 		}
 	}
-	sql = group_sql(q, r, has_filter ? &filter : NULL);
-	tract_debug("query: %s", sql);
+	make_plan(q, r, has_filter ? &filter : NULL, &plan);
+	tract_debug("scan: %s", plan.scan_sql);
+	tract_debug("lookup: %s", plan.lookup_sql);
 	for (size_t i = 0; i < set->n && !err; i++) {
 		const struct store_file *f = &set->files[i];
 		sqlite3 *db;
@@ -254,11 +418,11 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 		if (err)
 			break;
 		err = read_passes(db, f->path, q, r) ?:
-		      group_file(db, f->path, sql, q, has_filter ? &filter : NULL, r);
+		      group_file(db, f->path, &plan, q, has_filter ? &filter : NULL, r);
 		sqlite3_close(db);
 		r->files++;
 	}
-	free(sql);
+	free_plan(&plan);
 	expr_sql_free(&filter);
 	return err;
 }

@@ -17,6 +17,13 @@ struct catalog_column {
 	const char *sql;
 	uint32_t joins;		/* bits of catalog->joins this SQL needs */
 	const char *doc;
+	/*
+	 * The fact column the value follows from (f.thread for a thread's
+	 * names), or a truncated pass time: queries group by these small
+	 * integers and look the values up once per group.  NULL: the value
+	 * itself.
+	 */
+	const char *base;
 };
 
 struct catalog {

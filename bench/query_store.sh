@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A large store for timing tract query and tract top: record about 100
+# threads of the workload (--all) for a few seconds, then repeat those real
+# passes, with their own threads, stacks and files, into PASSES passes of
+# one hour's file.  Usage: query_store.sh TRACT WORKLOAD DIR PASSES
+set -eu
+TRACT=$1 WORKLOAD=$2 DIR=$3 PASSES=$4
+HOUR_US=1767225600000000	# 2026-01-01 00:00 UTC: the file tract-20260101-00.db
+tmp=$(mktemp -d /var/tmp/tract-qstore.XXXXXX)
+trap 'kill $wl 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+
+"$WORKLOAD" --dir "$tmp" --pool 80 > "$tmp/wl.out" 2>&1 &
+wl=$!
+for _ in $(seq 100); do grep -q ready "$tmp/wl.out" && break; sleep 0.05; done
+"$TRACT" record -F 10 -d 3 --all -p "$wl" -o "$tmp/rec" 2> /dev/null
+kill "$wl"
+mkdir -p "$DIR"
+out="$DIR/tract-20260101-00.db"
+rm -f "$out"
+cp "$(ls "$tmp"/rec/tract-*.db | head -n 1)" "$out"
+step=$((3600000000 / PASSES))
+nrec=$(sqlite3 "$out" "select count(*) from passes")
+sqlite3 "$out" <<SQL
+PRAGMA journal_mode = DELETE;
+CREATE TEMP TABLE recorded AS SELECT row_number() OVER (ORDER BY id) - 1 AS k, id FROM passes;
+CREATE TEMP TABLE facts AS SELECT * FROM sample_facts;
+CREATE INDEX temp.facts_pass ON facts(pass);
+CREATE TEMP TABLE expanded AS SELECT p.id AS pass, r.id AS recorded FROM passes p, recorded r WHERE 0;
+DELETE FROM sample_facts; DELETE FROM sample_io; DELETE FROM passes;
+DELETE FROM io_latency; DELETE FROM syscall_latency; DELETE FROM wakeups;
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $PASSES - 1)
+INSERT INTO passes(id, ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost)
+	SELECT i + 1, $HOUR_US + i * $step, $step, 0, 0, 0, 0, 0, 0 FROM n;
+INSERT INTO expanded SELECT p.id, r.id FROM passes p
+	JOIN recorded r ON r.k = (p.id - 1) % $nrec;
+INSERT INTO sample_facts(pass, thread, state, cpu, call, sc_us, state_us, kstack, file, runq_us, waker,
+			 wake_us, wake_runq_us, ustack)
+	SELECT p.pass, f.thread, f.state, f.cpu, f.call, f.sc_us, f.state_us, f.kstack, f.file, f.runq_us, f.waker,
+	       f.wake_us, f.wake_runq_us, f.ustack
+	FROM expanded p JOIN facts f ON f.pass = p.recorded ORDER BY p.pass;
+UPDATE passes SET emitted = x.n FROM (SELECT pass, count(*) AS n FROM sample_facts GROUP BY pass) x
+	WHERE x.pass = passes.id;
+PRAGMA journal_mode = WAL;
+SQL
