@@ -177,6 +177,30 @@ for db in "$tmp"/size/*.db; do
 	bytes=$((bytes + $(stat -c %s "$db")))
 done
 
+# ---- 7: query and top over a generated store --------------------------------
+progress "bench: tract query over a million samples, tract top over an hour of 100 threads"
+"$(dirname "$0")/query_store.sh" "$TRACT" "$OUT/workload" "$tmp/q1m" 10000
+"$(dirname "$0")/query_store.sh" "$TRACT" "$OUT/workload" "$tmp/q1h" 3600
+q1m_rows=$(sqlite3 "$tmp/q1m/tract-20260101-00.db" "select count(*) from sample_facts")
+q1h_rows=$(sqlite3 "$tmp/q1h/tract-20260101-00.db" "select count(*) from sample_facts")
+hour="--from @1767225600 --to @1767229200"
+# seconds ARGS...: wall time of one run of tract
+seconds() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$TRACT" "$@" > /dev/null
+	t1=$(date +%s%N)
+	calc "($t1 - $t0) / 1e9" 3
+}
+for r in $(seq "$ROUNDS"); do
+	seconds query -D "$tmp/q1m" $hour >> "$tmp/q.group"
+	seconds query -D "$tmp/q1m" $hour -g pcomm,wait -w 'state != RUN' >> "$tmp/q.filter"
+	seconds top -D "$tmp/q1h" $hour -b -n 1 >> "$tmp/q.top"
+done
+q_group=$(median < "$tmp/q.group")
+q_filter=$(median < "$tmp/q.filter")
+q_top=$(median < "$tmp/q.top")
+
 # ---- the table ---------------------------------------------------------------
 read -r c1k_first c1k_med v1k e1k d1k _ < "$tmp/sampler-1000"
 read -r c10k_first c10k_med v10k e10k d10k _ < "$tmp/sampler-10000"
@@ -235,3 +259,6 @@ row "BPF memory locked KiB, 1,000 / 10,000 threads" "$((mem1k / 1024)) / $((mem1
 row "recorder max RSS, KiB (1,000 / 10,000 threads)" "$rss1k / $rss10k" "" ""
 row "store bytes/sample (workload, --all, 10 Hz)" "$(calc "$bytes / $samples")" "<= 40" "$(verdict "$bytes / $samples <= 40")"
 row "  samples stored" "$samples" "" ""
+row "query s, $q1m_rows samples, -g state,syscall,pcomm" "$q_group" "<= 0.5" "$(verdict "$q_group <= 0.5")"
+row "query s, same, -g pcomm,wait -w 'state != RUN'" "$q_filter" "<= 0.5" "$(verdict "$q_filter <= 0.5")"
+row "top refresh s, 1 hour of ~100 threads ($q1h_rows)" "$q_top" "<= 0.2" "$(verdict "$q_top <= 0.2")"

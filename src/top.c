@@ -55,6 +55,42 @@ static int window_end(struct top *t, const struct storeset *set)
 	return 0;
 }
 
+/*
+ * Without a filter, a bucket's active threads are its passes' rows times
+ * their weights: the passes table alone tells, without reading the facts.
+ */
+static int timeline_from_passes(struct top *t, const struct storeset *set, uint64_t from, uint64_t bucket)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		sqlite3_stmt *st;
+		sqlite3 *db;
+		int err;
+
+		if (!storeset__overlaps(&set->files[i], from, t->end_us))
+			continue;
+		err = store_open_readonly(set->files[i].path, &db);
+		if (err)
+			return err;
+		if (sqlite3_prepare_v2(db, "SELECT (ts_us - ?1) / ?2, sum(emitted * weight_us) FROM passes "
+					   "WHERE ts_us >= ?1 AND ts_us < ?3 GROUP BY 1", -1, &st, NULL) != SQLITE_OK) {
+			sqlite3_close(db);
+			return -EINVAL;
+		}
+		sqlite3_bind_int64(st, 1, (int64_t)from);
+		sqlite3_bind_int64(st, 2, (int64_t)bucket);
+		sqlite3_bind_int64(st, 3, (int64_t)t->end_us);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t b = sqlite3_column_int64(st, 0);
+
+			if (b >= 0 && (size_t)b < t->ntimeline)
+				t->timeline[b] += sqlite3_column_double(st, 1) / (double)bucket;
+		}
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	return 0;
+}
+
 /* Average active threads per bucket of the window, for the sparkline. */
 static int read_timeline(struct top *t, const struct storeset *set, size_t width)
 {
@@ -73,6 +109,8 @@ static int read_timeline(struct top *t, const struct storeset *set, size_t width
 	if (!width)
 		return 0;
 	bucket = t->span_us / width ? t->span_us / width : 1;
+	if (!top__level(t)->filter)
+		return timeline_from_passes(t, set, from, bucket);
 	/* our own numbers, not user text */
 	snprintf(sql, sizeof(sql), "((p.ts_us - %" PRIu64 ") / %" PRIu64 ")", from, bucket);
 	col.sql = sql;
