@@ -4,7 +4,7 @@ _tract() {
 	local cur prev words cword
 	_init_completion || return
 	if [ "$cword" -eq 1 ]; then
-		COMPREPLY=($(compgen -W 'record schema version help --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'record query top schema version help --help --version' -- "$cur"))
 		return
 	fi
 	case "${words[1]}" in
@@ -17,6 +17,22 @@ _tract() {
 		esac
 		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all
 			--idle-grace --idle-syscalls --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
+		;;
+	query|top)
+		case "$prev" in
+		-D|--dir) _filedir -d; return ;;
+		--format) COMPREPLY=($(compgen -W 'table csv json' -- "$cur")); return ;;
+		--hist) COMPREPLY=($(compgen -W 'syscall io' -- "$cur")); return ;;
+		-g|--group) COMPREPLY=($(compgen -W "$(tract query --columns 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
+		-w|--where|--from|--to|--sql|-n|--top|--iterations|-i|--interval|--span|-F|--frequency) return ;;
+		esac
+		if [ "${words[1]}" = query ]; then
+			COMPREPLY=($(compgen -W '--group --where --from --to --top --format --hist --sql --columns
+				--dir --verbose --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W '--group --where --live --frequency --dir --from --to --span
+				--interval --batch --iterations --verbose --help' -- "$cur"))
+		fi
 		;;
 	schema)
 		COMPREPLY=($(compgen -W '--help' -- "$cur"))

@@ -34,7 +34,7 @@ const char *const sample_columns[] = {
  * back into the documented columns.
  */
 const char tract_schema_sql[] =
-"-- tract store, schema version 2: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 3: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"

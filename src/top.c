@@ -162,7 +162,7 @@ int top__refresh(struct top *t, size_t timeline_width)
 		err = read_timeline(t, &set, timeline_width);
 	}
 	if (err && !t->message[0])
-		snprintf(t->message, sizeof(t->message), "cannot read the store (see the messages above)");
+		snprintf(t->message, sizeof(t->message), "%s", tract_last_error);
 	storeset__free(&set);
 	return err;
 }

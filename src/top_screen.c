@@ -5,6 +5,7 @@
  * filter, zoom and pan, and peek at the stacks of a group.  The terminal is
  * restored on every way out: quitting, a signal, or a crash.
  */
+#include <fcntl.h>
 #include <ncurses.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,12 +24,31 @@ enum { PAIR_HEADER = 1, PAIR_BAR, PAIR_SELECTED, PAIR_SPARK, PAIR_MESSAGE };
 
 static volatile sig_atomic_t quit_requested;
 static int screen_active;
+static int saved_stderr = -1;
+
+/* Messages would scribble over the screen: they go to the message line instead. */
+static void hide_stderr(void)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	fflush(stderr);
+	saved_stderr = dup(STDERR_FILENO);
+	if (null >= 0) {
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+}
 
 static void restore_terminal(void)
 {
 	if (screen_active) {
 		screen_active = 0;
 		endwin();
+	}
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, STDERR_FILENO);
+		close(saved_stderr);
+		saved_stderr = -1;
 	}
 }
 
@@ -62,6 +82,7 @@ static void install_handlers(void)
 
 static void start_screen(void)
 {
+	hide_stderr();
 	initscr();
 	screen_active = 1;
 	cbreak();

@@ -14,10 +14,15 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+char tract_last_error[512];
+
 void tract_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(tract_last_error, sizeof(tract_last_error), fmt, ap);
+	va_end(ap);
 	va_start(ap, fmt);
 	vsay("", fmt, ap);
 	va_end(ap);

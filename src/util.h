@@ -13,6 +13,8 @@
 
 /* "tract: <message>" on stderr, git style: lowercase, no full stop. */
 void tract_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The latest tract_err() message, for a screen that hides stderr. */
+extern char tract_last_error[512];
 void tract_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int tract_verbose;
 void tract_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

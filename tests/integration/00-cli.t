@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 16
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -18,11 +18,13 @@ for bad in "-F 0" "-F fast" "-d -2" "--format json" "-p 1,,2" "--bogus"; do
 		'$TRACT' record $bad >/dev/null 2>&1; [ \$? -eq 2 ]"
 done
 
-missing=
-for opt in $("$TRACT" record --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-	grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$MAN" || missing="$missing $opt"
+for cmd in record query top; do
+	missing=
+	for opt in $("$TRACT" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$MAN" || missing="$missing $opt"
+	done
+	ok "every long option of $cmd --help is in the man page" test -z "$missing" || echo "missing:$missing"
 done
-ok "every long option of record --help is in the man page" test -z "$missing" || echo "missing:$missing"
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	# a copy the unprivileged user can reach, wherever the tree is checked out
