@@ -28,6 +28,16 @@ LDFLAGS    += -fsanitize=address,undefined
 OUT        := build-san
 endif
 
+# libFuzzer targets: clang, with the sanitizers, in a tree of their own
+ifeq ($(FUZZ),1)
+CC         := clang
+CFLAGS     += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+LDFLAGS    += -fsanitize=address,undefined
+OUT        := build-fuzz
+endif
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -38,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps run test test-unit test-san test-integration test-kernels bench install uninstall clean vmlinux
+.PHONY: all deps run test test-unit test-san test-integration test-kernels test-fuzz fuzz fuzz-run bench install uninstall clean vmlinux
 
 SRCS       := $(wildcard src/*.c)
 LIB_SRCS   := $(filter-out src/main.c,$(SRCS))
@@ -84,6 +94,29 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libtract.a | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(OUT)/libtract.a $(LIBS) -lcmocka -o $@
 
+$(OUT)/fuzz/%: tests/fuzz/%.c $(OUT)/libtract.a | $(OUT)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(OUT)/fuzz
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(OUT)/libtract.a $(LIBS) -o $@
+
+# make fuzz: each target for FUZZ_SECONDS, its corpus kept in build-fuzz/corpus
+fuzz:
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-run
+
+fuzz-run: $(FUZZ_TARGETS:%=$(OUT)/fuzz/%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(OUT)/corpus/$$t; \
+		cp -n tests/fuzz/seeds/$$t/* $(OUT)/corpus/$$t/ 2>/dev/null; \
+		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
+		$(OUT)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
+			-artifact_prefix=$(OUT)/fuzz/$$t- $(OUT)/corpus/$$t > $(OUT)/fuzz/$$t.log 2>&1 || \
+			{ tail -n 30 $(OUT)/fuzz/$$t.log; exit 1; }; \
+	done
+
+# a short bounded pass for make test
+test-fuzz:
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
+
 $(OUT)/bench/%: bench/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -pthread $< $(LIBS) -o $@
@@ -102,6 +135,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-san
 	$(Q)$(MAKE) --no-print-directory test-integration
 	$(Q)$(MAKE) --no-print-directory test-kernels
+	$(Q)$(MAKE) --no-print-directory test-fuzz
 
 test-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do $$t; done
@@ -135,4 +169,4 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/tract $(DESTDIR)$(UNITDIR)/tract.service
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

@@ -191,6 +191,7 @@ seconds() {
 	"$TRACT" "$@" > /dev/null
 	t1=$(date +%s%N)
 	calc "($t1 - $t0) / 1e9" 3
+	echo
 }
 for r in $(seq "$ROUNDS"); do
 	seconds query -D "$tmp/q1m" $hour >> "$tmp/q.group"

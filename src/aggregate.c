@@ -50,6 +50,11 @@ static size_t row_key(sqlite3_stmt *st, size_t ncols, unsigned char **buf, size_
 {
 	size_t len = 0;
 
+	/* a key of no columns is empty, but not NULL */
+	if (!*buf) {
+		*cap = 64;
+		*buf = xcalloc(1, *cap);
+	}
 	for (size_t i = 0; i < ncols; i++) {
 		int type = sqlite3_column_type(st, (int)i);
 		size_t need = 1 + 8 + (type == SQLITE_TEXT || type == SQLITE_BLOB ?
@@ -71,10 +76,13 @@ static size_t row_key(sqlite3_stmt *st, size_t ncols, unsigned char **buf, size_
 
 			memcpy(*buf + len, &v, 8), len += 8;
 		} else if (type == SQLITE_TEXT) {
+			/* the blob first, then its size, as SQLite asks; an empty one is NULL */
+			const void *text = sqlite3_column_blob(st, (int)i);
 			uint64_t n = (uint64_t)sqlite3_column_bytes(st, (int)i);
 
 			memcpy(*buf + len, &n, 8), len += 8;
-			memcpy(*buf + len, sqlite3_column_blob(st, (int)i), n), len += n;
+			if (n)
+				memcpy(*buf + len, text, n), len += n;
 		}
 	}
 	return len;
@@ -347,7 +355,7 @@ static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const st
 		  struct agg_result *r)
 {
 	unsigned char *key = NULL;
-	size_t key_cap = 0;
+	size_t key_cap = 0, len;
 	sqlite3_stmt *st;
 	int err = prepare(db, path, pl->lookup_sql, &st);
 
@@ -360,7 +368,9 @@ static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const st
 			err = -EINVAL;
 			break;
 		}
-		add_group(r, key, row_key(st, r->ncols, &key, &key_cap), part->sums[i][0], part->sums[i][1]);
+		/* row_key() may move key: take the length first */
+		len = row_key(st, r->ncols, &key, &key_cap);
+		add_group(r, key, len, part->sums[i][0], part->sums[i][1]);
 	}
 	free(key);
 	sqlite3_finalize(st);
@@ -474,7 +484,8 @@ static int by_measure(const void *x, const void *y)
 static void sort_rows(struct agg_result *r, int (*cmp)(const void *, const void *))
 {
 	sorting = r;
-	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp);
+	if (r->nrows > 1)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp);
 	sorting = NULL;
 }
 

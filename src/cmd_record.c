@@ -16,6 +16,7 @@
 #include "ksyms.h"
 #include "parse.h"
 #include "procinfo.h"
+#include "privileges.h"
 #include "record.h"
 #include "runq.h"
 #include "sampler.h"
@@ -52,6 +53,8 @@ static const char record_usage[] =
 "                           (default 10)\n"
 "      --idle-syscalls LIST comma-separated syscalls that are idle waits\n"
 "                           (default: futex, epoll_wait, poll, select, nanosleep, ...)\n"
+"      --keep DURATION      delete store hours older than this (e.g. 7d, 12h)\n"
+"      --max-size SIZE      delete the oldest store hours beyond this size (e.g. 2G)\n"
 "      --no-kstacks         do not take kernel stacks\n"
 "      --no-ustacks         do not take user stacks\n"
 "      --syscall-latency    keep per-process syscall latency histograms\n"
@@ -66,8 +69,8 @@ static const char record_usage[] =
 "  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
-enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_SYSCALL_LATENCY,
-       OPT_WAKEUP_EDGES };
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP,
+       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -78,6 +81,8 @@ static const struct option record_options[] = {
 	{ "all", no_argument, NULL, 'a' },
 	{ "idle-grace", required_argument, NULL, OPT_IDLE_GRACE },
 	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
 	{ "no-ustacks", no_argument, NULL, OPT_NO_USTACKS },
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
@@ -143,6 +148,14 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_IDLE_SYSCALLS:
 			idle_list = optarg;
+			break;
+		case OPT_KEEP:
+			if (parse_duration(optarg, &o->keep_us) || o->keep_us < 3600000000ull)
+				return bad_value("--keep", optarg, "a duration of an hour or more, such as 12h or 7d");
+			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &o->max_bytes) || o->max_bytes < 1048576)
+				return bad_value("--max-size", optarg, "a size of 1M or more, such as 500M or 2G");
 			break;
 		case OPT_NO_KSTACKS:
 			o->sampler.kstacks = 0;
@@ -314,6 +327,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	}
 	store.dir = o->dir;
 	store.frequency_hz = o->hz;
+	store.keep_us = o->keep_us;
+	store.max_bytes = o->max_bytes;
 	if (o->output == OUT_TERMINAL)
 		sink = sink_term__new(stdout);
 	else if ((o->output == OUT_SQLITE ? store_sqlite__open(&store, &sink) : store_csv__open(&store, &sink))) {
@@ -323,8 +338,10 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	if (ready)
 		ready(arg);
 	tract_debug("sampling at %g Hz%s%s", o->hz, o->dir ? " into " : "", o->dir ? o->dir : "");
-	writer = writer__start(sink, writer_depth(o->hz));
+	/* before the writer thread exists: capabilities are per thread, and it inherits them */
 	raise_sampler_priority();
+	drop_privileges();
+	writer = writer__start(sink, writer_depth(o->hz));
 	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);
 	if (!ready && (o->output != OUT_TERMINAL || tract_verbose))

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "parse.h"
+#include "privileges.h"
 #include "record.h"
 #include "timespec.h"
 #include "top.h"
@@ -90,17 +91,6 @@ static int usage_error(const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A duration as --span takes it ("5m", "90s", "1h"): what parses as that long ago. */
-static int parse_span(const char *s, uint64_t *out)
-{
-	uint64_t base = 100 * 365 * 24 * USEC_PER_HOUR, ago;
-
-	if (*s == '-' || timespec_parse(s, base, &ago) || ago >= base || s[strlen(s) - 1] < 'a')
-		return -EINVAL;
-	*out = base - ago;
-	return 0;
-}
-
 static int top_parse_args(int argc, char **argv, struct top_opts *o)
 {
 	const char *from = NULL, *to = NULL;
@@ -142,7 +132,7 @@ static int top_parse_args(int argc, char **argv, struct top_opts *o)
 			to = optarg;
 			break;
 		case OPT_SPAN:
-			if (parse_span(optarg, &o->span_us) || o->span_us < 10 * 1000000ull)
+			if (parse_duration(optarg, &o->span_us) || o->span_us < 10 * 1000000ull)
 				return usage_error("invalid value '%s' for --span: expected a duration such as 90s, 5m or 1h",
 						   optarg);
 			break;
@@ -350,6 +340,8 @@ int cmd_top(int argc, char **argv)
 		err = live_start(&live, o.hz);
 		if (err)
 			return err;
+		/* the screen needs no privilege at all; the recorder thread dropped its own */
+		drop_privileges();
 		o.q.dir = live.dir;
 		snprintf(mode, sizeof(mode), "live");
 	} else if (o.q.has_from || o.q.has_to) {

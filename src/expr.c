@@ -407,6 +407,54 @@ static int literal(struct parser *p, const char *what, int numbers, struct expr_
 	return 1;
 }
 
+#define REGEX_MAX 256
+
+/*
+ * glibc's regcomp() takes exponential time on stacked repetitions such as
+ * "a++++++" (found by fuzzing): a filter must not hang tract query or top.
+ * Outside brackets, a repetition operator may not follow another, and
+ * intervals ({n,m}, which regcomp() expands) are few and small.
+ */
+static int regex_costly(const char *re)
+{
+	int in_bracket = 0, prev_repeat = 0, intervals = 0;
+
+	if (strlen(re) > REGEX_MAX)
+		return 1;
+	for (const char *c = re; *c; c++) {
+		int repeat = 0;
+
+		if (*c == '\\' && c[1]) {
+			c++;
+		} else if (in_bracket) {
+			if (*c == ']')
+				in_bracket = 0;
+		} else if (*c == '[') {
+			in_bracket = 1;
+			/* a ']' right after '[' or '[^' is a literal */
+			if (c[1] == '^')
+				c++;
+			if (c[1] == ']')
+				c++;
+		} else if (*c == '{') {
+			char *end;
+
+			if (prev_repeat || ++intervals > 2)
+				return 1;
+			/* both bounds, when given, at most 100 */
+			for (const char *n = c + 1; *n && *n != '}'; n++)
+				if (*n >= '0' && *n <= '9' && strtol(n, &end, 10) > 100)
+					return 1;
+		} else if (*c == '*' || *c == '+' || *c == '?' || *c == '}') {
+			repeat = 1;
+			if (prev_repeat)
+				return 1;
+		}
+		prev_repeat = repeat;
+	}
+	return 0;
+}
+
 static int pattern(struct parser *p, const struct token *op)
 {
 	struct expr_param param;
@@ -417,6 +465,11 @@ static int pattern(struct parser *p, const struct token *op)
 	snprintf(what, sizeof(what), "a pattern after '%.*s'", (int)op->len, p->src + op->pos);
 	if (literal(p, what, 0, &param) < 0)
 		return -1;
+	if (regex_costly(param.text)) {
+		free(param.text);
+		return fail(p, p->tok.pos, "regular expression too long or with stacked repetitions "
+			    "(such as '++'); at most %d bytes", REGEX_MAX);
+	}
 	/* the same flags as regexp() in sqlfuncs.c, so what compiles here runs there */
 	rc = regcomp(&re, param.text, REG_EXTENDED | REG_NOSUB);
 	if (rc) {

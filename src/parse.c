@@ -84,3 +84,45 @@ int parse_pid_list(const char *s, uint32_t *pids, size_t max, size_t *nr)
 	*nr = n;
 	return 0;
 }
+
+/* A number with a unit from units[] (suffix -> multiplier); none: default_unit. */
+static int parse_scaled(const char *s, const char *const *suffixes, const double *mult, size_t n,
+			double max, uint64_t *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(end, suffixes[i]))
+			continue;
+		v *= mult[i];
+		if (v > max || v < 1)
+			return -EINVAL;
+		*out = (uint64_t)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int parse_duration(const char *s, uint64_t *out_us)
+{
+	static const char *const units[] = { "s", "m", "h", "d", "w" };
+	static const double us[] = { 1e6, 60e6, 3600e6, 86400e6, 604800e6 };
+
+	return parse_scaled(s, units, us, ARRAY_SIZE(units), 100 * 365 * 86400e6, out_us);
+}
+
+int parse_size(const char *s, uint64_t *out_bytes)
+{
+	static const char *const units[] = { "", "K", "M", "G", "T", "KiB", "MiB", "GiB", "TiB" };
+	static const double bytes[] = { 1, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0,
+					 1024.0, 1048576.0, 1073741824.0, 1099511627776.0 };
+
+	return parse_scaled(s, units, bytes, ARRAY_SIZE(units), 1e18, out_bytes);
+}

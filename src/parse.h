@@ -14,4 +14,9 @@ int parse_hz(const char *s, double max, double *out);
 /* "PID[,PID...]", each > 0, at most max of them. */
 int parse_pid_list(const char *s, uint32_t *pids, size_t max, size_t *nr);
 
+/* A duration with a unit: "90s", "15m", "12h", "7d", "2w"; as microseconds. */
+int parse_duration(const char *s, uint64_t *out_us);
+/* A size in bytes: "1000", "500K", "20M", "2G", "1T" (powers of 1024; "MiB" too). */
+int parse_size(const char *s, uint64_t *out_bytes);
+
 #endif

@@ -16,6 +16,7 @@ struct record_opts {
 	uint64_t duration_ns;		/* 0: until signalled */
 	const char *dir;		/* NULL: print to the terminal */
 	enum output output;
+	uint64_t keep_us, max_bytes;	/* retention; 0: none */
 	struct sampler_config sampler;
 };
 

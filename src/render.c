@@ -302,7 +302,8 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 		h[nh - 1].n++;
 		h[nh - 1].total += r->rows[i].measure;
 	}
-	qsort(h, nh, sizeof(*h), by_total);
+	if (nh > 1)
+		qsort(h, nh, sizeof(*h), by_total);
 	if (o->top && o->top < nh)
 		nh = o->top;
 	if (o->format == RENDER_TABLE)

@@ -38,6 +38,8 @@ struct store_config {
 	const char *dir;
 	double frequency_hz;
 	const char *source;	/* "bpf" */
+	uint64_t keep_us;	/* --keep: delete hours older than this (0: keep all) */
+	uint64_t max_bytes;	/* --max-size: delete the oldest hours beyond this (0: no limit) */
 };
 
 struct sink *sink_term__new(FILE *f);

@@ -33,6 +33,7 @@ struct source_bpf {
 	uint64_t kstack_errors_seen;
 };
 
+__attribute__((format(printf, 2, 0)))
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_DEBUG || !tract_verbose)

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "csv.h"
 #include "dict.h"
+#include "retention.h"
 #include "schema.h"
 #include "sink.h"
 #include "stackdict.h"
@@ -116,6 +117,8 @@ static int open_files(struct store_csv *st, uint64_t ts_us)
 		}
 		free(path);
 	}
+	if (!err)
+		store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
 	if (err)
 		close_files(st);
 	else

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include "clock.h"
 #include "dict.h"
+#include "retention.h"
 #include "schema.h"
 #include "sink.h"
 #include "stackdict.h"
@@ -193,6 +194,7 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 			return db_fail(st, "prepare statements for");
 	st->hour = ts_us / USEC_PER_HOUR;
 	reset_dimensions(st);
+	store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
 	return 0;
 }
 

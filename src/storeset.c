@@ -19,17 +19,17 @@ const char *storeset_default_dir(void)
 	return env && *env ? env : DEFAULT_DATA_DIR;
 }
 
-/* The UTC hour of "tract-YYYYMMDD-HH.db", or 0 when the name is not one. */
-static uint64_t hour_of(const char *name)
+uint64_t store_hour_of_name(const char *name, const char **suffix)
 {
 	struct tm tm = { 0 };
 	unsigned int y, mo, d, h;
-	char tail[8];
+	int n = 0;
 	time_t t;
 
-	if (sscanf(name, "tract-%4u%2u%2u-%2u%7s", &y, &mo, &d, &h, tail) != 5 || strcmp(tail, ".db") ||
+	if (sscanf(name, "tract-%4u%2u%2u-%2u%n", &y, &mo, &d, &h, &n) != 4 || n != 17 ||
 	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23)
 		return 0;
+	*suffix = name + n;
 	tm.tm_year = (int)y - 1900;
 	tm.tm_mon = (int)mo - 1;
 	tm.tm_mday = (int)d;
@@ -60,10 +60,11 @@ int storeset__open(const char *dir, struct storeset *set)
 	}
 	set->dir = xstrdup(dir);
 	while ((e = readdir(d))) {
-		uint64_t hour = hour_of(e->d_name);
+		const char *suffix;
+		uint64_t hour = store_hour_of_name(e->d_name, &suffix);
 		size_t len;
 
-		if (!hour)
+		if (!hour || strcmp(suffix, ".db"))
 			continue;
 		if (set->n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -75,7 +76,8 @@ int storeset__open(const char *dir, struct storeset *set)
 		set->files[set->n++].hour_us = hour;
 	}
 	closedir(d);
-	qsort(set->files, set->n, sizeof(*set->files), by_hour);
+	if (set->n > 1)
+		qsort(set->files, set->n, sizeof(*set->files), by_hour);
 	return 0;
 }
 

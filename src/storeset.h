@@ -24,6 +24,8 @@ struct storeset {
 
 /* The store directory readers use when none is given: $TRACT_DATA or the default. */
 const char *storeset_default_dir(void);
+/* The UTC hour of a store file's name "tract-YYYYMMDD-HH<suffix>", or 0; *suffix points into name. */
+uint64_t store_hour_of_name(const char *name, const char **suffix);
 /* Lists dir's files; 0, or a negative errno after a message (no such directory). */
 int storeset__open(const char *dir, struct storeset *set);
 void storeset__free(struct storeset *set);

@@ -7,6 +7,7 @@
 
 int tract_verbose;
 
+__attribute__((format(printf, 2, 0)))
 static void vsay(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "tract: %s", prefix);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include "sink.h"
 #include "util.h"
@@ -41,6 +42,9 @@ static void note_result(struct writer *w, const struct pass *p, int err)
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
+
+	/* the sampler's higher priority is its own; giving it up needs no privilege */
+	setpriority(PRIO_PROCESS, 0, 0);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {

@@ -494,9 +494,35 @@ static void bind_reports_bad_indexes(void **state)
 	sqlite3_close(db);
 }
 
+/* Regexes that would make regcomp() take exponential time are refused at once. */
+static void costly_regexes_are_refused(void **state)
+{
+	static const struct expr_column comm[] = { { "comm", "comm" } };
+	const char *bad[] = { "comm ~ 'a++'", "comm ~ ']+++++++++++++++++++'", "comm ~ 'a*?'",
+			      "comm ~ 'a{2}{3}'", "comm ~ 'x{1,1000}'", "comm ~ '(a{2})(b{2})(c{2})'", NULL };
+	const char *good[] = { "comm ~ '^kworker/[0-9]+:[0-9]+$'", "comm ~ '[+*]+x'", "comm ~ 'a\\++'",
+			       "comm ~ '(ab){2,3}'", NULL };
+	struct expr_sql out;
+	struct expr_error err;
+	char big[400];
+
+	(void)state;
+	for (int i = 0; bad[i]; i++) {
+		assert_int_not_equal(expr_compile(bad[i], comm, 1, &out, &err), 0);
+		assert_non_null(strstr(err.msg, "regular expression"));
+	}
+	for (int i = 0; good[i]; i++) {
+		assert_int_equal(expr_compile(good[i], comm, 1, &out, &err), 0);
+		expr_sql_free(&out);
+	}
+	snprintf(big, sizeof(big), "comm ~ '%0300d'", 0);
+	assert_int_not_equal(expr_compile(big, comm, 1, &out, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(costly_regexes_are_refused),
 		cmocka_unit_test(comparisons_compile_to_placeholders),
 		cmocka_unit_test(strings_and_escapes),
 		cmocka_unit_test(precedence_and_parentheses),

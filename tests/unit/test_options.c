@@ -64,6 +64,33 @@ static void pid_lists(void **state)
 	}
 }
 
+static void durations_and_sizes(void **state)
+{
+	uint64_t v = 99;
+
+	(void)state;
+	assert_int_equal(parse_duration("90s", &v), 0);
+	assert_int_equal(v, 90000000ull);
+	assert_int_equal(parse_duration("1.5h", &v), 0);
+	assert_int_equal(v, 5400000000ull);
+	assert_int_equal(parse_duration("7d", &v), 0);
+	assert_int_equal(v, 7 * 86400000000ull);
+	assert_int_equal(parse_size("2G", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(parse_size("500MiB", &v), 0);
+	assert_int_equal(v, 500ull << 20);
+	assert_int_equal(parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	v = 99;
+	const char *bad_d[] = { "", "5", "-5m", "5x", "m", "0s", "1e400h", "5 m", NULL };
+	for (int i = 0; bad_d[i]; i++)
+		assert_int_not_equal(parse_duration(bad_d[i], &v), 0);
+	const char *bad_s[] = { "", "G", "-1G", "1Q", "0", "1.5.5M", NULL };
+	for (int i = 0; bad_s[i]; i++)
+		assert_int_not_equal(parse_size(bad_s[i], &v), 0);
+	assert_int_equal(v, 99);
+}
+
 /* The options point into argv, so the words live until the next call. */
 static int parse(struct record_opts *o, const char *line)
 {
@@ -113,6 +140,9 @@ static void record_options_are_applied(void **state)
 	assert_int_equal(o.sampler.all_threads, 1);
 	assert_int_equal(o.sampler.idle_grace_ns, 0);
 	assert_true(o.sampler.idle_syscalls[0] & 1ull);
+	assert_int_equal(parse(&o, "record -o /x --keep 7d --max-size 2G"), 0);
+	assert_int_equal(o.keep_us, 7 * 86400000000ull);
+	assert_int_equal(o.max_bytes, 2ull << 30);
 }
 
 static void format_alone_uses_the_data_directory(void **state)
@@ -135,7 +165,8 @@ static void record_rejects_bad_input(void **state)
 	const char *bad[] = {
 		"record -F 0", "record -F abc", "record -F 5000", "record -d -1", "record -d",
 		"record --format json", "record -p x", "record --idle-syscalls nosuchcall",
-		"record --bogus", "record stray", "record --idle-grace -5", NULL,
+		"record --bogus", "record stray", "record --idle-grace -5", "record --keep 10m",
+		"record --keep 5", "record --max-size 10K", "record --max-size lots", NULL,
 	};
 
 	(void)state;
@@ -150,6 +181,7 @@ int main(void)
 		cmocka_unit_test(u64_values),
 		cmocka_unit_test(seconds_and_hz),
 		cmocka_unit_test(pid_lists),
+		cmocka_unit_test(durations_and_sizes),
 		cmocka_unit_test(record_defaults_print_to_the_terminal),
 		cmocka_unit_test(record_options_are_applied),
 		cmocka_unit_test(format_alone_uses_the_data_directory),

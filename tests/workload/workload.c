@@ -50,6 +50,9 @@ enum group {
 	G_IDLE = 1 << 6,
 	G_CLIENT = 1 << 7,
 	G_ALL = (1 << 8) - 1,
+	/* only when asked for */
+	G_HOSTILE = 1 << 8,
+	G_STORM = 1 << 9,
 };
 
 static const struct {
@@ -64,7 +67,19 @@ static const struct {
 	{ "hog", G_HOG },
 	{ "idle", G_IDLE },
 	{ "client", G_CLIENT },	/* also starts the server */
+	{ "hostile", G_HOSTILE },
+	{ "storm", G_STORM },
 };
+
+/*
+ * Thread names that break naive CSV writers, terminals and SQL: separators,
+ * quotes, a newline, bytes that are not UTF-8, and a full 15-byte name.
+ */
+static const char *const hostile_names[] = {
+	"a,b\"c\nd", "\xff\xfe;x", "'; DROP --", "123456789012345", "\t\x1b[2J",
+};
+
+#define STORM_STACK (64 * 1024)
 
 struct worker {
 	pthread_t tid;
@@ -90,7 +105,10 @@ static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
 static struct {
 	int to_pong[2];
 	int to_ping[2];
-} pipes = { { -1, -1 }, { -1, -1 } };
+	int hostile[2];		/* never written: the hostile threads wait on it */
+} pipes = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+
+static long storm_size = 10000;
 
 static struct {
 	int listen_fd;
@@ -189,6 +207,51 @@ static void *direct_thread(void *arg)
 			die(n < 0 ? errno : EIO, "write %s", direct_path);
 	}
 	free(block);
+	return NULL;
+}
+
+/* Waits in read(), which counts as active, so tract stores it without --all. */
+static void *hostile_thread(void *arg)
+{
+	char c;
+
+	(void)arg;
+	for (;;)
+		if (read(pipes.hostile[0], &c, 1) <= 0 && errno != EINTR)
+			return NULL;
+	return NULL;
+}
+
+static void *storm_child(void *arg)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+
+	(void)arg;
+	nanosleep(&ms, NULL);
+	return NULL;
+}
+
+/* Creates storm_size threads that live a millisecond, waits for them, again and again. */
+static void *storm_thread(void *arg)
+{
+	pthread_t *kids = calloc((size_t)storm_size, sizeof(*kids));
+	pthread_attr_t attr;
+
+	(void)arg;
+	if (!kids)
+		die(ENOMEM, "allocate the storm");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, STORM_STACK);
+	while (!stopping()) {
+		long n = 0;
+
+		while (n < storm_size && !stopping() && !pthread_create(&kids[n], &attr, storm_child, NULL))
+			n++;
+		while (n > 0)
+			pthread_join(kids[--n], NULL);
+	}
+	pthread_attr_destroy(&attr);
+	free(kids);
 	return NULL;
 }
 
@@ -328,6 +391,20 @@ static void *client_thread(void *arg)
  * Start @count threads running @fn(@arg), named @base, or @base0, @base1, ...
  * if @numbered.  Tests find the threads by these names.
  */
+static void start_one(struct worker *w, const char *name, void *(*fn)(void *), void *arg,
+		      bool cancel_on_stop)
+{
+	int err = pthread_create(&w->tid, NULL, fn, arg);
+
+	if (err)
+		die(err, "create thread %s", name);
+	w->cancel_on_stop = cancel_on_stop;
+	nworkers++;
+	err = pthread_setname_np(w->tid, name);
+	if (err)
+		die(err, "name thread %s", name);
+}
+
 static void start_threads(const char *base, long count, bool numbered,
 			  void *(*fn)(void *), void *arg, bool cancel_on_stop)
 {
@@ -344,7 +421,7 @@ static void start_threads(const char *base, long count, bool numbered,
 	for (i = 0; i < count; i++) {
 		struct worker *w = &workers[nworkers];
 		char name[16];	/* the kernel's limit, including the NUL */
-		int len, err;
+		int len;
 
 		if (numbered)
 			len = snprintf(name, sizeof(name), "%s%ld", base, i);
@@ -353,14 +430,7 @@ static void start_threads(const char *base, long count, bool numbered,
 		if (len < 0 || (size_t)len >= sizeof(name))
 			die(ENAMETOOLONG, "name thread %s", base);
 
-		err = pthread_create(&w->tid, NULL, fn, arg);
-		if (err)
-			die(err, "create thread %s", name);
-		w->cancel_on_stop = cancel_on_stop;
-		nworkers++;
-		err = pthread_setname_np(w->tid, name);
-		if (err)
-			die(err, "name thread %s", name);
+		start_one(w, name, fn, arg, cancel_on_stop);
 	}
 }
 
@@ -483,11 +553,14 @@ static void usage(FILE *out)
 		"  -d, --duration SECONDS  stop after SECONDS (default: until SIGINT/SIGTERM)\n"
 		"      --only LIST         comma-separated groups to start (default: all):\n"
 		"                          spin,fsync (and an O_DIRECT writer),sleep,futex,\n"
-		"                          pingpong,hog,idle,client\n"
+		"                          pingpong,hog,idle,client; and, only when named,\n"
+		"                          hostile (threads with hostile names), storm\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
 		"      --pool N            number of idle threads (default: %d)\n"
+		"      --storm N           with --only storm: threads created and ended per round\n"
+		"                          (default: 10000)\n"
 		"  -h, --help              show this help\n",
 		DEFAULT_POOL);
 }
@@ -565,6 +638,7 @@ int main(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'D' },
 		{ "hogs", required_argument, NULL, 'H' },
 		{ "pool", required_argument, NULL, 'p' },
+		{ "storm", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -599,6 +673,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			pool = parse_count(optarg, "--pool");
+			break;
+		case 'S':
+			storm_size = parse_count(optarg, "--storm");
 			break;
 		case 'h':
 			usage(stdout);
@@ -674,6 +751,21 @@ int main(int argc, char **argv)
 		start_threads("client", 1, false, client_thread, NULL, true);
 	}
 
+	if (groups & G_HOSTILE) {
+		struct worker *grown;
+		size_t n = sizeof(hostile_names) / sizeof(hostile_names[0]);
+
+		if (pipe2(pipes.hostile, O_CLOEXEC) != 0)
+			die(errno, "create pipe");
+		grown = realloc(workers, (nworkers + n) * sizeof(*workers));
+		if (!grown)
+			die(ENOMEM, "allocate thread table");
+		workers = grown;
+		for (size_t i = 0; i < n; i++)
+			start_one(&workers[nworkers], hostile_names[i], hostile_thread, NULL, true);
+	}
+	if (groups & G_STORM)
+		start_threads("storm", 1, false, storm_thread, NULL, false);
 	if (groups & G_FSYNC)
 		printf("fsync-file=%s\n", fsync_path);
 	if (groups & G_CLIENT)
@@ -691,6 +783,8 @@ int main(int argc, char **argv)
 	close_fd(&pipes.to_pong[1]);
 	close_fd(&pipes.to_ping[0]);
 	close_fd(&pipes.to_ping[1]);
+	close_fd(&pipes.hostile[0]);
+	close_fd(&pipes.hostile[1]);
 	close_fd(&tcp.conn_fd);
 	close_fd(&tcp.client_fd);
 	close_fd(&tcp.listen_fd);

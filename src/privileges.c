@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include "privileges.h"
+#include "util.h"
+
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE 40
+#endif
+
+static const int kept[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE };
+
+static int is_kept(int cap)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		if (kept[i] == cap)
+			return 1;
+	return 0;
+}
+
+static int last_cap(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	int last = CAP_LAST_CAP;
+
+	if (f) {
+		if (fscanf(f, "%d", &last) != 1)
+			last = CAP_LAST_CAP;
+		fclose(f);
+	}
+	return last;
+}
+
+int drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+	int last = last_cap();
+
+	/* the bounding set first: dropping from it needs CAP_SETPCAP, which goes next */
+	for (int cap = 0; cap <= last; cap++)
+		if (!is_kept(cap) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			tract_debug("cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+	memset(data, 0, sizeof(data));
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
+		if (kept[i] > last)
+			continue;
+		data[kept[i] / 32].effective |= 1u << (kept[i] % 32);
+		data[kept[i] / 32].permitted |= 1u << (kept[i] % 32);
+	}
+	if (syscall(SYS_capset, &hdr, data)) {
+		int err = -errno;
+
+		tract_warn("cannot drop capabilities: %s", strerror(-err));
+		return err;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return 0;
+}
