@@ -13,10 +13,11 @@ _tract() {
 		-o|--output) _filedir -d; return ;;
 		--format) COMPREPLY=($(compgen -W 'sqlite csv' -- "$cur")); return ;;
 		-p|--pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
-		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls) return ;;
+		--group) COMPREPLY=($(compgen -g -- "$cur")); return ;;
+		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls|--keep|--max-size) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all
-			--idle-grace --idle-syscalls --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
+			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
 		;;
 	query|top)
 		case "$prev" in

@@ -2,6 +2,7 @@
 /* tract record: drive the sampler on an absolute schedule and store every pass. */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@ static const char record_usage[] =
 "                           (default 10)\n"
 "      --idle-syscalls LIST comma-separated syscalls that are idle waits\n"
 "                           (default: futex, epoll_wait, poll, select, nanosleep, ...)\n"
+"      --group GROUP        let GROUP read the store (the directory becomes setgid)\n"
 "      --keep DURATION      delete store hours older than this (e.g. 7d, 12h)\n"
 "      --max-size SIZE      delete the oldest store hours beyond this size (e.g. 2G)\n"
 "      --no-kstacks         do not take kernel stacks\n"
@@ -69,7 +71,7 @@ static const char record_usage[] =
 "  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
-enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP,
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP,
        OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES };
 
 static const struct option record_options[] = {
@@ -82,6 +84,7 @@ static const struct option record_options[] = {
 	{ "idle-grace", required_argument, NULL, OPT_IDLE_GRACE },
 	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
 	{ "no-ustacks", no_argument, NULL, OPT_NO_USTACKS },
@@ -111,6 +114,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->sampler.idle_grace_ns = 10 * 1000000ull;
 	o->sampler.kstacks = 1;
 	o->sampler.ustacks = 1;
+	o->gid = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":F:d:o:p:avh", record_options, NULL)) != -1) {
@@ -149,6 +153,17 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_IDLE_SYSCALLS:
 			idle_list = optarg;
 			break;
+		case OPT_GROUP: {
+			struct group *g = getgrnam(optarg);
+
+			if (g)
+				o->gid = g->gr_gid;
+			else if (parse_u64(optarg, 0, 0x7fffffff, &v) == 0)
+				o->gid = (long)v;
+			else
+				return bad_value("--group", optarg, "a group name or number");
+			break;
+		}
 		case OPT_KEEP:
 			if (parse_duration(optarg, &o->keep_us) || o->keep_us < 3600000000ull)
 				return bad_value("--keep", optarg, "a duration of an hour or more, such as 12h or 7d");
@@ -328,6 +343,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	store.dir = o->dir;
 	store.frequency_hz = o->hz;
 	store.keep_us = o->keep_us;
+	store.gid = o->gid;
 	store.max_bytes = o->max_bytes;
 	if (o->output == OUT_TERMINAL)
 		sink = sink_term__new(stdout);

@@ -17,6 +17,7 @@ struct record_opts {
 	const char *dir;		/* NULL: print to the terminal */
 	enum output output;
 	uint64_t keep_us, max_bytes;	/* retention; 0: none */
+	long gid;			/* --group; -1: none */
 	struct sampler_config sampler;
 };
 

@@ -40,6 +40,7 @@ struct store_config {
 	const char *source;	/* "bpf" */
 	uint64_t keep_us;	/* --keep: delete hours older than this (0: keep all) */
 	uint64_t max_bytes;	/* --max-size: delete the oldest hours beyond this (0: no limit) */
+	long gid;		/* --group: the group that may read the store; -1: none */
 };
 
 struct sink *sink_term__new(FILE *f);
@@ -50,8 +51,12 @@ int store_csv__open(const struct store_config *cfg, struct sink **out);
 char *store_hour_path(const char *dir, uint64_t ts_us, const char *suffix);
 /* Create the file if needed with the store's permissions (0640); 0 or -errno. */
 int store_create_file(const char *path);
-/* Create the store directory (0750) if needed; 0 or -errno after a message. */
-int store_make_dir(const char *dir);
+/*
+ * Create the store directory (0750) if needed, and with gid >= 0 make it
+ * setgid to that group (02750), so that the group may read every file.
+ * 0 or -errno after a message.
+ */
+int store_make_dir(const char *dir, long gid);
 /* key/value pairs every file's meta table holds; NULL-terminated pairs */
 void store_meta(const struct store_config *cfg, const char *kv[][2], size_t max);
 

@@ -35,13 +35,29 @@ int store_create_file(const char *path)
 	return 0;
 }
 
-int store_make_dir(const char *dir)
+/*
+ * With a group, the directory becomes setgid to it: every file created in it
+ * later belongs to the group too, though the recorder has dropped the
+ * capability to change a file's group by then.
+ */
+static int share_dir(const char *dir, gid_t gid)
+{
+	if (chown(dir, (uid_t)-1, gid) || chmod(dir, 02750)) {
+		int err = -errno;
+
+		tract_err("cannot give '%s' to group %u: %s", dir, (unsigned int)gid, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int store_make_dir(const char *dir, long gid)
 {
 	struct stat st;
 
 	if (!mkdir(dir, 0750) || errno == EEXIST) {
 		if (!stat(dir, &st) && S_ISDIR(st.st_mode))
-			return 0;
+			return gid >= 0 ? share_dir(dir, (gid_t)gid) : 0;
 		tract_err("'%s' is not a directory", dir);
 		return -ENOTDIR;
 	}

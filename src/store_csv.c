@@ -286,7 +286,7 @@ static const struct sink_ops csv_ops = {
 int store_csv__open(const struct store_config *cfg, struct sink **out)
 {
 	struct store_csv *st;
-	int err = store_make_dir(cfg->dir);
+	int err = store_make_dir(cfg->dir, cfg->gid);
 
 	if (err)
 		return err;

@@ -543,7 +543,7 @@ static const struct sink_ops sqlite_ops = {
 int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 {
 	struct store_sqlite *st;
-	int err = store_make_dir(cfg->dir);
+	int err = store_make_dir(cfg->dir, cfg->gid);
 
 	if (err)
 		return err;

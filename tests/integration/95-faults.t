@@ -5,7 +5,7 @@
 # and damaged store files.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 17
+plan 20
 
 # ---- least privilege -------------------------------------------------------
 start_workload --only spin,pingpong || exit 1
@@ -21,6 +21,15 @@ ok "and no_new_privs is set" test "$(awk '/^NoNewPrivs/ { print $2 }' /proc/$rec
 wait $rec
 ok "it records all the same: exe paths of the sampled process are named" \
 	test "$(q "$(ls "$WORK"/caps/*.db)" "select count(*) from samples where exe like '%/workload'")" -gt 0
+
+# ---- a group that may read the store ------------------------------------------
+"$TRACT" record -F 10 -d 1 --group nogroup -p "$WL_PID" -o "$WORK/shared" 2> /dev/null
+ok "--group makes the store directory setgid to the group, 2750" \
+	test "$(stat -c '%a %G' "$WORK/shared")" = "2750 nogroup"
+ok "and its files the group's, 0640" test "$(stat -c '%a %G' "$(ls "$WORK"/shared/*.db)")" = "640 nogroup"
+chmod o+x "$WORK"
+ok "so a member of the group reads it without root" \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACT" query -D "$WORK/shared" --from -1h --to now
 
 # ---- kill -9 while writing ---------------------------------------------------
 "$TRACT" record -F 100 --all -o "$WORK/killed" 2> /dev/null &
