@@ -14,9 +14,10 @@ _tract() {
 		--format) COMPREPLY=($(compgen -W 'sqlite csv' -- "$cur")); return ;;
 		-p|--pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
 		--group) COMPREPLY=($(compgen -g -- "$cur")); return ;;
+		--source) COMPREPLY=($(compgen -W 'bpf proc' -- "$cur")); return ;;
 		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls|--keep|--max-size) return ;;
 		esac
-		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all
+		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all --source
 			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
 		;;
 	query|top)

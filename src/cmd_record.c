@@ -49,6 +49,8 @@ static const char record_usage[] =
 "      --format FORMAT      store format: sqlite (default) or csv; without -o,\n"
 "                           stores in $TRACT_DATA or " DEFAULT_DATA_DIR "\n"
 "  -p, --pid PID[,PID...]   only threads of these processes\n"
+"      --source SOURCE      bpf, or proc (less detail, no root needed); by default\n"
+"                           bpf, and proc where BPF cannot be used\n"
 "  -a, --all                every thread, not only the active ones\n"
 "      --idle-grace MS      an idle wait counts as active while younger than this\n"
 "                           (default 10)\n"
@@ -71,7 +73,7 @@ static const char record_usage[] =
 "  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
-enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP,
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP, OPT_SOURCE,
        OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES };
 
 static const struct option record_options[] = {
@@ -84,6 +86,7 @@ static const struct option record_options[] = {
 	{ "idle-grace", required_argument, NULL, OPT_IDLE_GRACE },
 	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
@@ -152,6 +155,14 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_IDLE_SYSCALLS:
 			idle_list = optarg;
+			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "bpf"))
+				o->source = SOURCE_BPF;
+			else if (!strcmp(optarg, "proc"))
+				o->source = SOURCE_PROC;
+			else
+				return bad_value("--source", optarg, "bpf or proc");
 			break;
 		case OPT_GROUP: {
 			struct group *g = getgrnam(optarg);
@@ -306,6 +317,24 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	return err;
 }
 
+/*
+ * BPF unless told otherwise; where BPF cannot be used (not root, no BTF, an
+ * old kernel, refused), /proc, saying so once after the reason.
+ */
+static int open_source(const struct record_opts *o, const struct resolvers *res, struct sampler **out)
+{
+	int err;
+
+	if (o->source == SOURCE_PROC)
+		return source_proc__open(&o->sampler, res, out);
+	err = source_bpf__open(&o->sampler, res, out);
+	if (!err || o->source == SOURCE_BPF || (err != -EPERM && err != -ENOTSUP && err != -EACCES))
+		return err;
+	tract_warn("using the /proc source instead: no wakers, no times in syscalls or states, "
+		   "no RUNQ and no user stacks (tract(8), SOURCES)");
+	return source_proc__open(&o->sampler, res, out);
+}
+
 void record_request_stop(void)
 {
 	stop_requested = 1;
@@ -335,11 +364,12 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	res.files = files__new(NULL);
 	res.runq = runq_history__new();
 	res.blockdevs = blockdevs__new(NULL);
-	err = source_bpf__open(&o->sampler, &res, &sampler);
+	err = open_source(o, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
 		goto cleanup;
 	}
+	store.source = sampler__name(sampler);
 	store.dir = o->dir;
 	store.frequency_hz = o->hz;
 	store.keep_us = o->keep_us;
@@ -356,7 +386,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	tract_debug("sampling at %g Hz%s%s", o->hz, o->dir ? " into " : "", o->dir ? o->dir : "");
 	/* before the writer thread exists: capabilities are per thread, and it inherits them */
 	raise_sampler_priority();
-	drop_privileges();
+	drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks);
 	writer = writer__start(sink, writer_depth(o->hz));
 	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);

@@ -341,7 +341,7 @@ int cmd_top(int argc, char **argv)
 		if (err)
 			return err;
 		/* the screen needs no privilege at all; the recorder thread dropped its own */
-		drop_privileges();
+		drop_privileges(0);
 		o.q.dir = live.dir;
 		snprintf(mode, sizeof(mode), "live");
 	} else if (o.q.has_from || o.q.has_to) {

@@ -13,11 +13,12 @@
 #define CAP_CHECKPOINT_RESTORE 40
 #endif
 
-static const int kept[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE };
+static const int kept[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE, CAP_SYS_ADMIN };
 
-static int is_kept(int cap)
+/* CAP_SYS_ADMIN, last in kept[], only when asked for */
+static int is_kept(int cap, int sys_admin)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(kept) - !sys_admin; i++)
 		if (kept[i] == cap)
 			return 1;
 	return 0;
@@ -36,7 +37,7 @@ static int last_cap(void)
 	return last;
 }
 
-int drop_privileges(void)
+int drop_privileges(int keep_sys_admin)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
@@ -44,10 +45,10 @@ int drop_privileges(void)
 
 	/* the bounding set first: dropping from it needs CAP_SETPCAP, which goes next */
 	for (int cap = 0; cap <= last; cap++)
-		if (!is_kept(cap) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+		if (!is_kept(cap, keep_sys_admin) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
 			tract_debug("cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
 	memset(data, 0, sizeof(data));
-	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(kept) - !keep_sys_admin; i++) {
 		if (kept[i] > last)
 			continue;
 		data[kept[i] / 32].effective |= 1u << (kept[i] % 32);

@@ -5,7 +5,9 @@
  * naming what it sees in /proc: CAP_SYS_PTRACE (exe, fd and maps links of
  * other users' processes, /proc/PID/mem for the vDSO), CAP_DAC_READ_SEARCH
  * (reading their binaries for symbols) and CAP_CHECKPOINT_RESTORE
- * (/proc/PID/map_files, for deleted binaries).
+ * (/proc/PID/map_files, for deleted binaries).  The /proc source reads
+ * kernel stacks from /proc/PID/stack, which needs CAP_SYS_ADMIN: it keeps
+ * that too.
  */
 #ifndef TRACT_PRIVILEGES_H
 #define TRACT_PRIVILEGES_H
@@ -15,6 +17,6 @@
  * too, and sets no_new_privs.  Capabilities are per thread: call it before
  * starting threads that must not have them.  0, or negative errno.
  */
-int drop_privileges(void);
+int drop_privileges(int keep_sys_admin);
 
 #endif

@@ -10,6 +10,7 @@
 #define DEFAULT_DATA_DIR "/var/lib/tract"
 
 enum output { OUT_TERMINAL, OUT_SQLITE, OUT_CSV };
+enum source { SOURCE_AUTO, SOURCE_BPF, SOURCE_PROC };
 
 struct record_opts {
 	double hz;
@@ -18,6 +19,7 @@ struct record_opts {
 	enum output output;
 	uint64_t keep_us, max_bytes;	/* retention; 0: none */
 	long gid;			/* --group; -1: none */
+	enum source source;
 	struct sampler_config sampler;
 };
 

@@ -62,6 +62,14 @@ struct resolvers {
 /* Fills *out; on failure returns negative errno after printing why. */
 int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *res,
 		     struct sampler **out);
+/* The /proc source: less detail, no privilege needed (source_proc.c). */
+int source_proc__open(const struct sampler_config *cfg, const struct resolvers *res,
+		      struct sampler **out);
+
+static inline const char *sampler__name(const struct sampler *s)
+{
+	return s->ops->name;
+}
 
 /* The default idle-wait syscalls (tract(8), ACTIVE THREADS). */
 extern const char *const default_idle_syscalls;

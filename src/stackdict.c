@@ -185,6 +185,20 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 	return s;
 }
 
+const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded)
+{
+	int added;
+	/* the text's own hash, kept apart from the kernel side's hashes of addresses */
+	struct kstack *s = new_stack(sd, hash_bytes(folded, strlen(folded), 0x9e3779b97f4a7c15ull), &added);
+
+	if (added) {
+		s->kind = kind;
+		s->frames = xstrdup(folded);
+		finish_stack(s);
+	}
+	return s;
+}
+
 void stackdict__end_pass(struct stackdict *sd)
 {
 	if (sd->us)

@@ -30,6 +30,8 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 /* Record a raw user stack of process tgid, symbolized now: the process may exit soon. */
 const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
 					 const uint64_t *ip, size_t nr);
+/* A stack already symbolized elsewhere ("outer;...;inner"), as /proc gives it. */
+const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded);
 /* Once per pass: lets the user symbolizer forget processes gone quiet. */
 void stackdict__end_pass(struct stackdict *sd);
 /* The stack seen before under this hash, or NULL. */

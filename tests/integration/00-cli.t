@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 17
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -31,12 +31,19 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	bin=$(mktemp -d /tmp/tract-nobody.XXXXXX)
 	chmod 755 "$bin"
 	cp "$TRACT" "$bin/tract"
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/tract" record -d 1 2>&1)
-	rc=$?
-	rm -rf "$bin"
-	ok "record as a normal user exits 2 saying root is needed" sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q 'needs root'"
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/tract" "$@"; }
 else
-	ok "record as a normal user exits 2 saying root is needed" sh -c "'$TRACT' record -d 1 2>&1 | grep -q 'needs root'"
+	as_nobody() { "$TRACT" "$@"; }
 fi
+out=$(as_nobody record --source bpf -d 1 2>&1)
+rc=$?
+ok "record --source bpf as a normal user exits 2 saying root is needed" \
+	sh -c "[ $rc -eq 2 ] && printf '%s' '$out' | grep -q 'needs root'"
+out=$(as_nobody record -d 1.5 2>&1)
+rc=$?
+ok "record as a normal user falls back to /proc, says so once, and prints passes" sh -c \
+	"[ $rc -eq 0 ] && [ \$(printf '%s\n' '$out' | grep -c 'using the /proc source') -eq 1 ] &&
+	 printf '%s\n' '$out' | grep -q 'active of'"
+[ -n "${bin:-}" ] && rm -rf "$bin"
 ok "schema documents every samples column" sh -c "'$TRACT' schema | grep -q 'CREATE VIEW samples'"
 done_testing

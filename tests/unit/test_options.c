@@ -143,6 +143,9 @@ static void record_options_are_applied(void **state)
 	assert_int_equal(parse(&o, "record -o /x --keep 7d --max-size 2G"), 0);
 	assert_int_equal(o.keep_us, 7 * 86400000000ull);
 	assert_int_equal(o.max_bytes, 2ull << 30);
+	assert_int_equal(o.source, SOURCE_AUTO);
+	assert_int_equal(parse(&o, "record --source proc"), 0);
+	assert_int_equal(o.source, SOURCE_PROC);
 }
 
 static void format_alone_uses_the_data_directory(void **state)
@@ -166,7 +169,7 @@ static void record_rejects_bad_input(void **state)
 		"record -F 0", "record -F abc", "record -F 5000", "record -d -1", "record -d",
 		"record --format json", "record -p x", "record --idle-syscalls nosuchcall",
 		"record --bogus", "record stray", "record --idle-grace -5", "record --keep 10m",
-		"record --keep 5", "record --max-size 10K", "record --max-size lots", NULL,
+		"record --keep 5", "record --max-size 10K", "record --max-size lots", "record --source ebpf", NULL,
 	};
 
 	(void)state;

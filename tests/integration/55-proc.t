@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The /proc source: the same schema, filled with what /proc gives, and on the
+# same workload a state mix that agrees with the BPF source's.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+plan 8
+
+start_workload --only spin,fsync,futex,pingpong,client,hog --hogs 2 || exit 1
+"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/bpf" 2> /dev/null
+"$TRACT" record --source proc -F 10 -d 3 -p "$WL_PID" -o "$WORK/proc" 2> "$WORK/proc.err"
+ok "record --source proc exits 0" test $? -eq 0
+stop_workload
+bpf=$(ls "$WORK"/bpf/*.db)
+proc=$(ls "$WORK"/proc/*.db)
+ok "the store says which source wrote it" test "$(q "$proc" "select value from meta where key='source'")" = proc
+ok "syscalls and their files are there: the client waits in recvfrom on its socket" \
+	test "$(q "$proc" "select count(*) from samples where comm='client' and syscall='recvfrom' and file like 'tcp %'")" -gt 20
+ok "kernel stacks are there: the futex threads wait in futex code" \
+	test "$(q "$proc" "select count(*) from samples s join stacks k on k.id = s.kstack_id where s.comm like 'futex%' and k.frames like '%futex%'")" -gt 0
+ok "what /proc cannot give is NULL, not made up" \
+	test "$(q "$proc" "select count(*) from samples where sc_us is not null or state_us is not null or waker is not null or state='RUNQ'")" -eq 0
+
+# the share of samples on a CPU (RUN or RUNQ), asleep, and in DISK, per source
+mix() {
+	q "$1" "select round(sum(state in ('RUN','RUNQ')) * 1.0 / count(*), 2) || ' ' ||
+		       round(sum(state = 'SLEEP') * 1.0 / count(*), 2) || ' ' ||
+		       round(sum(state = 'DISK') * 1.0 / count(*), 2) from samples"
+}
+b=$(mix "$bpf")
+p=$(mix "$proc")
+# stated tolerance: each share within 0.15 of the other source's
+agree() {
+	awk -v b="$b" -v p="$p" -v i="$1" 'BEGIN { split(b, x, " "); split(p, y, " "); d = x[i] - y[i];
+		if (d < 0) d = -d; if (d <= 0.15) exit 0; print "bpf " x[i] " proc " y[i]; exit 1 }'
+}
+ok "on-CPU share agrees within 0.15 (bpf/proc: $b / $p)" agree 1
+ok "asleep share agrees within 0.15" agree 2
+ok "DISK share agrees within 0.15" agree 3
+done_testing
