@@ -12,10 +12,11 @@ fail=0
 passed=0
 failed=0
 
-# the newest build of each kernel series Debian 12 ships
+# the newest build of each kernel series Debian 12 ships: its own 6.1, and
+# the 6.12 backport ("6.12.111+deb12") where the archive has it
 kernel_packages() {
-	for series in 6.1; do
-		apt-cache search --names-only "^linux-image-${series}[.0-9]*-[0-9]+-amd64-unsigned\$" |
+	for series in '6\.1' '6\.12'; do
+		apt-cache search --names-only "^linux-image-${series}(\.[0-9]+)*(-[0-9]+|\+deb12)-amd64-unsigned\$" |
 			awk '{ print $1 }' | sort -V | tail -n 1
 	done
 }
@@ -33,7 +34,7 @@ command -v qemu-system-x86_64 > /dev/null || {
 }
 packages=$(kernel_packages)
 if [ -z "$packages" ]; then
-	echo "test-kernels: no Debian 6.1 kernel package in the archive; nothing to boot"
+	echo "test-kernels: no Debian 6.1 or 6.12 kernel package in the archive; nothing to boot"
 	exit 0
 fi
 

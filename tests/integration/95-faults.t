@@ -5,7 +5,7 @@
 # and damaged store files.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 20
+plan 21
 
 # ---- least privilege -------------------------------------------------------
 start_workload --only spin,pingpong || exit 1
@@ -31,10 +31,19 @@ chmod o+x "$WORK"
 ok "so a member of the group reads it without root" \
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACT" query -D "$WORK/shared" --from -1h --to now
 
-# ---- kill -9 while writing ---------------------------------------------------
+# ---- kill -9 while writing, with a reader beside the writer --------------------
 "$TRACT" record -F 100 --all -o "$WORK/killed" 2> /dev/null &
 rec=$!
-sleep 2
+sleep 0.5
+torn=0
+for _ in 1 2 3 4 5 6 7 8; do
+	db=$(ls "$WORK"/killed/*.db 2> /dev/null | tail -n 1)
+	[ -n "$db" ] || continue
+	n=$(sqlite3 "file:$db?mode=ro" "select count(*) from passes p where emitted != (select count(*) from sample_facts f where f.pass = p.id)" 2> /dev/null || echo 0)
+	torn=$((torn + n))
+	sleep 0.15
+done
+ok "a reader beside the writer never sees half a pass" test "$torn" -eq 0
 kill -9 $rec
 wait $rec 2> /dev/null
 db=$(ls "$WORK"/killed/*.db | tail -n 1)
