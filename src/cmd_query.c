@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,17 +73,20 @@ static const struct option query_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
+#define usage_error(...) tract_usage_error("query", __VA_ARGS__)
 
-	fputs("tract: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'tract query --help' for more information.\n", stderr);
-	return -EINVAL;
+int query_parse_range(const char *cmd, const char *from, const char *to, struct query_opts *o)
+{
+	static const char forms[] = "expected -15m, 2h, 2026-11-30 13:05, 13:05, @EPOCH or now";
+
+	o->now_us = realtime_us();
+	if (from && timespec_parse(from, o->now_us, &o->from_us))
+		return tract_usage_error(cmd, "invalid time '%s' for --from: %s", from, forms);
+	if (to && timespec_parse(to, o->now_us, &o->to_us))
+		return tract_usage_error(cmd, "invalid time '%s' for --to: %s", to, forms);
+	o->has_from = from != NULL;
+	o->has_to = to != NULL;
+	return 0;
 }
 
 int query_parse_args(int argc, char **argv, struct query_opts *o)
@@ -162,16 +164,7 @@ int query_parse_args(int argc, char **argv, struct query_opts *o)
 		return usage_error("%s", "--sql takes the whole query: no -g, -w or --hist with it");
 	if (o->render.top == (size_t)-1)
 		o->render.top = o->render.format == RENDER_TABLE && !o->hist ? 30 : 0;
-	o->now_us = realtime_us();
-	if (from && timespec_parse(from, o->now_us, &o->from_us))
-		return usage_error("invalid time '%s' for --from: expected -15m, 2h, 2026-11-30 13:05, "
-				   "13:05, @EPOCH or now", from);
-	if (to && timespec_parse(to, o->now_us, &o->to_us))
-		return usage_error("invalid time '%s' for --to: expected -15m, 2h, 2026-11-30 13:05, "
-				   "13:05, @EPOCH or now", to);
-	o->has_from = from != NULL;
-	o->has_to = to != NULL;
-	return 0;
+	return query_parse_range("query", from, to, o);
 }
 
 /* The range the options leave open: up to the newest sample, an hour long. */

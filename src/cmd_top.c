@@ -9,7 +9,6 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,18 +77,7 @@ struct top_opts {
 	uint64_t span_us, interval_ns, iterations;
 };
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tract: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'tract top --help' for more information.\n", stderr);
-	return -EINVAL;
-}
+#define usage_error(...) tract_usage_error("top", __VA_ARGS__)
 
 static int top_parse_args(int argc, char **argv, struct top_opts *o)
 {
@@ -162,13 +150,8 @@ static int top_parse_args(int argc, char **argv, struct top_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	o->q.now_us = realtime_us();
-	if (from && timespec_parse(from, o->q.now_us, &o->q.from_us))
-		return usage_error("invalid time '%s' for --from", from);
-	if (to && timespec_parse(to, o->q.now_us, &o->q.to_us))
-		return usage_error("invalid time '%s' for --to", to);
-	o->q.has_from = from != NULL;
-	o->q.has_to = to != NULL;
+	if (query_parse_range("top", from, to, &o->q))
+		return -EINVAL;
 	if (o->live && (o->dir_given || from || to))
 		return usage_error("%s", "--live records its own store: no --dir, --from or --to with it");
 	if (!o->live && !o->dir_given && !from && !to && geteuid() == 0)
@@ -284,22 +267,12 @@ static void sleep_ns(uint64_t ns)
 
 static void print_timeline(const struct top *t, int utf8)
 {
-	static const char *const levels[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-	static const char ascii[] = " .:-=+*#%@";
-	double max = 0;
+	double max = top__timeline_max(t);
+	char glyph[8];
 
-	for (size_t i = 0; i < t->ntimeline; i++)
-		if (t->timeline[i] > max)
-			max = t->timeline[i];
 	fputs("timeline |", stdout);
-	for (size_t i = 0; i < t->ntimeline; i++) {
-		int level = max > 0 ? (int)(t->timeline[i] / max * 8 + 0.5) : 0;
-
-		if (utf8)
-			fputs(levels[level], stdout);
-		else
-			putchar(ascii[level]);
-	}
+	for (size_t i = 0; i < t->ntimeline; i++)
+		fputs(top__spark(t->timeline[i], max, utf8, glyph), stdout);
 	printf("| max %.2f\n", max);
 }
 

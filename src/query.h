@@ -22,6 +22,8 @@ struct query_opts {
 
 /* 0, 1 when --help was shown, or -EINVAL after a message. */
 int query_parse_args(int argc, char **argv, struct query_opts *o);
+/* --from and --to of "tract CMD" into o; 0 or -EINVAL after a message. */
+int query_parse_range(const char *cmd, const char *from, const char *to, struct query_opts *o);
 /* Fills the open ends of the range from the store; 0 or -EINVAL after a message. */
 int query_resolve_range(const struct storeset *set, struct query_opts *o);
 /* Whether the terminal takes UTF-8 (for bars of block characters). */

@@ -328,3 +328,26 @@ void top__pan(struct top *t, double fraction)
 		end = (double)t->span_us;
 	t->end_us = (uint64_t)end;
 }
+
+double top__timeline_max(const struct top *t)
+{
+	double max = 0;
+
+	for (size_t i = 0; i < t->ntimeline; i++)
+		if (t->timeline[i] > max)
+			max = t->timeline[i];
+	return max;
+}
+
+const char *top__spark(double v, double max, int utf8, char glyph[8])
+{
+	static const char *const levels[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char ascii[] = " .:-=+*#%@";
+	int level = max > 0 ? (int)(v / max * 8 + 0.5) : 0;
+
+	if (utf8)
+		return levels[level];
+	glyph[0] = ascii[level];
+	glyph[1] = '\0';
+	return glyph;
+}

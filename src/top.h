@@ -53,6 +53,9 @@ int top__set_filter(struct top *t, const char *filter);
 void top__zoom(struct top *t, double factor);
 /* Pan by a fraction of the span (negative: back in time); following stops. */
 void top__pan(struct top *t, double fraction);
+/* The timeline's highest bucket, and one bucket's glyph (a block, or ASCII). */
+double top__timeline_max(const struct top *t);
+const char *top__spark(double v, double max, int utf8, char glyph[8]);
 /* The filter that selects the selected row, in the filter language; malloc'd. */
 char *top__row_filter(const struct top *t);
 

@@ -121,23 +121,13 @@ static void put_clipped(int y, int x, const char *s, int width)
 
 static void sparkline(const struct top *t, int y, int x, int width, int utf8)
 {
-	static const char *const levels[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-	static const char ascii[] = " .:-=+*#%@";
-	double max = 0;
+	double max = top__timeline_max(t);
+	char glyph[8];
 
-	for (size_t i = 0; i < t->ntimeline; i++)
-		if (t->timeline[i] > max)
-			max = t->timeline[i];
 	attron(COLOR_PAIR(PAIR_SPARK));
 	move(y, x);
-	for (int i = 0; i < width && (size_t)i < t->ntimeline; i++) {
-		int level = max > 0 ? (int)(t->timeline[i] / max * 8 + 0.5) : 0;
-
-		if (utf8)
-			addstr(levels[level]);
-		else
-			addch((chtype)ascii[level]);
-	}
+	for (int i = 0; i < width && (size_t)i < t->ntimeline; i++)
+		addstr(top__spark(t->timeline[i], max, utf8, glyph));
 	attroff(COLOR_PAIR(PAIR_SPARK));
 	mvprintw(y, x + width + 1, "max %.1f", max);
 }

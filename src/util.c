@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +88,16 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return h;
+}
+
+int tract_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tract: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tract %s --help' for more information.\n", cmd);
+	return -EINVAL;
 }

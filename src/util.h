@@ -19,6 +19,8 @@ void tract_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int tract_verbose;
 void tract_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A bad option of "tract CMD": the message, a hint, and -EINVAL. */
+int tract_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
