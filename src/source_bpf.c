@@ -41,14 +41,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* tract needs bpf_task_pt_regs() and sleepable task iterators: 5.15 */
-static int kernel_too_old(const char *release)
+/* Whether the running kernel is older than major.minor (unknown: no). */
+static int kernel_before(int want_major, int want_minor)
 {
+	struct utsname u;
 	int major = 0, minor = 0;
 
-	if (sscanf(release, "%d.%d", &major, &minor) != 2)
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
-	return major < 5 || (major == 5 && minor < 15);
+	return major < want_major || (major == want_major && minor < want_minor);
 }
 
 /* One line saying what is missing and what to do, as tract(8) promises. */
@@ -64,7 +65,8 @@ static int check_environment(void)
 		tract_err("this kernel has no BTF (/sys/kernel/btf/vmlinux); use a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOTSUP;
 	}
-	if (!uname(&u) && kernel_too_old(u.release)) {
+	/* tract needs bpf_task_pt_regs() and sleepable task iterators */
+	if (kernel_before(5, 15) && !uname(&u)) {
 		tract_err("kernel %s is too old; tract needs Linux 5.15 or newer", u.release);
 		return -ENOTSUP;
 	}
@@ -392,6 +394,17 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->all_threads = cfg->all_threads;
 	ro->take_kstacks = cfg->kstacks;
 	ro->take_ustacks = cfg->ustacks;
+	/*
+	 * bpf_copy_from_user_task() came in 5.18; with the flag constant the
+	 * verifier never reaches the call, so the sampler still loads.
+	 */
+	if (cfg->ustacks && kernel_before(5, 18)) {
+		static int said;
+
+		ro->take_ustacks = 0;
+		if (!said++)
+			tract_warn("user stacks need Linux 5.18 or newer; recording without them");
+	}
 	ro->idle_grace_ns = cfg->idle_grace_ns;
 	ro->nr_pids = cfg->nr_pids;
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
