@@ -100,9 +100,7 @@ static const struct option record_options[] = {
 
 static int bad_value(const char *opt, const char *value, const char *expected)
 {
-	tract_err("invalid value '%s' for %s: expected %s", value, opt, expected);
-	fprintf(stderr, "Try 'tract record --help' for more information.\n");
-	return -EINVAL;
+	return tract_usage_error("record", "invalid value '%s' for %s: expected %s", value, opt, expected);
 }
 
 /* 0, 1 when --help was shown, or -EINVAL after a message. */
@@ -202,20 +200,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			fputs(record_usage, stdout);
 			return 1;
 		case ':':
-			tract_err("option '%s' needs a value", argv[optind - 1]);
-			fprintf(stderr, "Try 'tract record --help' for more information.\n");
-			return -EINVAL;
+			return tract_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			tract_err("unknown option '%s'", argv[optind - 1]);
-			fprintf(stderr, "Try 'tract record --help' for more information.\n");
-			return -EINVAL;
+			return tract_usage_error("record", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		tract_err("unexpected argument '%s'", argv[optind]);
-		fprintf(stderr, "Try 'tract record --help' for more information.\n");
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return tract_usage_error("record", "unexpected argument '%s'", argv[optind]);
 	if (idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, idle_list != default_idle_syscalls, &bad))
 		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
 	fd_syscalls_bitmap(o->sampler.fd_syscalls, IDLE_SYSCALLS_MAX);

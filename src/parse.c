@@ -23,17 +23,23 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* A plain decimal number ("10", "0.5", no sign, no exponent games) within [min, max]. */
+/* A plain number at the start of s ("10", "0.5": no sign, no spaces); *end after it. */
+static int leading_number(const char *s, double *v, char **end)
+{
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, end);
+	return errno || !isfinite(*v) ? -EINVAL : 0;
+}
+
+/* A plain decimal number within [min, max], and nothing after it. */
 static int parse_decimal(const char *s, double min, double max, double *out)
 {
 	char *end;
 	double v;
 
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < min || v > max)
+	if (leading_number(s, &v, &end) || *end || v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -85,18 +91,14 @@ int parse_pid_list(const char *s, uint32_t *pids, size_t max, size_t *nr)
 	return 0;
 }
 
-/* A number with a unit from units[] (suffix -> multiplier); none: default_unit. */
+/* A number with one of n suffixes, scaled by its multiplier, within [1, max]. */
 static int parse_scaled(const char *s, const char *const *suffixes, const double *mult, size_t n,
 			double max, uint64_t *out)
 {
 	char *end;
 	double v;
 
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || !isfinite(v) || v <= 0)
+	if (leading_number(s, &v, &end) || v <= 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(end, suffixes[i]))

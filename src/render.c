@@ -87,19 +87,30 @@ static void put_padded(FILE *f, const char *s, size_t width)
 		fputc(' ', f);
 }
 
-static void put_bar(FILE *f, double share, int utf8)
+char *render_bar(char *buf, size_t cap, double share, int width, int utf8)
 {
 	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
-	int units = (int)(share * BAR_WIDTH * 8 + 0.5), used = 0;
+	int units = (int)(share * width * 8 + 0.5), used = 0;
+	size_t len = 0;
 
-	for (; units >= 8 && used < BAR_WIDTH; units -= 8, used++)
-		fputs(utf8 ? "█" : "#", f);
-	if (units > 0 && used < BAR_WIDTH && utf8) {
-		fputs(eighths[units], f);
+	/* a block is 3 bytes of UTF-8; cap must hold width of them */
+	for (; units >= 8 && used < width && len + 4 < cap; units -= 8, used++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s", utf8 ? "█" : "#");
+	if (units > 0 && used < width && utf8 && len + 4 < cap) {
+		len += (size_t)snprintf(buf + len, cap - len, "%s", eighths[units]);
 		used++;
 	}
-	for (; used < BAR_WIDTH; used++)
-		fputc(' ', f);
+	for (; used < width && len + 1 < cap; used++)
+		buf[len++] = ' ';
+	buf[len] = '\0';
+	return buf;
+}
+
+static void put_bar(FILE *f, double share, int utf8)
+{
+	char bar[4 * BAR_WIDTH + 1];
+
+	fputs(render_bar(bar, sizeof(bar), share, BAR_WIDTH, utf8), f);
 }
 
 static size_t shown(const struct agg_result *r, const struct render_opts *o)

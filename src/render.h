@@ -30,6 +30,8 @@ void render_groups(FILE *f, const struct agg_result *r, const struct render_opts
  * last.  One histogram per value of the other columns, with p50/p95/p99.
  */
 void render_hists(FILE *f, const struct agg_result *r, const struct render_opts *o);
+/* A bar of width columns for share in [0, 1], eighths of a block wide in UTF-8; returns buf. */
+char *render_bar(char *buf, size_t cap, double share, int width, int utf8);
 /* A value as text for a table cell: NULL as "-", control bytes as '?'. */
 size_t render_cell(const struct agg_value *v, char *buf, size_t cap);
 

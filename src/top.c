@@ -222,8 +222,7 @@ char *top__row_filter(const struct top *t)
 	return buf;
 }
 
-/* "(a) and b", or b alone */
-static char *and_filters(const char *a, const char *b)
+char *top__and_filters(const char *a, const char *b)
 {
 	size_t len;
 	char *out;
@@ -251,7 +250,7 @@ int top__drill(struct top *t)
 	t->depth++;
 	t->levels[t->depth] = (struct top_level){
 		.group = xstrdup(l->group),
-		.filter = and_filters(l->filter, terms),
+		.filter = top__and_filters(l->filter, terms),
 	};
 	free(terms);
 	return 0;

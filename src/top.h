@@ -56,6 +56,8 @@ void top__pan(struct top *t, double fraction);
 /* The timeline's highest bucket, and one bucket's glyph (a block, or ASCII). */
 double top__timeline_max(const struct top *t);
 const char *top__spark(double v, double max, int utf8, char glyph[8]);
+/* "(a) and b", or b alone when a is NULL or empty; malloc'd. */
+char *top__and_filters(const char *a, const char *b);
 /* The filter that selects the selected row, in the filter language; malloc'd. */
 char *top__row_filter(const struct top *t);
 

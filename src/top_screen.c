@@ -164,19 +164,11 @@ static void header(const struct top *t, int utf8)
 
 static void bar(double share, int utf8)
 {
-	int units = (int)(share * BAR_COLS * 8 + 0.5), used = 0;
-	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	char buf[4 * BAR_COLS + 1];
 
 	attron(COLOR_PAIR(PAIR_BAR));
-	for (; units >= 8 && used < BAR_COLS; units -= 8, used++)
-		addstr(utf8 ? "█" : "#");
-	if (units > 0 && used < BAR_COLS && utf8) {
-		addstr(eighths[units]);
-		used++;
-	}
+	addstr(render_bar(buf, sizeof(buf), share, BAR_COLS, utf8));
 	attroff(COLOR_PAIR(PAIR_BAR));
-	for (; used < BAR_COLS; used++)
-		addch(' ');
 }
 
 /* Rows from y0 to the line above the key help, scrolled to show the selection. */
@@ -348,13 +340,7 @@ static void peek(struct top *t)
 
 	if (!terms)
 		return;
-	filter = top__level(t)->filter ? NULL : xstrdup(terms);
-	if (!filter) {
-		size_t len = strlen(top__level(t)->filter) + strlen(terms) + 16;
-
-		filter = xcalloc(1, len);
-		snprintf(filter, len, "(%s) and %s", top__level(t)->filter, terms);
-	}
+	filter = top__and_filters(top__level(t)->filter, terms);
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
 		struct agg_query q = { .cat = t->q.cat, .group = kinds[k], .filter = filter,
 				       .from_us = t->end_us - t->span_us, .to_us = t->end_us };
