@@ -125,20 +125,22 @@ static int64_t user_version(sqlite3 *db)
 }
 
 /*
- * Read-only, and where the directory is not writable (a reader who is not
- * the recorder) and no recorder keeps the WAL index, "immutable": SQLite
- * then reads the file as it is, which is whole, since every pass is a
- * committed transaction.
+ * Read-only first.  After a crash of the recorder, the WAL must be
+ * recovered before anyone reads it, which a read-only connection cannot do:
+ * a reader who may write the file then opens it read-write, which recovers
+ * and writes nothing else.  Last, for a reader who may not write (or where no
+ * recorder keeps the WAL index), "immutable": SQLite reads the main file as
+ * it is, whole since every pass is a transaction, without what the WAL holds.
  */
 int store_open_readonly(const char *path, sqlite3 **db)
 {
-	static const char *const modes[] = { "mode=ro", "mode=ro&immutable=1" };
+	static const char *const modes[] = { "mode=ro", "mode=rw", "mode=ro&immutable=1" };
 	int64_t version = -1;
 
 	*db = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(modes) && version < 0; i++) {
 		char *uri = store_file_uri(path, modes[i]);
-		int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+		int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL);
 
 		free(uri);
 		if (rc == SQLITE_OK) {
