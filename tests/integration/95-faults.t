@@ -34,11 +34,15 @@ ok "so a member of the group reads it without root" \
 # ---- kill -9 while writing, with a reader beside the writer --------------------
 "$TRACT" record -F 100 --all -o "$WORK/killed" 2> /dev/null &
 rec=$!
-sleep 0.5
+# until the store has passes: loading the programs takes a while on a busy machine
+for _ in $(seq 100); do
+	db=$(ls "$WORK"/killed/*.db 2> /dev/null | tail -n 1)
+	[ -n "$db" ] && [ "$(sqlite3 "file:$db?mode=ro" "select count(*) from passes" 2> /dev/null || echo 0)" -gt 0 ] && break
+	sleep 0.1
+done
 torn=0
 for _ in 1 2 3 4 5 6 7 8; do
 	db=$(ls "$WORK"/killed/*.db 2> /dev/null | tail -n 1)
-	[ -n "$db" ] || continue
 	n=$(sqlite3 "file:$db?mode=ro" "select count(*) from passes p where emitted != (select count(*) from sample_facts f where f.pass = p.id)" 2> /dev/null || echo 0)
 	torn=$((torn + n))
 	sleep 0.15
