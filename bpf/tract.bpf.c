@@ -336,6 +336,99 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
 	s->flags |= TRACT_SF_STATE_TIME;
 }
 
+/*
+ * A pass is a snapshot of one moment: when the sampler's timer woke it.
+ *
+ * The sampler must run on a CPU to take a pass, and on a busy host it takes
+ * that CPU from someone: the thread it preempted, or the one it waited
+ * behind, would read as queued in every pass, half of the time on CPU of a
+ * two-CPU host.  And while it waits for its CPU and then visits threads one
+ * after another, the other CPUs go on switching: what they run by then is
+ * often what the sampler's wait displaced there.  So the snapshot is of the
+ * moment the sampler woke, which does not depend on the workload, where the
+ * moments the sampler gets its CPU and visits a thread often do.  The
+ * kernel keeps when each thread last got a CPU (sched_info.last_arrival),
+ * was queued (last_queued) and left one (se.exec_start); a thread's state
+ * then follows from them, unless it has switched twice since, and then it
+ * is shown as found.  Whether another thread of the same CPU was running
+ * then is for user space to weigh (src/observer.c): the flags say what each
+ * thread's own times tell.  User space passes the sampler's sched_info as
+ * it went to sleep, from which its wakeup follows.
+ */
+__u64 rest_run_delay, rest_pcount;	/* the sampler's sched_info as it went to sleep */
+__u64 pass_start;			/* when it woke for this pass */
+__u64 pass_arrival;			/* when it then got its CPU */
+__u32 observer_cpu;
+
+/*
+ * At the first task of a pass: the sampler's wakeup is its arrival less
+ * that arrival's wait.  A wakeup that preempts at once skips the clock
+ * update of the switch (rq_clock_skip_update()), so the two are often equal.
+ */
+static __always_inline void note_pass_start(struct task_struct *me)
+{
+	__u64 delay = me->sched_info.run_delay, arrival = me->sched_info.last_arrival;
+
+	observer_cpu = me->thread_info.cpu;
+	pass_arrival = arrival;
+	pass_start = arrival;
+	if (rest_pcount && me->sched_info.pcount == rest_pcount + 1 && delay >= rest_run_delay &&
+	    arrival >= delay - rest_run_delay)
+		pass_start = arrival - (delay - rest_run_delay);
+}
+
+/* When the thread was last switched out, in the run queue's clock (see read_state_time). */
+static __always_inline __u64 switched_out(struct task_struct *task)
+{
+	struct rq *rq = task->se.cfs_rq->rq;
+
+	return task->se.exec_start ? task->se.exec_start + (rq->clock - rq->clock_task) : 0;
+}
+
+/*
+ * Whether a thread that got its CPU after the pass began was asleep then:
+ * that switch-in ended its latest wakeup, and the wakeup came later.
+ */
+static __always_inline bool woken_after(struct task_struct *task, __u64 start)
+{
+	struct tract_waker *w = waker_of(task->pid);
+	__u64 waited;
+
+	if (!w || w->tag != owner_tag(task) || (__u32)task->sched_info.pcount - w->pcount != 1)
+		return false;
+	waited = task->sched_info.run_delay - w->run_delay;
+	return task->sched_info.last_arrival - waited > start;
+}
+
+static __always_inline void as_at_pass_start(struct task_struct *task, struct tract_sample *s)
+{
+	__u64 start = pass_start, arrived = task->sched_info.last_arrival, queued;
+
+	if (!start || !arrived)
+		return;
+	if (s->state == TRACT_STATE_RUN) {
+		if (arrived <= start)
+			return;
+		/* it got this CPU since: unless what had it then is known, it stays RUN */
+		s->flags |= TRACT_SF_ARRIVED_SINCE;
+		s->start_state = woken_after(task, start) ? TRACT_STATE_SLEEP : TRACT_STATE_RUNQ;
+		return;
+	}
+	if (arrived > start || s->state == TRACT_STATE_ZOMBIE)
+		return;
+	queued = task->sched_info.last_queued;
+	if (switched_out(task) >= start) {
+		/* on its CPU then, and preempted or asleep since */
+		s->flags |= TRACT_SF_RAN_AT_START;
+		if (queued == pass_arrival && task->thread_info.cpu == observer_cpu)
+			s->flags |= TRACT_SF_PREEMPTED;
+	} else if (s->state == TRACT_STATE_RUNQ && queued > start) {
+		/* asleep then, and woken since: shown in the wait it was woken from */
+		s->state = BPF_CORE_READ_BITFIELD(task, in_iowait) ? TRACT_STATE_DISK : TRACT_STATE_SLEEP;
+		s->flags |= TRACT_SF_WOKEN_SINCE;
+	}
+}
+
 /* What the tracepoints recorded: the syscall's entry and the last wakeup. */
 static __always_inline void read_tracked(struct task_struct *task, struct tract_slot *slot, __u32 tag,
 					 struct tract_sample *s, __u64 now)
@@ -425,12 +518,14 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct tract_sample s = {};
 	__u64 fresh_switches = 0;
 	struct tract_slot *slot;
+	bool on_cpu;
 	__u32 tag;
 
 	if (!task)
 		return 0;
 	if (ctx->meta->seq_num == 0) {
 		pass_now = rq_clock_of(bpf_get_current_task_btf());
+		note_pass_start(bpf_get_current_task_btf());
 		/* objects of the previous pass may be gone and their addresses reused */
 		__builtin_memset(&seen, 0, sizeof(seen));
 	}
@@ -442,17 +537,27 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.kind = TRACT_REC_SAMPLE;
 	s.tid = task->pid;
 	s.state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
+	on_cpu = s.state == TRACT_STATE_RUN;
+	as_at_pass_start(task, &s);
 	if (task->flags & PF_KTHREAD)
 		s.flags |= TRACT_SF_KTHREAD;
 	/* the cheap verdicts first: most threads of a host are asleep */
 	if (!all_threads && (s.state == TRACT_STATE_IDLE || s.state == TRACT_STATE_ZOMBIE ||
-			     ((s.flags & TRACT_SF_KTHREAD) && s.state == TRACT_STATE_SLEEP)))
-		return 0;
+			     ((s.flags & TRACT_SF_KTHREAD) && s.state == TRACT_STATE_SLEEP))) {
+		if (!(s.flags & TRACT_SF_RAN_AT_START))
+			return 0;
+		s.flags |= TRACT_SF_ONLY_IF_RAN;
+	}
 	s.syscall_nr = -1;
 	read_syscall(task, &s);
 	read_state_time(task, &s, pass_now);
-	if (!is_active(&s))
-		return 0;
+	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass_now)
+		s.arrival_ns = pass_now - task->sched_info.last_arrival;
+	if (!is_active(&s)) {
+		if (!(s.flags & TRACT_SF_RAN_AT_START))
+			return 0;
+		s.flags |= TRACT_SF_ONLY_IF_RAN;
+	}
 
 	tag = owner_tag(task);
 	slot = slot_of(s.tid);
@@ -466,7 +571,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.run_count = task->sched_info.pcount;
 	read_fd_file(task, &s);
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
-	if (s.state != TRACT_STATE_RUN)
+	/* a stack is only still while the thread is off its CPU */
+	if (!on_cpu)
 		take_stacks(seq, task, slot, tag, &s, &fresh_switches);
 	/* an overflowing seq_file is not a loss: the kernel shows this task again */
 	if (bpf_seq_write(seq, &s, sizeof(s))) {

@@ -26,11 +26,38 @@ uint64_t thread_cpu_us(void)
 	return read_clock(CLOCK_THREAD_CPUTIME_ID, 1000);
 }
 
-uint64_t next_tick(uint64_t start, uint64_t interval, uint64_t now)
+uint64_t next_slot(uint64_t start, uint64_t interval, uint64_t slot, uint64_t now)
 {
-	if (now < start)
-		return start;
-	return start + ((now - start) / interval + 1) * interval;
+	uint64_t next = slot + interval;
+
+	if (now < next + interval)
+		return next;
+	return start + (now - start) / interval * interval;
+}
+
+uint64_t pass_time(uint64_t slot, uint64_t interval, uint64_t now, uint64_t random)
+{
+	uint64_t ahead_from = now > slot ? now - slot : 0;
+
+	if (ahead_from >= interval)
+		return now;
+	return slot + ahead_from + random % (interval - ahead_from);
+}
+
+uint64_t random_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t pass_weight(uint64_t elapsed, uint64_t interval)
+{
+	uint64_t max = interval * PASS_WEIGHT_MAX_INTERVALS;
+
+	return elapsed < max ? elapsed : max;
 }
 
 void format_hour(uint64_t ts_us, char *buf, size_t len)

@@ -14,11 +14,34 @@ uint64_t realtime_us(void);
 uint64_t thread_cpu_us(void);
 
 /*
- * The next tick of the schedule start + k * interval that is strictly after
- * now.  Ticks missed by a slow pass are skipped, never bunched up, so the
+ * The interval of the schedule start + k * interval after slot's: the next
+ * one, or the one holding now if the recorder fell behind by more than an
+ * interval.  Missed intervals are skipped, never bunched up, so the
  * schedule never drifts.
  */
-uint64_t next_tick(uint64_t start, uint64_t interval, uint64_t now);
+uint64_t next_slot(uint64_t start, uint64_t interval, uint64_t slot, uint64_t now);
+
+/*
+ * When the pass of the interval starting at slot runs: at a random point of
+ * the part of it still ahead of now.  One pass at a random point of each
+ * interval (stratified sampling) keeps the schedule, and does not see work
+ * that keeps time with the kernel's tick or with any other clock at one
+ * phase only: an interval that is a multiple of the tick would see it
+ * always at the same one.
+ */
+uint64_t pass_time(uint64_t slot, uint64_t interval, uint64_t now, uint64_t random);
+/* The next number of a small generator (splitmix64); *state is any seed. */
+uint64_t random_next(uint64_t *state);
+
+/*
+ * What a pass stands for when elapsed has passed since the previous one: all
+ * of it up to twice the interval (a late pass is jitter, and the next one,
+ * on schedule, stands for less), and no more beyond that, where the
+ * recorder was stopped or starved: one snapshot must not stand for seconds
+ * nobody looked at.  What is left over is unsampled time.
+ */
+#define PASS_WEIGHT_MAX_INTERVALS 2
+uint64_t pass_weight(uint64_t elapsed, uint64_t interval);
 
 /* "YYYYMMDD-HH" of the UTC hour holding ts_us, for hourly file names. */
 void format_hour(uint64_t ts_us, char *buf, size_t len);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 #include "clock.h"
 #include "blockdev.h"
 #include "cgroups.h"
@@ -269,15 +271,23 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		       struct record_totals *tot)
 {
 	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0;
-	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX;
+	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX, rng = start ^ (uint64_t)getpid();
 	struct pass spare = { 0 };
 	int err = 0;
 
-	for (uint64_t tick = start; !stop_requested && tick < end; tick = next_tick(start, interval, mono_ns())) {
+	/*
+	 * The pass runs at the moment drawn, not with whatever timer expires
+	 * within the default 50 us of slack after it.
+	 */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	for (uint64_t slot = start; !stop_requested && slot < end; slot = next_slot(start, interval, slot, mono_ns())) {
+		uint64_t t0, cpu0, elapsed, at = pass_time(slot, interval, mono_ns(), random_next(&rng));
 		struct pass *p;
-		uint64_t t0, cpu0;
 
-		sleep_until(tick);
+		if (at >= end)
+			break;
+		sampler__rest(sampler);
+		sleep_until(at);
 		if (stop_requested)
 			break;
 		/* with the queue full the pass is still taken, to keep weights and counters true */
@@ -290,8 +300,10 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		t0 = mono_ns();
 		cpu0 = thread_cpu_us();
 		p->ts_us = realtime_us();
-		/* a pass stands for the time since the previous one, however late it ran */
-		p->weight_us = (prev ? t0 - prev : interval) / 1000;
+		/* a pass stands for the time since the previous one, within reason */
+		elapsed = prev ? t0 - prev : interval;
+		p->weight_us = pass_weight(elapsed, interval) / 1000;
+		p->unsampled_us = elapsed / 1000 - p->weight_us;
 		prev = t0;
 		err = sampler__pass(sampler, p);
 		if (err)

@@ -9,12 +9,16 @@
 
 struct counters {
 	uint64_t delay, count;
+	/* the sample found it preempted by tract, when a pass cost pass_ns */
+	uint64_t pass_ns;
+	int preempted;
 };
 
 struct runq_history {
 	struct dict *tids;	/* tid -> index + 1 */
 	struct counters *last;
 	size_t nr, cap;
+	uint64_t pass_ns;
 };
 
 struct runq_history *runq_history__new(void)
@@ -44,8 +48,32 @@ int runq_delay_between(uint64_t delay0, uint64_t count0, uint64_t delay1, uint64
 	return 0;
 }
 
+void runq_history__pass_ns(struct runq_history *h, uint64_t ns)
+{
+	h->pass_ns = ns;
+}
+
+/*
+ * The counters as they would be without the preemption c recorded: the
+ * switch-in that ended it taken off, with its wait.  When that switch-in
+ * was the only one since, the wait is exactly the growth of the delay;
+ * after more, the pass's cost stands for it.
+ */
+static void leave_out_observer(struct counters *c, uint64_t run_delay_ns, uint64_t run_count)
+{
+	uint64_t tract;
+
+	if (!c->preempted || run_count <= c->count || run_delay_ns < c->delay)
+		return;
+	tract = run_delay_ns - c->delay;
+	if (run_count > c->count + 1 && tract > c->pass_ns)
+		tract = c->pass_ns;
+	c->delay += tract;
+	c->count++;
+}
+
 int runq_history__update(struct runq_history *h, uint32_t tid, uint64_t run_delay_ns,
-			 uint64_t run_count, uint64_t *delay_ns)
+			 uint64_t run_count, int preempted, uint64_t *delay_ns)
 {
 	struct counters *c;
 	uint32_t id;
@@ -64,8 +92,10 @@ int runq_history__update(struct runq_history *h, uint32_t tid, uint64_t run_dela
 		h->nr++;
 	} else {
 		c = &h->last[id - 1];
+		leave_out_observer(c, run_delay_ns, run_count);
 		rc = runq_delay_between(c->delay, c->count, run_delay_ns, run_count, delay_ns);
 	}
-	h->last[id - 1] = (struct counters){ run_delay_ns, run_count };
+	h->last[id - 1] = (struct counters){ .delay = run_delay_ns, .count = run_count, .pass_ns = h->pass_ns,
+					     .preempted = preempted };
 	return rc;
 }

@@ -34,6 +34,10 @@ struct sample {
 	uint32_t io_bytes;
 	uint64_t io_us, io_service_us;	/* since queued, since issued (0: not issued) */
 	uint64_t wake_us, wake_runq_us;	/* with TRACT_SF_WAKE_TIME: since the latest wakeup, its CPU wait */
+	/* sched_info counters, from which runq_us follows (runq.h) */
+	uint64_t run_delay_ns, run_count;
+	uint64_t arrival_ns;		/* since it last got a CPU; 0 if unknown */
+	int32_t start_state;		/* with TRACT_SF_ARRIVED_SINCE: its state when the pass began */
 };
 
 /*
@@ -75,6 +79,8 @@ struct pass {
 	uint64_t weight_us;		/* the real interval this pass stands for */
 	uint64_t visited;		/* threads the iterator looked at */
 	uint64_t dropped;		/* rows the source could not deliver */
+	uint64_t displaced;		/* rows reported RUN that tract's own thread had taken the CPU from */
+	uint64_t unsampled_us;		/* time before this pass that no pass stands for (the recorder was late) */
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */

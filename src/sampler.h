@@ -31,6 +31,8 @@ struct sampler_ops {
 	const char *name;
 	/* Fill pass->rows and the pass counters; negative errno on failure. */
 	int (*pass)(struct sampler *s, struct pass *pass);
+	/* Optional: the recorder goes to sleep until the next pass now. */
+	void (*rest)(struct sampler *s);
 	void (*free)(struct sampler *s);
 };
 
@@ -41,6 +43,12 @@ struct sampler {
 static inline int sampler__pass(struct sampler *s, struct pass *p)
 {
 	return s->ops->pass(s, p);
+}
+
+static inline void sampler__rest(struct sampler *s)
+{
+	if (s->ops->rest)
+		s->ops->rest(s);
 }
 
 static inline void sampler__free(struct sampler *s)

@@ -34,7 +34,7 @@ const char *const sample_columns[] = {
  * back into the documented columns.
  */
 const char tract_schema_sql[] =
-"-- tract store, schema version 3: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 4: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
@@ -48,7 +48,9 @@ const char tract_schema_sql[] =
 "  dropped     INTEGER NOT NULL,  -- rows the sampler could not deliver\n"
 "  duration_us INTEGER NOT NULL,  -- wall time of the pass\n"
 "  cpu_us      INTEGER NOT NULL,  -- CPU time the recorder spent on the pass\n"
-"  hist_lost   INTEGER NOT NULL   -- latency histogram counts lost to full kernel maps\n"
+"  hist_lost   INTEGER NOT NULL,  -- latency histogram counts lost to full kernel maps\n"
+"  displaced   INTEGER NOT NULL DEFAULT 0,  -- rows reported RUN: queued only because tract's own thread held their CPU\n"
+"  unsampled_us INTEGER NOT NULL DEFAULT 0  -- time before this pass that no pass stands for: the recorder ran late\n"
 ");\n"
 "CREATE TABLE threads (\n"
 "  id    INTEGER PRIMARY KEY,\n"

@@ -4,6 +4,7 @@
  * turns one read of the iterator into one pass.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "blockdev.h"
+#include "clock.h"
 #include "cgroups.h"
 #include "files.h"
+#include "observer.h"
 #include "procinfo.h"
 #include "runq.h"
 #include "sampler.h"
@@ -31,6 +34,7 @@ struct source_bpf {
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
+	int schedstat_fd;	/* the sampling thread's own sched_info, -1 if unreadable */
 };
 
 __attribute__((format(printf, 2, 0)))
@@ -116,10 +120,10 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->ustack = stackdict__get(sb->res.stacks, s->ustack_hash);
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
-	if (!runq_history__update(sb->res.runq, s->tid, s->run_delay_ns, s->run_count, &row->runq_us)) {
-		row->runq_us /= 1000;
-		row->has_runq = 1;
-	}
+	row->run_delay_ns = s->run_delay_ns;
+	row->run_count = s->run_count;
+	row->arrival_ns = s->arrival_ns;
+	row->start_state = s->start_state < TRACT_STATE__COUNT ? s->start_state : TRACT_STATE_RUNQ;
 	if (s->flags & TRACT_SF_IO) {
 		row->io_dev = blockdevs__name(sb->res.blockdevs, s->io_dev);
 		row->io_op = block_op_name(s->io_op);
@@ -199,6 +203,21 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 		}
 	}
 	return off;
+}
+
+/* After the observer's effect is taken out: what tract displaced waited for it. */
+static void take_runq_delays(struct source_bpf *sb, struct pass *p)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		struct sample *row = &p->rows[i];
+
+		if (!runq_history__update(sb->res.runq, row->tid, row->run_delay_ns, row->run_count,
+					  (row->flags & TRACT_SF_PREEMPTED) && (row->flags & TRACT_SF_DISPLACED),
+					  &row->runq_us)) {
+			row->runq_us /= 1000;
+			row->has_runq = 1;
+		}
+	}
 }
 
 /* Turns one drained map entry into a row of the pass. */
@@ -288,6 +307,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	struct source_bpf *sb = (struct source_bpf *)base;
 	struct tract_bpf__bss *bss = sb->skel->bss;
 	uint64_t visited0 = bss->threads_visited, lost0 = maps_full(bss);
+	uint64_t t0 = mono_ns();
 	size_t have = 0;
 	int fd, err = 0;
 
@@ -330,6 +350,8 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
+	p->displaced = observer__resolve(p);
+	take_runq_delays(sb, p);
 	p->hist_lost = maps_full(bss) - lost0;
 	if (!err) {
 		drain_map(sb, sb->skel->maps.io_hist, sizeof(__u64), take_io, p);
@@ -339,6 +361,8 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 			drain_map(sb, sb->skel->maps.wakeup_edges_map, sizeof(struct tract_wakeup_val),
 				  take_wakeup, p);
 	}
+	/* the sampler held its CPU this long: what a displaced thread waited for it */
+	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -347,10 +371,38 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	return err;
 }
 
+/*
+ * The sampler's sched_info as it goes to sleep: from it and its values at
+ * the next pass, the BPF side learns when the sampler woke (tract.bpf.c,
+ * "The observer effect").  /proc/thread-self/schedstat holds its time on a
+ * CPU, its run_delay and its pcount.
+ */
+static void bpf_rest(struct sampler *base)
+{
+	struct source_bpf *sb = (struct source_bpf *)base;
+	unsigned long long run, delay, count;
+	char buf[96];
+	ssize_t n;
+
+	sb->skel->bss->rest_pcount = 0;
+	if (sb->schedstat_fd < 0)
+		return;
+	n = pread(sb->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &run, &delay, &count) != 3)
+		return;
+	sb->skel->bss->rest_run_delay = delay;
+	sb->skel->bss->rest_pcount = count;
+}
+
 static void bpf_free(struct sampler *base)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 
+	if (sb->schedstat_fd >= 0)
+		close(sb->schedstat_fd);
 	tract_bpf__destroy(sb->skel);
 	free(sb->buf);
 	free(sb);
@@ -359,6 +411,7 @@ static void bpf_free(struct sampler *base)
 static const struct sampler_ops bpf_ops = {
 	.name = "bpf",
 	.pass = bpf_pass,
+	.rest = bpf_rest,
 	.free = bpf_free,
 };
 
@@ -475,6 +528,8 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->res = *res;
 	sb->syscall_latency = cfg->syscall_latency;
 	sb->wakeup_edges = cfg->wakeup_edges;
+	/* opened by the thread that samples: the recorder may run in a thread of its own */
+	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	sb->buf_cap = 1 << 20;
 	sb->buf = xcalloc(1, sb->buf_cap);
 	*out = &sb->base;

@@ -133,7 +133,7 @@ static void read_schedstat(struct source_proc *sp, const char *dir, struct sampl
 	snprintf(path, sizeof(path), "%s/schedstat", dir);
 	if (read_small(path, buf, sizeof(buf)) <= 0 || sscanf(buf, "%llu %llu %llu", &run, &wait, &count) != 3)
 		return;
-	if (!runq_history__update(sp->res.runq, s->tid, wait, count, &s->runq_us)) {
+	if (!runq_history__update(sp->res.runq, s->tid, wait, count, 0, &s->runq_us)) {
 		s->runq_us /= 1000;
 		s->has_runq = 1;
 	}

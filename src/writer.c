@@ -104,8 +104,9 @@ void writer__submit(struct writer *w, struct pass *p)
 	pthread_mutex_lock(&w->lock);
 	w->head = (w->head + 1) % w->depth;
 	w->queued++;
-	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
+	/* after unlocking: a writer woken under the lock would only block on it again */
+	pthread_cond_signal(&w->wake);
 }
 
 void writer__stop(struct writer *w, struct writer_stats *stats)

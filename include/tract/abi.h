@@ -54,6 +54,22 @@ enum tract_sample_flags {
 	TRACT_SF_FD = 1u << 5,		/* fd_ino is the inode of the file of sc_args[0] */
 	TRACT_SF_IO = 1u << 6,		/* io_* describe the block request the thread waits on */
 	TRACT_SF_WAKE_TIME = 1u << 7,	/* wake_ns and wake_runq_ns are valid */
+	/*
+	 * A pass shows the moment the sampler woke for it (tract.bpf.c, "A
+	 * pass is a snapshot"); these say how a thread has changed since.
+	 * RAN_AT_START: it was on a CPU then, and left it since.
+	 */
+	TRACT_SF_RAN_AT_START = 1u << 8,
+	/* ... and the sampler took the CPU from it: its next switch-in is tract's */
+	TRACT_SF_PREEMPTED = 1u << 9,
+	/* asleep then and woken since: state is the wait it was woken from */
+	TRACT_SF_WOKEN_SINCE = 1u << 10,
+	/* on a CPU now, but it got it since: start_state is what it was then */
+	TRACT_SF_ARRIVED_SINCE = 1u << 11,
+	/* not active as found: stored only if it is what had its CPU then */
+	TRACT_SF_ONLY_IF_RAN = 1u << 12,
+	/* set by user space: reported RUN for the moment of the pass, not found so (src/observer.c) */
+	TRACT_SF_DISPLACED = 1u << 13,
 };
 
 struct tract_sample {
@@ -63,8 +79,9 @@ struct tract_sample {
 	__u32 uid;
 	__u32 cpu;
 	__s32 syscall_nr;
-	__u8 state;		/* enum tract_state */
-	__u8 pad0[3];
+	__u8 state;		/* enum tract_state, as of the pass's start where it is known */
+	__u8 start_state;	/* with TRACT_SF_ARRIVED_SINCE: its state then, if another had its CPU */
+	__u8 pad0[2];
 	__u32 flags;		/* enum tract_sample_flags */
 	__u32 waker_tid;
 	__u32 pad1;
@@ -88,6 +105,8 @@ struct tract_sample {
 	__u64 wake_ns;		/* time since the latest wakeup */
 	__u64 wake_runq_ns;	/* its wait for a CPU: woken -> on CPU, or so far */
 	__u64 ustack_hash;	/* 0 when no user stack was taken */
+	__u64 arrival_ns;	/* since it last got a CPU (0: never) */
+	__u64 pad4;
 };
 
 /* Followed by nr_frames __u64 addresses, innermost first. */
@@ -151,7 +170,7 @@ _Static_assert(sizeof(struct tract_wakeup_key) == 8, "tract_wakeup_key layout ch
 _Static_assert(sizeof(struct tract_wakeup_val) == 40, "tract_wakeup_val layout changed");
 _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout changed");
 _Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
-_Static_assert(sizeof(struct tract_sample) == 240, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 256, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 _Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed");
 #endif

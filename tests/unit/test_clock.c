@@ -7,25 +7,57 @@
 #include <cmocka.h>
 #include "clock.h"
 
-static void next_tick_is_on_the_grid(void **state)
+static void slots_follow_one_another(void **state)
 {
 	(void)state;
-	/* on time: the next tick */
-	assert_int_equal(next_tick(1000, 100, 1000), 1100);
-	assert_int_equal(next_tick(1000, 100, 1050), 1100);
-	/* exactly on a tick: the one after it */
-	assert_int_equal(next_tick(1000, 100, 1100), 1200);
-	/* before the start: the start */
-	assert_int_equal(next_tick(1000, 100, 10), 1000);
+	/* on time or late within the next slot: the next one */
+	assert_int_equal(next_slot(1000, 100, 1000, 1050), 1100);
+	assert_int_equal(next_slot(1000, 100, 1000, 1150), 1100);
+	assert_int_equal(next_slot(1000, 100, 1100, 1100), 1200);
 }
 
-static void slow_passes_skip_ticks_without_drift(void **state)
+static void slow_passes_skip_slots_without_drift(void **state)
 {
 	(void)state;
-	/* a pass that overran 3.5 intervals lands on the grid, not 100 after now */
-	assert_int_equal(next_tick(1000, 100, 1350), 1400);
-	/* after a million ticks the grid is still exact */
-	assert_int_equal(next_tick(0, 10000000, 10000000ull * 1000000 + 5), 10000000ull * 1000001);
+	/* a pass that overran 3.5 intervals lands in the slot holding now, on the grid */
+	assert_int_equal(next_slot(1000, 100, 1000, 1350), 1300);
+	/* after a million slots the grid is still exact */
+	assert_int_equal(next_slot(0, 10000000, 0, 10000000ull * 1000000 + 5), 10000000ull * 1000000);
+}
+
+static void a_pass_runs_at_a_random_point_ahead(void **state)
+{
+	uint64_t rng = 42, lo = 2000, hi = 0;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t t = pass_time(1000, 100, 900, random_next(&rng));
+
+		assert_true(t >= 1000 && t < 1100);
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
+	/* the whole interval is used */
+	assert_true(lo < 1005 && hi > 1095);
+	/* late into the interval: only what is left of it */
+	for (int i = 0; i < 1000; i++) {
+		uint64_t t = pass_time(1000, 100, 1060, random_next(&rng));
+
+		assert_true(t >= 1060 && t < 1100);
+	}
+	/* past it: at once */
+	assert_int_equal(pass_time(1000, 100, 1200, 7), 1200);
+}
+
+static void late_pass_stands_for_at_most_two_intervals(void **state)
+{
+	(void)state;
+	/* on time and jitter: the time since the previous pass */
+	assert_int_equal(pass_weight(100, 100), 100);
+	assert_int_equal(pass_weight(60, 100), 60);
+	assert_int_equal(pass_weight(199, 100), 199);
+	/* stopped for 4 s at 10 Hz: 0.2 s, and 3.8 s are unsampled */
+	assert_int_equal(pass_weight(4000000, 100000), 200000);
 }
 
 static void hours_are_utc(void **state)
@@ -45,8 +77,10 @@ static void hours_are_utc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(next_tick_is_on_the_grid),
-		cmocka_unit_test(slow_passes_skip_ticks_without_drift),
+		cmocka_unit_test(slots_follow_one_another),
+		cmocka_unit_test(slow_passes_skip_slots_without_drift),
+		cmocka_unit_test(a_pass_runs_at_a_random_point_ahead),
+		cmocka_unit_test(late_pass_stands_for_at_most_two_intervals),
 		cmocka_unit_test(hours_are_utc),
 	};
 	return cmocka_run_group_tests_name("clock", tests, NULL, NULL);

@@ -34,7 +34,7 @@
 
 #define FSYNC_BLOCK 4096
 #define FUTEX_THREADS 4
-#define FUTEX_HOLD_NS 300000L
+#define FUTEX_HOLD_US 300
 #define SERVER_DELAY_S 2
 #define DEFAULT_POOL 8
 /* Far beyond any sensible test; only guards against typos like --hogs 1e9. */
@@ -49,10 +49,11 @@ enum group {
 	G_HOG = 1 << 5,
 	G_IDLE = 1 << 6,
 	G_CLIENT = 1 << 7,
-	G_ALL = (1 << 8) - 1,
+	G_DIRECT = 1 << 8,
+	G_ALL = (1 << 9) - 1,
 	/* only when asked for */
-	G_HOSTILE = 1 << 8,
-	G_STORM = 1 << 9,
+	G_HOSTILE = 1 << 9,
+	G_STORM = 1 << 10,
 };
 
 static const struct {
@@ -61,6 +62,7 @@ static const struct {
 } group_names[] = {
 	{ "spin", G_SPIN },
 	{ "fsync", G_FSYNC },
+	{ "direct", G_DIRECT },
 	{ "sleep", G_SLEEP },
 	{ "futex", G_FUTEX },
 	{ "pingpong", G_PINGPONG },
@@ -109,6 +111,22 @@ static struct {
 } pipes = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 
 static long storm_size = 10000;
+static long futex_threads = FUTEX_THREADS;
+static long futex_hold_ns = FUTEX_HOLD_US * 1000L;
+
+/*
+ * --timings: the workload times its own syscalls, an independent measure
+ * to hold tract's latency histograms to.  Buckets as tract's: b holds the
+ * calls with 2^(b-1) <= us < 2^b.
+ */
+#define TIMING_BUCKETS 32
+enum timed { T_FSYNC, T_PWRITE, T_READ, T_WRITE, T__COUNT };
+static const char *const timed_names[T__COUNT] = { "fsync", "pwrite64", "read", "write" };
+static bool timing;
+static struct {
+	atomic_ulong count[TIMING_BUCKETS];
+	atomic_ullong sum_ns;
+} timings[T__COUNT];
 
 static struct {
 	int listen_fd;
@@ -148,6 +166,61 @@ static void remove_files(void)
 		rmdir(tmp_dir);
 }
 
+static long long now_ns(void);
+
+static int bucket_of(long long ns)
+{
+	unsigned long long us = ns > 0 ? (unsigned long long)ns / 1000 : 0;
+	int b = 0;
+
+	while (us && b < TIMING_BUCKETS - 1) {
+		us >>= 1;
+		b++;
+	}
+	return b;
+}
+
+static long long timing_start(void)
+{
+	return timing ? now_ns() : 0;
+}
+
+static void timing_end(enum timed what, long long start)
+{
+	long long ns;
+
+	if (!timing)
+		return;
+	ns = now_ns() - start;
+	atomic_fetch_add(&timings[what].count[bucket_of(ns)], 1);
+	atomic_fetch_add(&timings[what].sum_ns, (unsigned long long)ns);
+}
+
+/* One line per call and bucket: "syscall le_us count", then "syscall mean_us calls". */
+static void write_timings(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die(errno, "create %s", path);
+	for (int t = 0; t < T__COUNT; t++) {
+		unsigned long long calls = 0;
+
+		for (int b = 0; b < TIMING_BUCKETS; b++) {
+			unsigned long n = atomic_load(&timings[t].count[b]);
+
+			if (n)
+				fprintf(f, "%s %llu %lu\n", timed_names[t], 1ull << b, n);
+			calls += n;
+		}
+		if (calls)
+			fprintf(f, "%s mean_us %.3f %llu\n", timed_names[t],
+				(double)atomic_load(&timings[t].sum_ns) / 1000.0 / (double)calls, calls);
+	}
+	if (fclose(f) != 0)
+		die(errno, "write %s", path);
+}
+
 static void *spin_thread(void *arg)
 {
 	/* volatile keeps the loop from being optimised into nothing */
@@ -166,8 +239,11 @@ static void *spin_thread(void *arg)
  */
 __attribute__((noinline, noclone)) void workload_fsync_once(int fd)
 {
+	long long t0 = timing_start();
+
 	if (fsync(fd) != 0)
 		die(errno, "fsync %s", fsync_path);
+	timing_end(T_FSYNC, t0);
 }
 
 static void *fsync_thread(void *arg)
@@ -177,8 +253,10 @@ static void *fsync_thread(void *arg)
 
 	memset(block, 'f', sizeof(block));
 	while (!stopping()) {
+		long long t0 = timing_start();
 		ssize_t n = pwrite(fd, block, sizeof(block), 0);
 
+		timing_end(T_PWRITE, t0);
 		/* no EINTR: every thread has the only handled signals blocked */
 		if (n != (ssize_t)sizeof(block))
 			die(n < 0 ? errno : EIO, "write %s", fsync_path);
@@ -201,8 +279,10 @@ static void *direct_thread(void *arg)
 		die(err, "allocate an aligned block");
 	memset(block, 'd', FSYNC_BLOCK);
 	while (!stopping()) {
+		long long t0 = timing_start();
 		ssize_t n = pwrite(fd, block, FSYNC_BLOCK, 0);
 
+		timing_end(T_PWRITE, t0);
 		if (n != FSYNC_BLOCK)
 			die(n < 0 ? errno : EIO, "write %s", direct_path);
 	}
@@ -285,7 +365,7 @@ static void *futex_thread(void *arg)
 			pthread_mutex_unlock(&futex_lock);
 			break;
 		}
-		until = now_ns() + FUTEX_HOLD_NS;
+		until = now_ns() + futex_hold_ns;
 		while (now_ns() < until)
 			;
 		pthread_mutex_unlock(&futex_lock);
@@ -299,8 +379,11 @@ static bool get_byte(int fd, bool is_socket, const char *what)
 	char c;
 
 	for (;;) {
+		long long t0 = timing_start();
 		ssize_t n = is_socket ? recv(fd, &c, 1, 0) : read(fd, &c, 1);
 
+		if (!is_socket)
+			timing_end(T_READ, t0);
 		if (n >= 0)
 			return n == 1;
 		if (errno != EINTR)
@@ -313,10 +396,13 @@ static void put_byte(int fd, bool is_socket, const char *what)
 	const char c = 'x';
 
 	for (;;) {
+		long long t0 = timing_start();
 		/* MSG_NOSIGNAL: a vanished peer is an error, not a SIGPIPE */
 		ssize_t n = is_socket ? send(fd, &c, 1, MSG_NOSIGNAL)
 				      : write(fd, &c, 1);
 
+		if (!is_socket)
+			timing_end(T_WRITE, t0);
 		if (n == 1)
 			return;
 		if (n < 0 && errno != EINTR)
@@ -552,17 +638,21 @@ static void usage(FILE *out)
 		"\n"
 		"  -d, --duration SECONDS  stop after SECONDS (default: until SIGINT/SIGTERM)\n"
 		"      --only LIST         comma-separated groups to start (default: all):\n"
-		"                          spin,fsync (and an O_DIRECT writer),sleep,futex,\n"
+		"                          spin,fsync,direct (O_DIRECT writes),sleep,futex,\n"
 		"                          pingpong,hog,idle,client; and, only when named,\n"
 		"                          hostile (threads with hostile names), storm\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
 		"      --pool N            number of idle threads (default: %d)\n"
+		"      --lockers N         number of futex threads sharing one mutex (default: %d)\n"
+		"      --hold-us N         how long a futex thread holds the mutex, spinning (default: %d)\n"
+		"      --timings FILE      time the fsync, pwrite, pipe read and write calls and write\n"
+		"                          their log2 histograms and means to FILE at exit\n"
 		"      --storm N           with --only storm: threads created and ended per round\n"
 		"                          (default: 10000)\n"
 		"  -h, --help              show this help\n",
-		DEFAULT_POOL);
+		DEFAULT_POOL, FUTEX_THREADS, FUTEX_HOLD_US);
 }
 
 static void __attribute__((noreturn)) bad_value(const char *value,
@@ -639,11 +729,14 @@ int main(int argc, char **argv)
 		{ "hogs", required_argument, NULL, 'H' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "storm", required_argument, NULL, 'S' },
+		{ "lockers", required_argument, NULL, 'L' },
+		{ "hold-us", required_argument, NULL, 'U' },
+		{ "timings", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int groups = G_ALL;
-	const char *dir = NULL;
+	const char *dir = NULL, *timings_path = NULL;
 	long seconds = -1, hogs = -1, pool = DEFAULT_POOL;
 	long long deadline = -1;
 	int fsync_fd = -1, direct_fd = -1;
@@ -676,6 +769,16 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			storm_size = parse_count(optarg, "--storm");
+			break;
+		case 'L':
+			futex_threads = parse_count(optarg, "--lockers");
+			break;
+		case 'U':
+			futex_hold_ns = parse_count(optarg, "--hold-us") * 1000L;
+			break;
+		case 'T':
+			timings_path = optarg;
+			timing = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -721,9 +824,11 @@ int main(int argc, char **argv)
 
 	if (groups & G_SPIN)
 		start_threads("spin", 1, false, spin_thread, NULL, false);
-	if (groups & G_FSYNC) {
+	if (groups & (G_FSYNC | G_DIRECT))
 		fsync_fd = open_fsync_file(dir);
+	if (groups & G_FSYNC)
 		start_threads("fsync", 1, false, fsync_thread, &fsync_fd, false);
+	if (groups & G_DIRECT) {
 		direct_fd = open_direct_file();
 		if (direct_fd >= 0)
 			start_threads("direct", 1, false, direct_thread,
@@ -732,7 +837,7 @@ int main(int argc, char **argv)
 	if (groups & G_SLEEP)
 		start_threads("sleep", 1, false, sleep_thread, NULL, true);
 	if (groups & G_FUTEX)
-		start_threads("futex", FUTEX_THREADS, true, futex_thread, NULL,
+		start_threads("futex", futex_threads, true, futex_thread, NULL,
 			      false);
 	if (groups & G_PINGPONG) {
 		if (pipe2(pipes.to_pong, O_CLOEXEC) != 0 ||
@@ -776,6 +881,8 @@ int main(int argc, char **argv)
 
 	wait_for_stop(&stop_signals, deadline);
 	stop_threads();
+	if (timings_path)
+		write_timings(timings_path);
 
 	close_fd(&fsync_fd);
 	close_fd(&direct_fd);

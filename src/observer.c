@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+#include <string.h>
+#include "observer.h"
+#include "util.h"
+
+/* What one CPU showed in a pass: its runner when the pass began, if known. */
+struct cpu_view {
+	size_t runner;		/* row index + 1: RUN since before the pass began */
+	size_t ran;		/* ... or had it then and left it, latest to get it */
+	size_t arrived;		/* ... or got it since, the earliest to get it */
+};
+
+static void show_as_then(struct sample *r)
+{
+	r->state = r->start_state;
+	r->flags &= ~(uint32_t)TRACT_SF_STATE_TIME;
+}
+
+static void show_running(struct sample *r)
+{
+	r->state = TRACT_STATE_RUN;
+	r->flags |= TRACT_SF_DISPLACED | TRACT_SF_STATE_TIME;
+	r->flags &= ~(uint32_t)TRACT_SF_ONLY_IF_RAN;
+	r->state_us = r->arrival_ns / 1000;
+	/* stacks are of threads off CPU; this one was on it */
+	r->kstack = r->ustack = NULL;
+}
+
+/* Growing as CPUs appear; the pass's rows name each CPU once or a few times. */
+static struct cpu_view *view_of(struct cpu_view **views, size_t *n, uint32_t cpu)
+{
+	if (cpu >= *n) {
+		size_t grown = cpu + 64;
+
+		*views = xrealloc(*views, grown * sizeof(**views));
+		memset(*views + *n, 0, (grown - *n) * sizeof(**views));
+		*n = grown;
+	}
+	return &(*views)[cpu];
+}
+
+size_t observer__resolve(struct pass *p)
+{
+	static struct cpu_view *views;
+	static size_t nviews;
+	size_t displaced = 0, kept = 0;
+
+	if (nviews)
+		memset(views, 0, nviews * sizeof(*views));
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct sample *r = &p->rows[i];
+		struct cpu_view *v = view_of(&views, &nviews, r->cpu);
+
+		if (r->state == TRACT_STATE_RUN && !(r->flags & TRACT_SF_ARRIVED_SINCE))
+			v->runner = i + 1;
+		else if ((r->flags & TRACT_SF_RAN_AT_START) &&
+			 (!v->ran || r->arrival_ns < p->rows[v->ran - 1].arrival_ns))
+			v->ran = i + 1;
+		else if ((r->flags & TRACT_SF_ARRIVED_SINCE) &&
+			 (!v->arrived || r->arrival_ns > p->rows[v->arrived - 1].arrival_ns))
+			v->arrived = i + 1;
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct sample *r = &p->rows[i];
+		const struct cpu_view *v = &views[r->cpu];
+		size_t me = i + 1, then = v->runner ? v->runner : v->ran ? v->ran : v->arrived;
+
+		if (r->flags & TRACT_SF_RAN_AT_START && me == then) {
+			show_running(r);
+			displaced++;
+		} else if ((r->flags & TRACT_SF_ARRIVED_SINCE) && me != then) {
+			show_as_then(r);
+		}
+		if ((r->flags & TRACT_SF_ONLY_IF_RAN) && me != then)
+			continue;
+		p->rows[kept++] = *r;
+	}
+	p->nr = kept;
+	return displaced;
+}
