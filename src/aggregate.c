@@ -112,7 +112,7 @@ void agg_result__values(const struct agg_result *r, const struct agg_row *row, s
 }
 
 static void add_group(struct agg_result *r, const unsigned char *key, size_t len, uint64_t measure,
-		      uint64_t samples)
+		      uint64_t samples, uint32_t bucket)
 {
 	int added;
 	uint32_t id = dict__intern(r->keys, key, len, &added);
@@ -124,11 +124,37 @@ static void add_group(struct agg_result *r, const unsigned char *key, size_t len
 			r->rows = xrealloc(r->rows, r->cap * sizeof(*r->rows));
 		}
 		*index = r->nrows;
-		r->rows[r->nrows++] = (struct agg_row){ .key = id };
+		r->rows[r->nrows++] = (struct agg_row){ .key = id, .bucket = bucket };
 	}
 	r->rows[*index].measure += measure;
 	r->rows[*index].samples += samples;
 	r->total += measure;
+}
+
+/* The bucket of a time column's value, made when first seen; index + 1. */
+static uint32_t bucket_of(struct agg_result *r, int64_t key)
+{
+	int added;
+	uint32_t id = dict__intern(r->bucket_ids, &key, sizeof(key), &added);
+	uint64_t *index = dict__value(r->bucket_ids, id);
+
+	if (added) {
+		if (r->nbuckets == r->bucket_cap) {
+			r->bucket_cap = r->bucket_cap ? r->bucket_cap * 2 : 64;
+			r->buckets = xrealloc(r->buckets, r->bucket_cap * sizeof(*r->buckets));
+		}
+		r->buckets[r->nbuckets] = (struct agg_bucket){ .key = key };
+		*index = ++r->nbuckets;
+	}
+	return (uint32_t)*index;
+}
+
+/* The expression a time column's buckets follow from. */
+static const char *time_key(const struct agg_result *r)
+{
+	const struct catalog_column *c = r->cols[r->time_col];
+
+	return c->base ? c->base : c->sql;
 }
 
 static int prepare(sqlite3 *db, const char *path, const char *sql, sqlite3_stmt **st)
@@ -139,13 +165,45 @@ static int prepare(sqlite3 *db, const char *path, const char *sql, sqlite3_stmt 
 	return -EINVAL;
 }
 
+/* With a time column: what the passes of one file sampled in each bucket. */
+static int read_bucket_passes(sqlite3 *db, const char *path, const struct agg_query *q, struct agg_result *r)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	int rc, err;
+
+	/* the column's own SQL, from the catalog or made by tract: no user text */
+	snprintf(sql, sizeof(sql), "SELECT %s, sum(p.weight_us), count(*) FROM passes p "
+		 "WHERE p.ts_us >= ?1 AND p.ts_us < ?2 GROUP BY 1", time_key(r));
+	err = prepare(db, path, sql, &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, (int64_t)q->from_us);
+	sqlite3_bind_int64(st, 2, (int64_t)q->to_us);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* bucket_of() may move the buckets: take the index first */
+		uint32_t i = bucket_of(r, sqlite3_column_int64(st, 0));
+		struct agg_bucket *b = &r->buckets[i - 1];
+
+		b->sampled_us += (uint64_t)sqlite3_column_int64(st, 1);
+		b->passes += (uint64_t)sqlite3_column_int64(st, 2);
+	}
+	if (rc != SQLITE_DONE) {
+		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
+		err = -EINVAL;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
 /* The passes of one file in range: the time they sampled. */
 static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q, struct agg_result *r)
 {
 	sqlite3_stmt *st;
 	int rc, err = prepare(db, path,
 			      "SELECT coalesce(sum(weight_us), 0), count(*), coalesce(sum(dropped), 0), "
-			      "min(ts_us), max(ts_us) FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
+			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0) "
+			      "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
 
 	if (err)
 		return err;
@@ -158,6 +216,7 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 		r->sampled_us += (uint64_t)sqlite3_column_int64(st, 0);
 		r->passes += (uint64_t)sqlite3_column_int64(st, 1);
 		r->dropped += (uint64_t)sqlite3_column_int64(st, 2);
+		r->unsampled_us += (uint64_t)sqlite3_column_int64(st, 5);
 		if (!r->first_us || first < r->first_us)
 			r->first_us = first;
 		if (last > r->last_us)
@@ -168,6 +227,8 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 		err = -EINVAL;
 	}
 	sqlite3_finalize(st);
+	if (!err && r->time_col >= 0)
+		err = read_bucket_passes(db, path, q, r);
 	return err;
 }
 
@@ -278,6 +339,29 @@ static void free_plan(struct plan *pl)
 	free(pl->lookup_sql);
 }
 
+/* The index-th value of a serialized key, as an integer (0 if it is not one). */
+static int64_t key_int(const unsigned char *k, size_t index)
+{
+	int64_t v = 0;
+	uint64_t len;
+
+	for (size_t i = 0;; i++) {
+		int type = *k++;
+
+		if (i == index) {
+			if (type == SQLITE_INTEGER)
+				memcpy(&v, k, 8);
+			return v;
+		}
+		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+			k += 8;
+		} else if (type == SQLITE_TEXT) {
+			memcpy(&len, k, 8);
+			k += 8 + len;
+		}
+	}
+}
+
 /* Binds the values serialized in key (as row_key() wrote them) to ?1, ?2, ... */
 static void bind_key(sqlite3_stmt *st, const unsigned char *k, size_t n)
 {
@@ -360,9 +444,12 @@ static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const st
 	int err = prepare(db, path, pl->lookup_sql, &st);
 
 	for (size_t i = 0; !err && i < part->n; i++) {
+		const unsigned char *bases = dict__key(part->keys, (uint32_t)i + 1);
+		uint32_t bucket = r->time_col >= 0 ? bucket_of(r, key_int(bases, pl->base_of[r->time_col])) : 0;
+
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
-		bind_key(st, dict__key(part->keys, (uint32_t)i + 1), pl->nbase);
+		bind_key(st, bases, pl->nbase);
 		if (sqlite3_step(st) != SQLITE_ROW) {
 			tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
 			err = -EINVAL;
@@ -370,7 +457,7 @@ static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const st
 		}
 		/* row_key() may move key: take the length first */
 		len = row_key(st, r->ncols, &key, &key_cap);
-		add_group(r, key, len, part->sums[i][0], part->sums[i][1]);
+		add_group(r, key, len, part->sums[i][0], part->sums[i][1], bucket);
 	}
 	free(key);
 	sqlite3_finalize(st);
@@ -399,12 +486,17 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 
 	memset(r, 0, sizeof(*r));
 	r->keys = dict__new();
+	r->bucket_ids = dict__new();
+	r->time_col = -1;
 	if (q->ncols) {
 		r->ncols = q->ncols;
 		memcpy(r->cols, q->cols, q->ncols * sizeof(q->cols[0]));
 	} else if (agg_parse_group(q->cat, q->group ? q->group : "", r->cols, &r->ncols)) {
 		return -EINVAL;
 	}
+	for (size_t c = 0; c < r->ncols && r->time_col < 0; c++)
+		if (r->cols[c]->bucket_us)
+			r->time_col = (int)c;
 	if (has_filter) {
 		struct expr_column *cols = catalog__expr_columns(q->cat);
 
@@ -434,7 +526,36 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 	}
 	free_plan(&plan);
 	expr_sql_free(&filter);
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].bucket)
+			r->buckets[r->rows[i].bucket - 1].total += r->rows[i].measure;
 	return err;
+}
+
+const struct agg_bucket *agg_result__bucket(const struct agg_result *r, const struct agg_row *row)
+{
+	return row->bucket ? &r->buckets[row->bucket - 1] : NULL;
+}
+
+double agg_result__avg(const struct agg_result *r, const struct agg_row *row)
+{
+	const struct agg_bucket *b = agg_result__bucket(r, row);
+	uint64_t sampled = b ? b->sampled_us : r->sampled_us;
+
+	return sampled ? (double)row->measure / (double)sampled : 0;
+}
+
+double agg_result__share(const struct agg_result *r, const struct agg_row *row)
+{
+	const struct agg_bucket *b = agg_result__bucket(r, row);
+	uint64_t total = b ? b->total : r->total;
+
+	return total ? (double)row->measure / (double)total : 0;
+}
+
+int agg_result__partial(const struct agg_result *r, const struct agg_bucket *b)
+{
+	return r->time_col >= 0 && (double)b->sampled_us < 0.9 * (double)r->cols[r->time_col]->bucket_us;
 }
 
 static const struct agg_result *sorting;
@@ -475,6 +596,11 @@ static int by_measure(const void *x, const void *y)
 {
 	const struct agg_row *a = x, *b = y;
 
+	if (a->bucket != b->bucket) {
+		int64_t ka = sorting->buckets[a->bucket - 1].key, kb = sorting->buckets[b->bucket - 1].key;
+
+		return ka < kb ? -1 : ka > kb;
+	}
 	if (a->measure != b->measure)
 		return a->measure > b->measure ? -1 : 1;
 	return by_values(x, y);
@@ -502,6 +628,8 @@ void agg_result__sort_by_values(struct agg_result *r)
 void agg_result__free(struct agg_result *r)
 {
 	dict__free(r->keys);
+	dict__free(r->bucket_ids);
+	free(r->buckets);
 	free(r->rows);
 	memset(r, 0, sizeof(*r));
 }

@@ -36,8 +36,16 @@ struct agg_value {
 
 struct agg_row {
 	uint32_t key;			/* id of the group's values */
+	uint32_t bucket;		/* with a time column: index + 1 in agg_result.buckets */
 	uint64_t measure;		/* summed weight_us (samples) or count (histograms) */
 	uint64_t samples;		/* fact rows */
+};
+
+/* A time bucket of the result: what its passes sampled, and its groups' sum. */
+struct agg_bucket {
+	int64_t key;			/* the bucket's value of the time column's base */
+	uint64_t sampled_us, passes;
+	uint64_t total;			/* Σ measure of its rows */
 };
 
 struct agg_result {
@@ -48,7 +56,16 @@ struct agg_result {
 	size_t nrows, cap;
 	uint64_t total;			/* Σ measure over all rows */
 	uint64_t sampled_us;		/* Σ weight_us of the passes in range */
+	uint64_t unsampled_us;		/* time in range no pass stands for (the recorder was late) */
 	uint64_t passes, dropped;
+	/*
+	 * The first column that is a time bucket (-1: none); a row's average
+	 * is then over its bucket's sampled time, and rows sort by time.
+	 */
+	int time_col;
+	struct dict *bucket_ids;	/* key -> index + 1 */
+	struct agg_bucket *buckets;
+	size_t nbuckets, bucket_cap;
 	uint64_t first_us, last_us;	/* the passes in range */
 	size_t files;			/* store files read */
 };
@@ -56,8 +73,19 @@ struct agg_result {
 /* 0, or -EINVAL after a message (unknown column, bad filter, bad file). */
 int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_result *out);
 void agg_result__free(struct agg_result *r);
-/* Rows by measure, largest first; ties by values so output is stable. */
+/*
+ * Rows by measure, largest first; ties by values so output is stable.  With
+ * a time column, by time first.
+ */
 void agg_result__sort(struct agg_result *r);
+/* A row's average active threads: over its time bucket's sampled time, or the range's. */
+double agg_result__avg(const struct agg_result *r, const struct agg_row *row);
+/* A row's share: of its time bucket's active threads when grouped by time, else of the range's. */
+double agg_result__share(const struct agg_result *r, const struct agg_row *row);
+/* The row's time bucket, or NULL without a time column. */
+const struct agg_bucket *agg_result__bucket(const struct agg_result *r, const struct agg_row *row);
+/* Whether a bucket was sampled for less than 90% of its length: at the range's ends, or gaps. */
+int agg_result__partial(const struct agg_result *r, const struct agg_bucket *b);
 /* Rows by their values, in column order. */
 void agg_result__sort_by_values(struct agg_result *r);
 /* Decodes a row's values into vals[r->ncols]. */

@@ -24,6 +24,12 @@ struct catalog_column {
 	 * itself.
 	 */
 	const char *base;
+	/*
+	 * A time bucket this long (microseconds), whose value follows from the
+	 * pass time: a group's average is over the time sampled in its bucket.
+	 * 0: not a time bucket.
+	 */
+	uint64_t bucket_us;
 };
 
 struct catalog {

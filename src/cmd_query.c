@@ -120,6 +120,7 @@ int query_parse_args(int argc, char **argv, struct query_opts *o)
 			if (parse_u64(optarg, 0, 1000000000, &v))
 				return usage_error("invalid value '%s' for --top: expected a number of rows", optarg);
 			o->render.top = v;
+			o->top_given = 1;
 			break;
 		case OPT_FORMAT:
 			format = render_parse_format(optarg);
@@ -237,6 +238,9 @@ int cmd_query(int argc, char **argv)
 			render_hists(stdout, &res, &o.render);
 		} else if (!err) {
 			agg_result__sort(&res);
+			/* a timeline is shown whole unless asked otherwise */
+			if (res.time_col >= 0 && !o.top_given)
+				o.render.top = 0;
 			render_groups(stdout, &res, &o.render);
 		}
 		agg_result__free(&res);

@@ -15,6 +15,7 @@ struct query_opts {
 	const char *sql;
 	const struct catalog *cat;
 	int hist, list_columns;
+	int top_given;			/* -n was given */
 	int has_from, has_to;
 	uint64_t from_us, to_us, now_us;
 	struct render_opts render;

@@ -40,6 +40,8 @@ void render_range(FILE *f, const struct agg_result *r)
 	timespec_format(r->last_us, to, sizeof(to));
 	fprintf(f, "%s .. %s, %.0f s sampled in %" PRIu64 " passes", from, to + 11,
 		(double)r->sampled_us / 1e6, r->passes);
+	if (r->unsampled_us >= 1000000)
+		fprintf(f, ", %.0f s not sampled (the recorder was late)", (double)r->unsampled_us / 1e6);
 	if (r->dropped)
 		fprintf(f, ", %" PRIu64 " rows DROPPED", r->dropped);
 	fputc('\n', f);
@@ -118,11 +120,24 @@ static size_t shown(const struct agg_result *r, const struct render_opts *o)
 	return o->top && o->top < r->nrows ? o->top : r->nrows;
 }
 
+
+/* "60 s", or "23 s partial" for a bucket sampled for less than 90% of its length */
+static void sampled_cell(const struct agg_result *r, const struct agg_row *row, char *buf, size_t cap)
+{
+	const struct agg_bucket *b = agg_result__bucket(r, row);
+
+	double s = b ? (double)b->sampled_us / 1e6 : 0;
+
+	snprintf(buf, cap, "%.*f s%s", s < 10 ? 1 : 0, s, b && agg_result__partial(r, b) ? " partial" : "");
+}
+
 static void table(FILE *f, const struct agg_result *r, const struct render_opts *o)
 {
 	size_t n = shown(r, o), width[AGG_MAX_GROUP];
 	struct agg_value vals[AGG_MAX_GROUP];
 	char cell[CELL_MAX + 1];
+	int timeline = r->time_col >= 0;
+	double max_avg = 0;
 
 	render_range(f, r);
 	fprintf(f, "%.2f average active threads", render_avg(r, r->total));
@@ -132,6 +147,8 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 	for (size_t c = 0; c < r->ncols; c++)
 		width[c] = strlen(r->cols[c]->name);
 	for (size_t i = 0; i < n; i++) {
+		if (agg_result__avg(r, &r->rows[i]) > max_avg)
+			max_avg = agg_result__avg(r, &r->rows[i]);
 		agg_result__values(r, &r->rows[i], vals);
 		for (size_t c = 0; c < r->ncols; c++) {
 			render_cell(&vals[c], cell, sizeof(cell));
@@ -142,19 +159,27 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 	fprintf(f, "%8s %6s  %-*s", "avg_thr", "share", BAR_WIDTH, "");
 	for (size_t c = 0; c < r->ncols; c++) {
 		fputs("  ", f);
-		put_padded(f, r->cols[c]->name, c + 1 < r->ncols ? width[c] : 0);
+		put_padded(f, r->cols[c]->name, c + 1 < r->ncols || timeline ? width[c] : 0);
 	}
+	if (timeline)
+		fputs("  sampled", f);
 	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
-		double share = r->total ? (double)r->rows[i].measure / (double)r->total : 0;
+		const struct agg_row *row = &r->rows[i];
+		double share = agg_result__share(r, row), avg = agg_result__avg(r, row);
 
-		fprintf(f, "%8.2f %5.1f%%  ", render_avg(r, r->rows[i].measure), share * 100);
-		put_bar(f, share, o->utf8);
-		agg_result__values(r, &r->rows[i], vals);
+		fprintf(f, "%8.2f %5.1f%%  ", avg, share * 100);
+		/* a timeline's bars compare its buckets, not shares */
+		put_bar(f, timeline ? (max_avg > 0 ? avg / max_avg : 0) : share, o->utf8);
+		agg_result__values(r, row, vals);
 		for (size_t c = 0; c < r->ncols; c++) {
 			render_cell(&vals[c], cell, sizeof(cell));
 			fputs("  ", f);
-			put_padded(f, cell, c + 1 < r->ncols ? width[c] : 0);
+			put_padded(f, cell, c + 1 < r->ncols || timeline ? width[c] : 0);
+		}
+		if (timeline) {
+			sampled_cell(r, row, cell, sizeof(cell));
+			fprintf(f, "  %s", cell);
 		}
 		fputc('\n', f);
 	}
@@ -196,15 +221,21 @@ static void csv(FILE *f, const struct agg_result *r, const struct render_opts *o
 	for (size_t c = 0; c < r->ncols; c++)
 		fprintf(f, "%s,", r->cols[c]->name);
 	fputs("avg_threads,share,samples", f);
+	if (r->time_col >= 0)
+		fputs(",sampled_us,partial", f);
 	csv_end(f);
 	for (size_t i = 0; i < shown(r, o); i++) {
-		agg_result__values(r, &r->rows[i], vals);
+		const struct agg_row *row = &r->rows[i];
+		const struct agg_bucket *b = agg_result__bucket(r, row);
+
+		agg_result__values(r, row, vals);
 		for (size_t c = 0; c < r->ncols; c++) {
 			csv_value(f, &vals[c]);
 			csv_sep(f);
 		}
-		fprintf(f, "%.6f,%.6f,%" PRIu64, render_avg(r, r->rows[i].measure),
-			r->total ? (double)r->rows[i].measure / (double)r->total : 0, r->rows[i].samples);
+		fprintf(f, "%.6f,%.6f,%" PRIu64, agg_result__avg(r, row), agg_result__share(r, row), row->samples);
+		if (b)
+			fprintf(f, ",%" PRIu64 ",%d", b->sampled_us, agg_result__partial(r, b));
 		csv_end(f);
 	}
 }
@@ -214,8 +245,10 @@ static void json(FILE *f, const struct agg_result *r, const struct render_opts *
 	struct agg_value vals[AGG_MAX_GROUP];
 
 	fprintf(f, "{\"first_us\":%" PRIu64 ",\"last_us\":%" PRIu64 ",\"sampled_us\":%" PRIu64
-		",\"passes\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"avg_threads\":%.6f,\"groups\":%zu,\"rows\":[",
-		r->first_us, r->last_us, r->sampled_us, r->passes, r->dropped, render_avg(r, r->total), r->nrows);
+		",\"unsampled_us\":%" PRIu64 ",\"passes\":%" PRIu64 ",\"dropped\":%" PRIu64
+		",\"avg_threads\":%.6f,\"groups\":%zu,\"rows\":[",
+		r->first_us, r->last_us, r->sampled_us, r->unsampled_us, r->passes, r->dropped, render_avg(r, r->total),
+		r->nrows);
 	for (size_t i = 0; i < shown(r, o); i++) {
 		agg_result__values(r, &r->rows[i], vals);
 		fputs(i ? ",\n{" : "\n{", f);
@@ -224,9 +257,15 @@ static void json(FILE *f, const struct agg_result *r, const struct render_opts *
 			json_value(f, &vals[c]);
 			fputc(',', f);
 		}
-		fprintf(f, "\"avg_threads\":%.6f,\"share\":%.6f,\"samples\":%" PRIu64 "}",
-			render_avg(r, r->rows[i].measure),
-			r->total ? (double)r->rows[i].measure / (double)r->total : 0, r->rows[i].samples);
+		fprintf(f, "\"avg_threads\":%.6f,\"share\":%.6f,\"samples\":%" PRIu64,
+			agg_result__avg(r, &r->rows[i]), agg_result__share(r, &r->rows[i]), r->rows[i].samples);
+		if (agg_result__bucket(r, &r->rows[i])) {
+			const struct agg_bucket *b = agg_result__bucket(r, &r->rows[i]);
+
+			fprintf(f, ",\"sampled_us\":%" PRIu64 ",\"partial\":%s", b->sampled_us,
+				agg_result__partial(r, b) ? "true" : "false");
+		}
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
 }

@@ -56,34 +56,44 @@ static int window_end(struct top *t, const struct storeset *set)
 }
 
 /*
- * Without a filter, a bucket's active threads are its passes' rows times
- * their weights: the passes table alone tells, without reading the facts.
+ * The time each bucket of the window is covered by passes, and the active
+ * threads those passes saw times that time.  A pass stands for the interval
+ * before it, [ts - weight, ts], so a bucket narrower than the pass interval
+ * is covered though no pass falls in it; what no pass stands for (the
+ * recorder was stopped or late) is a gap.
  */
-static int timeline_from_passes(struct top *t, const struct storeset *set, uint64_t from, uint64_t bucket)
+static int read_coverage(struct top *t, const struct storeset *set, uint64_t from, uint64_t bucket,
+			 double (*sums)[2])
 {
 	for (size_t i = 0; i < set->n; i++) {
 		sqlite3_stmt *st;
 		sqlite3 *db;
 		int err;
 
-		if (!storeset__overlaps(&set->files[i], from, t->end_us))
+		if (!storeset__overlaps(&set->files[i], from, t->end_us + 2 * bucket))
 			continue;
 		err = store_open_readonly(set->files[i].path, &db);
 		if (err)
 			return err;
-		if (sqlite3_prepare_v2(db, "SELECT (ts_us - ?1) / ?2, sum(emitted * weight_us) FROM passes "
-					   "WHERE ts_us >= ?1 AND ts_us < ?3 GROUP BY 1", -1, &st, NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v2(db, "SELECT ts_us, weight_us, emitted FROM passes "
+					   "WHERE ts_us >= ?1 AND ts_us - weight_us < ?2", -1, &st, NULL) != SQLITE_OK) {
 			sqlite3_close(db);
 			return -EINVAL;
 		}
 		sqlite3_bind_int64(st, 1, (int64_t)from);
-		sqlite3_bind_int64(st, 2, (int64_t)bucket);
-		sqlite3_bind_int64(st, 3, (int64_t)t->end_us);
+		sqlite3_bind_int64(st, 2, (int64_t)t->end_us);
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t b = sqlite3_column_int64(st, 0);
+			uint64_t ts = (uint64_t)sqlite3_column_int64(st, 0), w = (uint64_t)sqlite3_column_int64(st, 1);
+			double rows = sqlite3_column_double(st, 2);
+			uint64_t lo = ts - w > from ? ts - w : from, hi = ts < t->end_us ? ts : t->end_us;
 
-			if (b >= 0 && (size_t)b < t->ntimeline)
-				t->timeline[b] += sqlite3_column_double(st, 1) / (double)bucket;
+			for (uint64_t b = (lo - from) / bucket; lo < hi && b < t->ntimeline; b++) {
+				uint64_t end = from + (b + 1) * bucket, cut = end < hi ? end : hi;
+
+				sums[b][0] += rows * (double)(cut - lo);
+				sums[b][1] += (double)(cut - lo);
+				lo = cut;
+			}
 		}
 		sqlite3_finalize(st);
 		sqlite3_close(db);
@@ -91,39 +101,68 @@ static int timeline_from_passes(struct top *t, const struct storeset *set, uint6
 	return 0;
 }
 
-/* Average active threads per bucket of the window, for the sparkline. */
-static int read_timeline(struct top *t, const struct storeset *set, size_t width)
+/*
+ * With a filter, from the facts: a bucket's average is over the time its
+ * passes sampled, and a bucket no pass falls in but that one covers has
+ * that pass's figure, the next bucket's.
+ */
+static int timeline_of_filter(struct top *t, const struct storeset *set, uint64_t from, uint64_t bucket,
+			      const double (*sums)[2])
 {
-	uint64_t from = t->end_us - t->span_us, bucket;
-	struct catalog_column col = { .name = "bucket" };
-	struct agg_query q = { .cat = t->q.cat, .filter = top__level(t)->filter, .ncols = 1 };
+	struct catalog_column col = { .name = "bucket", .bucket_us = bucket };
+	struct agg_query q = { .cat = t->q.cat, .filter = top__level(t)->filter, .ncols = 1,
+			       .from_us = from, .to_us = t->end_us };
+	int has[TOP_TIMELINE_MAX] = { 0 };
 	struct agg_result r;
 	struct agg_value v;
 	char sql[96];
 	int err;
 
-	if (width > TOP_TIMELINE_MAX)
-		width = TOP_TIMELINE_MAX;
-	t->ntimeline = width;
-	memset(t->timeline, 0, sizeof(t->timeline));
-	if (!width)
-		return 0;
-	bucket = t->span_us / width ? t->span_us / width : 1;
-	if (!top__level(t)->filter)
-		return timeline_from_passes(t, set, from, bucket);
 	/* our own numbers, not user text */
 	snprintf(sql, sizeof(sql), "((p.ts_us - %" PRIu64 ") / %" PRIu64 ")", from, bucket);
 	col.sql = sql;
 	q.cols[0] = &col;
-	q.from_us = from;
-	q.to_us = t->end_us;
 	err = aggregate(set, &q, &r);
+	for (size_t i = 0; !err && i < r.nbuckets; i++)
+		if (r.buckets[i].key >= 0 && (size_t)r.buckets[i].key < t->ntimeline) {
+			t->timeline[r.buckets[i].key] = 0;
+			has[r.buckets[i].key] = 1;
+		}
 	for (size_t i = 0; !err && i < r.nrows; i++) {
 		agg_result__values(&r, &r.rows[i], &v);
-		if (v.type == SQLITE_INTEGER && v.i >= 0 && (size_t)v.i < width)
-			t->timeline[v.i] = (double)r.rows[i].measure / (double)bucket;
+		if (v.type == SQLITE_INTEGER && v.i >= 0 && (size_t)v.i < t->ntimeline)
+			t->timeline[v.i] = agg_result__avg(&r, &r.rows[i]);
 	}
 	agg_result__free(&r);
+	for (size_t b = t->ntimeline; b-- > 0;)
+		if (!has[b] && sums[b][1] > 0 && b + 1 < t->ntimeline)
+			t->timeline[b] = t->timeline[b + 1];
+	return err;
+}
+
+/* Average active threads per bucket of the window, for the sparkline. */
+static int read_timeline(struct top *t, const struct storeset *set, size_t width)
+{
+	static double sums[TOP_TIMELINE_MAX][2];
+	uint64_t from = t->end_us - t->span_us, bucket;
+	int err;
+
+	if (width > TOP_TIMELINE_MAX)
+		width = TOP_TIMELINE_MAX;
+	t->ntimeline = width;
+	if (!width)
+		return 0;
+	bucket = t->span_us / width ? t->span_us / width : 1;
+	memset(sums, 0, sizeof(sums));
+	for (size_t b = 0; b < width; b++)
+		t->timeline[b] = TOP_NOT_SAMPLED;
+	err = read_coverage(t, set, from, bucket, sums);
+	if (!err && top__level(t)->filter)
+		return timeline_of_filter(t, set, from, bucket, (const double (*)[2])sums);
+	/* without a filter, the passes table alone tells: rows over time */
+	for (size_t b = 0; !err && b < width; b++)
+		if (sums[b][1] > 0)
+			t->timeline[b] = sums[b][0] / sums[b][1];
 	return err;
 }
 
@@ -342,8 +381,11 @@ const char *top__spark(double v, double max, int utf8, char glyph[8])
 {
 	static const char *const levels[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	static const char ascii[] = " .:-=+*#%@";
-	int level = max > 0 ? (int)(v / max * 8 + 0.5) : 0;
+	int level = max > 0 && v > 0 ? (int)(v / max * 8 + 0.5) : 0;
 
+	/* no pass stands for this time: a gap, not zero */
+	if (v < 0)
+		return utf8 ? "·" : "_";
 	if (utf8)
 		return levels[level];
 	glyph[0] = ascii[level];

@@ -15,6 +15,8 @@
 
 #define TOP_DEPTH_MAX 16
 #define TOP_TIMELINE_MAX 512
+/* A timeline bucket no pass stands for: the recorder was not running, or late. */
+#define TOP_NOT_SAMPLED (-1.0)
 
 struct top_level {
 	char *group;		/* comma-separated columns */

@@ -201,12 +201,12 @@ static void rows(struct top *t, int y0, int utf8)
 	attroff(A_BOLD);
 	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
 		const struct agg_row *r = &t->res.rows[i];
-		double share = t->res.total ? (double)r->measure / (double)t->res.total : 0;
+		double share = agg_result__share(&t->res, r);
 		int y = y0 + 1 + (int)(i - first);
 
 		if (i == l->selected)
 			attron(COLOR_PAIR(PAIR_SELECTED) | A_BOLD);
-		mvprintw(y, 0, "%8.2f %5.1f%% ", render_avg(&t->res, r->measure), share * 100);
+		mvprintw(y, 0, "%8.2f %5.1f%% ", agg_result__avg(&t->res, r), share * 100);
 		bar(share, utf8);
 		agg_result__values(&t->res, r, vals);
 		for (size_t c = 0; c < t->res.ncols; c++) {
@@ -359,8 +359,8 @@ static void peek(struct top *t)
 		add_line(&lines, &n, line);
 		for (size_t i = 0; i < r.nrows && i < 10; i++) {
 			agg_result__values(&r, &r.rows[i], &v);
-			snprintf(line, sizeof(line), "  %.2f threads, %.1f%% of the group%s", render_avg(&r, r.rows[i].measure),
-				 r.total ? 100.0 * (double)r.rows[i].measure / (double)r.total : 0,
+			snprintf(line, sizeof(line), "  %.2f threads, %.1f%% of the group%s", agg_result__avg(&r, &r.rows[i]),
+				 100.0 * agg_result__share(&r, &r.rows[i]),
 				 v.type == SQLITE_NULL ? ": no stack (on CPU, or not taken)" : "");
 			add_line(&lines, &n, line);
 			/* folded "outer;...;inner": print from the innermost */
