@@ -228,25 +228,11 @@ static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
 	return set[n / 64] & (1ull << (n % 64));
 }
 
-#define FUTEX_WAIT 0
-#define FUTEX_LOCK_PI 6
-#define FUTEX_LOCK_PI2 13
-#define FUTEX_CMD_MASK 0x7f
 #define NR_futex 202
 
-/*
- * A futex wait is a lock wait, not an idle pool, when it is a PI lock or
- * glibc's contended-mutex wait (FUTEX_WAIT on the value 2).  Condition
- * variables wait with FUTEX_WAIT_BITSET.
- */
 static __always_inline bool is_lock_wait(__s32 nr, const __u64 *args)
 {
-	__u32 cmd = args[1] & FUTEX_CMD_MASK;
-
-	if (nr != NR_futex)
-		return false;
-	return cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2 ||
-	       (cmd == FUTEX_WAIT && (__u32)args[2] == 2);
+	return nr == NR_futex && tract_futex_is_lock(args[1], args[2]);
 }
 
 /* The documented "active" policy (doc/tract.8, ACTIVE THREADS). */

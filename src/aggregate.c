@@ -202,7 +202,8 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 	sqlite3_stmt *st;
 	int rc, err = prepare(db, path,
 			      "SELECT coalesce(sum(weight_us), 0), count(*), coalesce(sum(dropped), 0), "
-			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0) "
+			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0), "
+			      "coalesce(sum(load_rows * weight_us), 0) "
 			      "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
 
 	if (err)
@@ -217,6 +218,7 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 		r->passes += (uint64_t)sqlite3_column_int64(st, 1);
 		r->dropped += (uint64_t)sqlite3_column_int64(st, 2);
 		r->unsampled_us += (uint64_t)sqlite3_column_int64(st, 5);
+		r->load += (uint64_t)sqlite3_column_int64(st, 6);
 		if (!r->first_us || first < r->first_us)
 			r->first_us = first;
 		if (last > r->last_us)
@@ -485,6 +487,7 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 	struct plan plan;
 
 	memset(r, 0, sizeof(*r));
+	r->filtered = has_filter;
 	r->keys = dict__new();
 	r->bucket_ids = dict__new();
 	r->time_col = -1;

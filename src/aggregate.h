@@ -57,6 +57,8 @@ struct agg_result {
 	uint64_t total;			/* Σ measure over all rows */
 	uint64_t sampled_us;		/* Σ weight_us of the passes in range */
 	uint64_t unsampled_us;		/* time in range no pass stands for (the recorder was late) */
+	uint64_t load;			/* Σ load_rows × weight_us: threads in RUN, RUNQ or DISK; without a filter */
+	int filtered;
 	uint64_t passes, dropped;
 	/*
 	 * The first column that is a time bucket (-1: none); a row's average

@@ -65,6 +65,8 @@ static const struct catalog_column sample_columns_def[] = {
 	{ "file_dir", "dir_name(fl.name)", J_FILE, "directory of the file", "f.file", 0 },
 	{ "file_ext", "file_ext(fl.name)", J_FILE, "extension of the file", "f.file", 0 },
 	{ "wait", "top_frame(ks.frames)", J_KSTACK, "where in the kernel it waits", "f.kstack", 0 },
+	{ "activity", "activity(st.name, sc.name, f.sc_us, fl.name, c.a1, c.a2)", J_STATE | J_CALL | J_SYSCALL | J_FILE,
+	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0 },
 	{ "kstack", "ks.frames", J_KSTACK, "kernel stack, outermost first", "f.kstack", 0 },
 	{ "ustack", "us.frames", J_USTACK, "user stack, outermost first", "f.ustack", 0 },
 	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000 },

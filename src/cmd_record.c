@@ -308,6 +308,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		err = sampler__pass(sampler, p);
 		if (err)
 			break;
+		pass__count_load(p);
 		p->duration_us = (mono_ns() - t0) / 1000;
 		p->cpu_us = thread_cpu_us() - cpu0;
 		tot->passes++;

@@ -33,6 +33,14 @@ struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w)
 	return array_add((void **)&w->rows, &w->nr, &w->cap, sizeof(*w->rows));
 }
 
+void pass__count_load(struct pass *p)
+{
+	p->load_rows = 0;
+	for (size_t i = 0; i < p->nr; i++)
+		p->load_rows += p->rows[i].state == TRACT_STATE_RUN || p->rows[i].state == TRACT_STATE_RUNQ ||
+				p->rows[i].state == TRACT_STATE_DISK;
+}
+
 /* Keeps the buffers: passes are frequent and similar in size. */
 void pass__reset(struct pass *p)
 {

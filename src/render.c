@@ -141,6 +141,8 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 
 	render_range(f, r);
 	fprintf(f, "%.2f average active threads", render_avg(r, r->total));
+	if (!r->filtered && r->load)
+		fprintf(f, " (%.2f on a CPU, queued or in D state, as the load average counts)", render_avg(r, r->load));
 	if (n < r->nrows)
 		fprintf(f, "; top %zu of %zu groups", n, r->nrows);
 	fputs("\n\n", f);
@@ -246,9 +248,11 @@ static void json(FILE *f, const struct agg_result *r, const struct render_opts *
 
 	fprintf(f, "{\"first_us\":%" PRIu64 ",\"last_us\":%" PRIu64 ",\"sampled_us\":%" PRIu64
 		",\"unsampled_us\":%" PRIu64 ",\"passes\":%" PRIu64 ",\"dropped\":%" PRIu64
-		",\"avg_threads\":%.6f,\"groups\":%zu,\"rows\":[",
-		r->first_us, r->last_us, r->sampled_us, r->unsampled_us, r->passes, r->dropped, render_avg(r, r->total),
-		r->nrows);
+		",\"avg_threads\":%.6f,", r->first_us, r->last_us, r->sampled_us, r->unsampled_us, r->passes,
+		r->dropped, render_avg(r, r->total));
+	if (!r->filtered && r->load)
+		fprintf(f, "\"load_threads\":%.6f,", render_avg(r, r->load));
+	fprintf(f, "\"groups\":%zu,\"rows\":[", r->nrows);
 	for (size_t i = 0; i < shown(r, o); i++) {
 		agg_result__values(r, &r->rows[i], vals);
 		fputs(i ? ",\n{" : "\n{", f);

@@ -81,6 +81,7 @@ struct pass {
 	uint64_t dropped;		/* rows the source could not deliver */
 	uint64_t displaced;		/* rows reported RUN that tract's own thread had taken the CPU from */
 	uint64_t unsampled_us;		/* time before this pass that no pass stands for (the recorder was late) */
+	uint64_t load_rows;		/* rows in RUN, RUNQ or DISK: what the load average counts */
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */
@@ -95,6 +96,8 @@ struct sample *pass__add_row(struct pass *p);
 struct hist_row *hist_rows__add(struct hist_rows *h);
 struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
 void pass__reset(struct pass *p);
+/* Counts the rows the load average would count into p->load_rows. */
+void pass__count_load(struct pass *p);
 void pass__free_rows(struct pass *p);
 
 #endif

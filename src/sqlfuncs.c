@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "activity.h"
 #include "sqlfuncs.h"
 #include "util.h"
 
@@ -291,6 +292,24 @@ static void sql_log2_bucket(sqlite3_context *ctx, int argc, sqlite3_value **argv
 	}
 }
 
+/* activity(state, syscall, sc_us, file, arg1, arg2): see activity.h */
+static void sql_activity(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *text[4] = { NULL };
+	const char *what;
+	size_t len;
+
+	(void)argc;
+	text[0] = value_text(ctx, argv[0], &len);
+	text[1] = value_text(ctx, argv[1], &len);
+	text[3] = value_text(ctx, argv[3], &len);
+	what = activity_of(text[0], text[1],
+			   sqlite3_value_type(argv[2]) == SQLITE_NULL ? -1 : sqlite3_value_int64(argv[2]), text[3],
+			   sqlite3_value_int64(argv[4]), sqlite3_value_int64(argv[5]));
+	if (what)
+		sqlite3_result_text(ctx, what, -1, SQLITE_STATIC);
+}
+
 int sqlfuncs_register(sqlite3 *db)
 {
 	static const struct {
@@ -304,6 +323,7 @@ int sqlfuncs_register(sqlite3 *db)
 		{ "file_ext", 1, sql_file_ext },
 		{ "top_frame", 1, sql_top_frame },
 		{ "log2_bucket", 1, sql_log2_bucket },
+		{ "activity", 6, sql_activity },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++) {

@@ -215,4 +215,23 @@ static inline enum tract_state tract_decode_state(__u32 task_state, __u32 exit_s
 	return TRACT_STATE_SLEEP;
 }
 
+/*
+ * A futex wait is a lock wait, not an idle pool, when it is a PI lock or
+ * glibc's contended-mutex wait (FUTEX_WAIT on the value 2).  Condition
+ * variables wait with FUTEX_WAIT_BITSET.  op and val are the syscall's
+ * second and third arguments.
+ */
+#define TRACT_FUTEX_WAIT 0
+#define TRACT_FUTEX_LOCK_PI 6
+#define TRACT_FUTEX_LOCK_PI2 13
+#define TRACT_FUTEX_CMD_MASK 0x7f
+
+static inline int tract_futex_is_lock(__u64 op, __u64 val)
+{
+	__u32 cmd = op & TRACT_FUTEX_CMD_MASK;
+
+	return cmd == TRACT_FUTEX_LOCK_PI || cmd == TRACT_FUTEX_LOCK_PI2 ||
+	       (cmd == TRACT_FUTEX_WAIT && (__u32)val == 2);
+}
+
 #endif /* TRACT_ABI_H */

@@ -5,7 +5,7 @@
 # order with partial buckets marked, and time no pass stands for is a gap,
 # not zero.  Runs anywhere: no root, no BPF, and the store's hour is fixed.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 export TZ=UTC
 
 S=$WORK/store
@@ -28,6 +28,8 @@ INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu
 	       CASE WHEN t < 60 THEN 10 WHEN t < 120 THEN 20 ELSE 30 END, 0, 100, 100, 0,
 	       CASE WHEN t = 79 THEN 7000000 ELSE 0 END
 	FROM s WHERE t < 70 OR t > 78;
+-- half of them run: what the load average would count
+UPDATE passes SET load_rows = emitted / 2;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
 INSERT INTO sample_facts(pass, thread, state)
 	SELECT p.id, n.i, CASE WHEN n.i % 2 THEN 0 ELSE 3 END FROM passes p, n WHERE n.i <= p.emitted;
@@ -47,6 +49,8 @@ ok "and all three are partial" awk -F, 'NR > 1 && $6 + 0 != 1 { exit 1 }' "$WORK
 ok "the table marks partial minutes" test "$(grep -c 'partial$' "$WORK/min.txt")" -eq 3
 ok "and says that 7 s were not sampled" grep -q '112 s sampled in 111 passes, 7 s not sampled' "$WORK/min.txt"
 ok "the headline is the whole range's average: (300 + 1040 + 900) / 112 s" grep -q '^20.00 average active threads' "$WORK/min.txt"
+ok "and says how many of them the load average would count" \
+	grep -q '^20.00 average active threads (10.00 on a CPU, queued or in D state' "$WORK/min.txt"
 
 "$TRACT" query -D "$S" --from "2026-11-30 12:00" --to "2026-11-30 12:03" -g second,state --format csv > "$WORK/sec.csv"
 ok "seconds print in time order, shown whole without -n" \

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What an active thread is doing, in words a load average can be held to:
+ * on a CPU, queued for one, in uninterruptible sleep, waiting for a lock,
+ * for something it asked for, or for input nobody may send.  It is the
+ * query column "activity" (doc/tract.8, ACTIVITY).
+ */
+#ifndef TRACT_ACTIVITY_H
+#define TRACT_ACTIVITY_H
+
+#include <stdint.h>
+
+/* A wait on input this old is taken for one nobody is about to end. */
+#define ACTIVITY_INPUT_AFTER_US (10 * 1000000LL)
+
+/*
+ * "cpu", "runq", "disk", "lock", "waiting", "input", "idle" or "stopped", from
+ * a sample's state name, syscall name (NULL: none), time in it (< 0:
+ * unknown), file (NULL: none) and its second and third arguments.
+ */
+const char *activity_of(const char *state, const char *syscall, int64_t sc_us, const char *file, int64_t arg1,
+			int64_t arg2);
+
+#endif
