@@ -84,7 +84,7 @@ floor_exit() { start_floor floor_sys_enter floor_sys_exit; }
 floor_same() { start_floor floor_sys_enter floor_sched_waking; }
 tract_plain() { start_tract -F 1 -o "$tmp/store-$r"; }
 tract_lat() { start_tract -F 1 --syscall-latency -o "$tmp/store-lat-$r"; }
-EVERYTHING="--syscall-latency --wakeup-edges"
+EVERYTHING="--syscall-latency --wakeup-edges --runq-latency"
 tract_all() { start_tract -F 1 $EVERYTHING -o "$tmp/store-all-$r"; }
 for r in $(seq "$ROUNDS"); do
 	paired floor no floor_exit stop_floor
@@ -202,6 +202,29 @@ q_group=$(median < "$tmp/q.group")
 q_filter=$(median < "$tmp/q.filter")
 q_top=$(median < "$tmp/q.top")
 
+# ---- 8: agreement with the peers, on the same seconds -----------------------
+# The figures tests/integration/85-peers.t holds to their tolerances.
+progress "bench: agreement with offcputime, runqlat, biolatency and the workload's own timing"
+P=$(dirname "$0")/../tests/peers
+export TRACT WORKLOAD=$OUT/workload
+disk=$(lsblk -ndo pkname "$(df --output=source "$tmp" | tail -n 1)" 2> /dev/null)
+[ -n "$disk" ] || disk=$(basename "$(df --output=source "$tmp" | tail -n 1)")
+"$P/offcpu.sh" 10 50 "$tmp/ag-spin" --only hog --hogs 2 > "$tmp/ag-spin.txt" 2> /dev/null
+"$P/offcpu.sh" 20 50 "$tmp/ag-mix" --dir "$tmp" --only spin,futex,pingpong,fsync --lockers 3 --hold-us 2000 \
+	> "$tmp/ag-mix.txt" 2> /dev/null
+"$P/runqlat.sh" 8 "$tmp/ag-rq" --only hog,pingpong --hogs 4 > "$tmp/ag-rq.txt" 2> /dev/null
+"$P/biolatency.sh" 8 "$tmp/ag-bio" "$disk" --dir "$tmp" --only fsync,direct > "$tmp/ag-bio.txt" 2> /dev/null
+"$P/syscalls.sh" 8 "$tmp/ag-sc" --dir "$tmp" --only fsync,pingpong > "$tmp/ag-sc.txt" 2> /dev/null
+# worst |tract - reference| over the threads of one run; the reference is
+# offcputime, or the kernel's accounting where offcputime strays by > 0.02
+worst_offcpu() {
+	awk '$2 != "workload" { ref = $3; if ($3 - $5 > 0.02 || $5 - $3 > 0.02) { ref = $5; k++ } else o++
+	      d = $4 - ref; if (d < 0) d = -d; if (d > m) m = d }
+	     END { printf "%.3f %d %d", m, o, k }' "$1"
+}
+kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+sc() { awk -v w="$2" -v c="$3" -v n="$4" '$1 == w && $2 == c { print $n }' "$1"; }
+
 # ---- the table ---------------------------------------------------------------
 read -r c1k_first c1k_med v1k e1k d1k _ < "$tmp/sampler-1000"
 read -r c10k_first c10k_med v10k e10k d10k _ < "$tmp/sampler-10000"
@@ -263,3 +286,23 @@ row "  samples stored" "$samples" "" ""
 row "query s, $q1m_rows samples, -g state,syscall,pcomm" "$q_group" "<= 0.5" "$(verdict "$q_group <= 0.5")"
 row "query s, same, -g pcomm,wait -w 'state != RUN'" "$q_filter" "<= 0.5" "$(verdict "$q_filter <= 0.5")"
 row "top refresh s, 1 hour of ~100 threads ($q1h_rows)" "$q_top" "<= 0.2" "$(verdict "$q_top <= 0.2")"
+read -r spin_worst _ _ <<< "$(worst_offcpu "$tmp/ag-spin.txt")"
+read -r mix_worst mix_oc mix_k <<< "$(worst_offcpu "$tmp/ag-mix.txt")"
+row "agreement: off-CPU share, 2 spinners, 2 CPUs: max |d|" "$spin_worst" "<= 0.05" "$(verdict "$spin_worst <= 0.05")"
+row "agreement: off-CPU share, locks, spin, pipe, fsync" "$mix_worst" "<= 0.05" "$(verdict "$mix_worst <= 0.05")"
+row "  threads held to offcputime / to the kernel's" "$mix_oc / $mix_k" "" ""
+rq_m=$(kv "$tmp/ag-rq.txt" tract_mean); rq_lo=$(kv "$tmp/ag-rq.txt" peer_mean_lo); rq_hi=$(kv "$tmp/ag-rq.txt" peer_mean_hi)
+row "agreement: runq mean us, tract (runqlat's bounds)" "$rq_m ($rq_lo..$rq_hi)" "inside" \
+	"$(verdict "$rq_m >= 0.9 * $rq_lo && $rq_m <= 1.1 * $rq_hi")"
+rq_t=$(kv "$tmp/ag-rq.txt" tract_p50_le); rq_p=$(kv "$tmp/ag-rq.txt" peer_p50_le)
+row "agreement: runq p50 bucket, tract / runqlat" "< $rq_t / < $rq_p" "same/next" "$(verdict "$rq_t <= 2 * $rq_p && $rq_p <= 2 * $rq_t")"
+row "  switch-ins counted, tract / runqlat" "$(kv "$tmp/ag-rq.txt" tract_switches) / $(kv "$tmp/ag-rq.txt" peer_switches)" "" ""
+for q in p50 p99; do
+	bt=$(kv "$tmp/ag-bio.txt" tract_${q}_le); bp=$(kv "$tmp/ag-bio.txt" peer_${q}_le)
+	row "agreement: block I/O $q bucket, tract / biolatency" "< $bt / < $bp" "same/next" "$(verdict "$bt <= 2 * $bp && $bp <= 2 * $bt")"
+done
+for call in fsync read; do
+	mt=$(sc "$tmp/ag-sc.txt" tract $call 6); mo=$(sc "$tmp/ag-sc.txt" own $call 6)
+	row "agreement: $call mean us, tract / the workload's" "$mt / $mo" "2 + 25%" \
+		"$(verdict "($mt - $mo) <= 2 + $mo / 4 && ($mo - $mt) <= 2 + $mo / 4")"
+done

@@ -33,7 +33,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct tract_io_hist_key);
-	__type(value, __u64);
+	__type(value, struct tract_hist_val);
 } io_hist SEC(".maps");
 
 __u64 io_hist_full;
@@ -101,7 +101,7 @@ int BPF_PROG(tract_block_rq_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 key = (__u64)rq, now, start;
+	__u64 key = (__u64)rq, now, start, ns;
 	struct tract_io_hist_key hk = {};
 	struct io_req *r = bpf_map_lookup_elem(&inflight, &key);
 
@@ -112,9 +112,10 @@ int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned in
 	start = r->insert_ns ? r->insert_ns : r->issue_ns;
 	hk.dev = r->dev;
 	hk.op = r->op;
-	hk.bucket = start && start < now ? log2_us(now - start) : 0;
+	ns = start && start < now ? now - start : 0;
+	hk.bucket = log2_us(ns);
 	bpf_map_delete_elem(&inflight, &key);
-	hist_add(&io_hist, &hk, &io_hist_full);
+	hist_add(&io_hist, &hk, ns, &io_hist_full);
 	return 0;
 }
 

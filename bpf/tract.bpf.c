@@ -105,22 +105,35 @@ static __always_inline __u8 log2_us(__u64 ns)
 }
 
 /*
- * Count one in a histogram bucket.  When two CPUs create the same bucket at
- * once, the loser finds it made and adds to it; only a full map loses counts,
- * and *full says how many.
+ * Count one latency in a histogram bucket.  When two CPUs create the same
+ * bucket at once, the loser finds it made and adds to it; only a full map
+ * loses counts, and *full says how many.
  */
-static __always_inline void hist_add(void *map, const void *key, __u64 *full)
+static __always_inline void hist_add(void *map, const void *key, __u64 ns, __u64 *full)
 {
-	__u64 one = 1, *count = bpf_map_lookup_elem(map, key);
+	struct tract_hist_val first = { 1, ns }, *v = bpf_map_lookup_elem(map, key);
 
-	if (!count && !bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+	if (!v && !bpf_map_update_elem(map, key, &first, BPF_NOEXIST))
 		return;
-	if (!count)
-		count = bpf_map_lookup_elem(map, key);
-	if (count)
-		__sync_fetch_and_add(count, 1);
-	else
+	if (!v)
+		v = bpf_map_lookup_elem(map, key);
+	if (!v) {
 		__sync_fetch_and_add(full, 1);
+		return;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->sum_ns, ns);
+}
+
+/* -p: the processes the samples and the per-process histograms are of */
+static __always_inline bool pid_selected(__u32 tgid)
+{
+	if (!nr_pids)
+		return true;
+	for (__u32 i = 0; i < TRACT_PID_FILTER_MAX && i < nr_pids; i++)
+		if (pids[i] == tgid)
+			return true;
+	return false;
 }
 
 #include "blockio.bpf.h"
@@ -148,7 +161,22 @@ static __always_inline __u32 task_state_bits(struct task_struct *task)
 	return ((struct task_struct___pre514 *)task)->state;
 }
 
+#include "runq.bpf.h"
 #include "wakeup.bpf.h"
+
+/*
+ * Only with --wakeup-edges or --runq-latency (autoload off otherwise): the
+ * one program that sees every switch does the work of both.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (runq_latency)
+		account_runq(preempt, prev, next);
+	if (wakeup_edges)
+		count_edge(preempt, prev, next);
+	return 0;
+}
 
 /*
  * Syscall number and arguments are not copied here: the sampler reads them
@@ -176,7 +204,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct tract_sc_hist_key);
-	__type(value, __u64);
+	__type(value, struct tract_hist_val);
 } sc_hist SEC(".maps");
 
 __u64 sc_hist_full;
@@ -193,28 +221,20 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tract_sc_hist_key k = {};
 	struct tract_slot *s = slot_of(task->pid);
+	__u64 ns;
 
-	if (!s || s->tag != owner_tag(task) || !s->sc_entry_ktime)
+	if (!s || s->tag != owner_tag(task) || !s->sc_entry_ktime || !pid_selected(task->tgid))
 		return 0;
+	ns = bpf_ktime_get_ns() - s->sc_entry_ktime;
 	k.tgid = task->tgid;
 	k.nr = regs->orig_ax;
-	k.bucket = log2_us(bpf_ktime_get_ns() - s->sc_entry_ktime);
+	k.bucket = log2_us(ns);
 	s->sc_entry_ktime = 0;
-	hist_add(&sc_hist, &k, &sc_hist_full);
+	hist_add(&sc_hist, &k, ns, &sc_hist_full);
 	return 0;
 }
 
 /* ---- the sampler ---- */
-
-static __always_inline bool pid_selected(__u32 tgid)
-{
-	if (!nr_pids)
-		return true;
-	for (__u32 i = 0; i < TRACT_PID_FILTER_MAX && i < nr_pids; i++)
-		if (pids[i] == tgid)
-			return true;
-	return false;
-}
 
 static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
 {
@@ -341,34 +361,40 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
  * thread's own times tell.  User space passes the sampler's sched_info as
  * it went to sleep, from which its wakeup follows.
  */
-__u64 rest_run_delay, rest_pcount;	/* the sampler's sched_info as it went to sleep */
+/* the sampler's time on a CPU and sched_info as it went to sleep */
+__u64 rest_run_ns, rest_run_delay, rest_pcount;
 __u64 pass_start;			/* when it woke for this pass */
 __u64 pass_arrival;			/* when it then got its CPU */
 __u32 observer_cpu;
 
 /*
- * At the first task of a pass: the sampler's wakeup is its arrival less
- * that arrival's wait.  A wakeup that preempts at once skips the clock
- * update of the switch (rq_clock_skip_update()), so the two are often equal.
+ * At the first task of a pass: when the sampler woke.  Since then it has
+ * waited for a CPU (its run_delay grew) and, if it was preempted or blocked
+ * before its latest arrival, run for a while (its time on a CPU up to that
+ * arrival, se.prev_sum_exec_runtime, grew); its latest arrival less both is
+ * its wakeup, to within the microseconds it ran between telling user space
+ * its figures and falling asleep.  A wakeup that preempts at once skips the
+ * clock update of the switch (rq_clock_skip_update()), so the wakeup and
+ * the arrival are often equal.  If it did not sleep at all, the pass began
+ * now.
  */
-static __always_inline void note_pass_start(struct task_struct *me)
+static __always_inline void note_pass_start(struct task_struct *me, __u64 now)
 {
 	__u64 delay = me->sched_info.run_delay, arrival = me->sched_info.last_arrival;
+	__u64 ran = me->se.prev_sum_exec_runtime, back;
 
 	observer_cpu = me->thread_info.cpu;
 	pass_arrival = arrival;
 	pass_start = arrival;
-	if (rest_pcount && me->sched_info.pcount == rest_pcount + 1 && delay >= rest_run_delay &&
-	    arrival >= delay - rest_run_delay)
-		pass_start = arrival - (delay - rest_run_delay);
-}
-
-/* When the thread was last switched out, in the run queue's clock (see read_state_time). */
-static __always_inline __u64 switched_out(struct task_struct *task)
-{
-	struct rq *rq = task->se.cfs_rq->rq;
-
-	return task->se.exec_start ? task->se.exec_start + (rq->clock - rq->clock_task) : 0;
+	if (!rest_pcount)
+		return;
+	if (me->sched_info.pcount == rest_pcount) {
+		pass_start = now;
+	} else if (delay >= rest_run_delay && ran >= rest_run_ns) {
+		back = (delay - rest_run_delay) + (ran - rest_run_ns);
+		if (arrival > back)
+			pass_start = arrival - back;
+	}
 }
 
 /*
@@ -386,27 +412,91 @@ static __always_inline bool woken_after(struct task_struct *task, __u64 start)
 	return task->sched_info.last_arrival - waited > start;
 }
 
+/*
+ * Each CPU as the pass first met a thread of it (a per-CPU kernel thread,
+ * within the pass's first microseconds): what ran on it, and its run
+ * queue's clock less its task clock (the interrupt and steal time the task
+ * clock leaves out).  The sampler visits threads one after another while
+ * the other CPUs go on switching, and two threads that take turns every
+ * microsecond would otherwise both read as running, or neither; and a
+ * thread's exec_start, in the task clock, converted with a later lag would
+ * seem to leave its CPU later than it did.  The run queue comes from that
+ * thread, since a per-CPU variable's address needs kallsyms to hold data
+ * symbols, which not every kernel's does.
+ */
+struct cpu_view {
+	__u64 pass;		/* the pass that met the CPU */
+	__u64 runner;		/* what ran on it then, as a number; the sampler's CPU: 0 */
+	__u64 since;		/* when that got the CPU */
+	__u64 lag;		/* its run queue's clock less its task clock then */
+};
+
+__u64 pass_seq;				/* passes begun */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACT_CPUS_MAX);
+	__type(key, __u32);
+	__type(value, struct cpu_view);
+} cpu_views SEC(".maps");
+
+static __always_inline struct cpu_view *view_of(struct task_struct *task, __u32 cpu)
+{
+	struct cpu_view *v = bpf_map_lookup_elem(&cpu_views, &cpu);
+	struct rq *rq;
+	struct task_struct *curr;
+
+	if (!v || v->pass == pass_seq)
+		return v;
+	rq = task->se.cfs_rq->rq;
+	curr = rq->curr;
+	v->pass = pass_seq;
+	v->runner = cpu == observer_cpu ? 0 : (__u64)curr;
+	v->since = curr ? curr->sched_info.last_arrival : 0;
+	v->lag = rq->clock - rq->clock_task;
+	return v;
+}
+
 static __always_inline void as_at_pass_start(struct task_struct *task, struct tract_sample *s)
 {
-	__u64 start = pass_start, arrived = task->sched_info.last_arrival, queued;
+	__u64 start = pass_start, arrived = task->sched_info.last_arrival, queued, left;
+	__u32 cpu = task->thread_info.cpu;
+	struct cpu_view *v;
+	bool runner, changed;
 
-	if (!start || !arrived)
+	if (!start || !arrived || cpu >= TRACT_CPUS_MAX)
 		return;
-	if (s->state == TRACT_STATE_RUN) {
-		if (arrived <= start)
+	v = view_of(task, cpu);
+	if (!v)
+		return;
+	runner = v->runner == (__u64)task;
+	/* the sampler holds its own CPU: what ran there then has left it */
+	changed = cpu == observer_cpu || v->since > start;
+	if (s->state == TRACT_STATE_RUN || runner) {
+		s->state = TRACT_STATE_RUN;
+		if (runner && arrived <= start)
 			return;
-		/* it got this CPU since: unless what had it then is known, it stays RUN */
-		s->flags |= TRACT_SF_ARRIVED_SINCE;
+		/* it got its CPU after the pass began: then it was queued, or asleep */
 		s->start_state = woken_after(task, start) ? TRACT_STATE_SLEEP : TRACT_STATE_RUNQ;
+		if (runner)
+			/* ... unless nothing else is known to have had the CPU then */
+			s->flags |= TRACT_SF_ARRIVED_SINCE;
+		else
+			/* and it was not on it when the pass met its CPU either */
+			s->state = s->start_state;
 		return;
 	}
-	if (arrived > start || s->state == TRACT_STATE_ZOMBIE)
+	if (arrived > start || s->state == TRACT_STATE_ZOMBIE || !changed)
 		return;
 	queued = task->sched_info.last_queued;
-	if (switched_out(task) >= start) {
+	left = task->se.exec_start ? task->se.exec_start + v->lag : 0;
+	/* a preempted thread was queued as it left, in the run queue's own clock */
+	if (s->state == TRACT_STATE_RUNQ && queued && queued < left)
+		left = queued;
+	if (left >= start) {
 		/* on its CPU then, and preempted or asleep since */
 		s->flags |= TRACT_SF_RAN_AT_START;
-		if (queued == pass_arrival && task->thread_info.cpu == observer_cpu)
+		if (queued == pass_arrival && cpu == observer_cpu)
 			s->flags |= TRACT_SF_PREEMPTED;
 	} else if (s->state == TRACT_STATE_RUNQ && queued > start) {
 		/* asleep then, and woken since: shown in the wait it was woken from */
@@ -511,7 +601,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		return 0;
 	if (ctx->meta->seq_num == 0) {
 		pass_now = rq_clock_of(bpf_get_current_task_btf());
-		note_pass_start(bpf_get_current_task_btf());
+		note_pass_start(bpf_get_current_task_btf(), pass_now);
+		pass_seq++;
 		/* objects of the previous pass may be gone and their addresses reused */
 		__builtin_memset(&seen, 0, sizeof(seen));
 	}
@@ -557,8 +648,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s.run_count = task->sched_info.pcount;
 	read_fd_file(task, &s);
 	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
-	/* a stack is only still while the thread is off its CPU */
-	if (!on_cpu)
+	/* a stack is only still while the thread is off its CPU, and a running one has none */
+	if (!on_cpu && s.state != TRACT_STATE_RUN)
 		take_stacks(seq, task, slot, tag, &s, &fresh_switches);
 	/* an overflowing seq_file is not a loss: the kernel shows this task again */
 	if (bpf_seq_write(seq, &s, sizeof(s))) {

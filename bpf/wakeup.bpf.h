@@ -131,6 +131,8 @@ int BPF_PROG(tract_sched_waking, struct task_struct *p)
 	w->waker_tid = label ?: cur->pid;
 	w->pcount = p->sched_info.pcount;
 	w->run_delay = p->sched_info.run_delay;
+	if (runq_latency)
+		stamp_queued(p, bpf_ktime_get_ns());
 	if (wakeup_edges) {
 		w->waker_tgid = label ?: cur->tgid;
 		w->edge_pending = 1;
@@ -164,12 +166,11 @@ static __always_inline struct tract_wakeup_val *edge_of(const struct tract_wakeu
 }
 
 /*
- * Only with --wakeup-edges (autoload off otherwise).  Runs before the switch
- * updates sched_info, so the wakee's last_queued still holds the moment the
- * wakeup queued it, and the run queue's clock was just updated.
+ * With --wakeup-edges, at every switch.  Runs before the switch updates
+ * sched_info, so the wakee's last_queued still holds the moment the wakeup
+ * queued it, and the run queue's clock was just updated.
  */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+static __always_inline void count_edge(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 now = rq_clock_of(prev), queued;
 	struct tract_wakeup_key k;
@@ -189,22 +190,21 @@ int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct 
 	w = waker_of(next->pid);
 	tag = owner_tag(next);
 	if (!w || !w->edge_pending || w->tag != tag)
-		return 0;
+		return;
 	w->edge_pending = 0;
 	k.waker_tgid = w->waker_tgid;
 	k.wakee_tgid = next->tgid;
 	v = edge_of(&k, next);
 	if (!v)
-		return 0;
+		return;
 	__sync_fetch_and_add(&v->count, 1);
 	queued = next->sched_info.last_queued;
 	if (!queued || queued > now)
-		return 0;
+		return;
 	__sync_fetch_and_add(&v->runq_ns, now - queued);
 	s = slot_of(next->pid);
 	if (s && s->tag == tag && s->sleep_ts && s->sleep_ts < queued)
 		__sync_fetch_and_add(&v->blocked_ns, queued - s->sleep_ts);
-	return 0;
 }
 
 /*

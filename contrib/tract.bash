@@ -18,13 +18,13 @@ _tract() {
 		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls|--keep|--max-size) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all --source
-			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --verbose --help' -- "$cur"))
+			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --runq-latency --verbose --help' -- "$cur"))
 		;;
 	query|top)
 		case "$prev" in
 		-D|--dir) _filedir -d; return ;;
 		--format) COMPREPLY=($(compgen -W 'table csv json' -- "$cur")); return ;;
-		--hist) COMPREPLY=($(compgen -W 'syscall io' -- "$cur")); return ;;
+		--hist) COMPREPLY=($(compgen -W 'syscall runq io' -- "$cur")); return ;;
 		-g|--group) COMPREPLY=($(compgen -W "$(tract query --columns 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
 		-w|--where|--from|--to|--sql|-n|--top|--iterations|-i|--interval|--span|-F|--frequency) return ;;
 		esac

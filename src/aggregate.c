@@ -111,8 +111,8 @@ void agg_result__values(const struct agg_result *r, const struct agg_row *row, s
 	}
 }
 
-static void add_group(struct agg_result *r, const unsigned char *key, size_t len, uint64_t measure,
-		      uint64_t samples, uint32_t bucket)
+static void add_group(struct agg_result *r, const unsigned char *key, size_t len, const uint64_t *sums,
+		      uint32_t bucket)
 {
 	int added;
 	uint32_t id = dict__intern(r->keys, key, len, &added);
@@ -126,9 +126,10 @@ static void add_group(struct agg_result *r, const unsigned char *key, size_t len
 		*index = r->nrows;
 		r->rows[r->nrows++] = (struct agg_row){ .key = id, .bucket = bucket };
 	}
-	r->rows[*index].measure += measure;
-	r->rows[*index].samples += samples;
-	r->total += measure;
+	r->rows[*index].measure += sums[0];
+	r->rows[*index].samples += sums[1];
+	r->rows[*index].sum += sums[2];
+	r->total += sums[0];
 }
 
 /* The bucket of a time column's value, made when first seen; index + 1. */
@@ -301,7 +302,8 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 	len = appendf(sql, cap, len, "SELECT ");
 	for (i = 0; i < pl->nbase; i++)
 		len = appendf(sql, cap, len, "%s, ", pl->base[i]);
-	len = appendf(sql, cap, len, "%s FROM %s", q->cat->measure, q->cat->from);
+	len = appendf(sql, cap, len, "%s%s%s FROM %s", q->cat->measure, q->cat->sum ? ", " : "",
+		      q->cat->sum ? q->cat->sum : "", q->cat->from);
 	catalog__joins_sql(q->cat, scan_joins, sql, cap);
 	len = strlen(sql);
 	len = appendf(sql, cap, len, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2");
@@ -391,7 +393,7 @@ static void bind_key(sqlite3_stmt *st, const unsigned char *k, size_t n)
 
 struct partial {
 	struct dict *keys;		/* base values -> index in sums */
-	uint64_t (*sums)[2];		/* measure, samples */
+	uint64_t (*sums)[3];		/* measure, samples, latencies summed */
 	size_t n, cap;
 };
 
@@ -422,11 +424,13 @@ static int scan(sqlite3 *db, const char *path, const struct plan *pl, const stru
 				part->cap = part->cap ? part->cap * 2 : 256;
 				part->sums = xrealloc(part->sums, part->cap * sizeof(*part->sums));
 			}
-			part->sums[part->n][0] = part->sums[part->n][1] = 0;
+			part->sums[part->n][0] = part->sums[part->n][1] = part->sums[part->n][2] = 0;
 			part->n++;
 		}
 		part->sums[id - 1][0] += (uint64_t)sqlite3_column_int64(st, (int)pl->nbase);
 		part->sums[id - 1][1]++;
+		if (q->cat->sum)
+			part->sums[id - 1][2] += (uint64_t)sqlite3_column_int64(st, (int)pl->nbase + 1);
 	}
 	if (rc != SQLITE_DONE) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
@@ -459,7 +463,7 @@ static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const st
 		}
 		/* row_key() may move key: take the length first */
 		len = row_key(st, r->ncols, &key, &key_cap);
-		add_group(r, key, len, part->sums[i][0], part->sums[i][1], bucket);
+		add_group(r, key, len, part->sums[i], bucket);
 	}
 	free(key);
 	sqlite3_finalize(st);

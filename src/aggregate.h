@@ -39,6 +39,7 @@ struct agg_row {
 	uint32_t bucket;		/* with a time column: index + 1 in agg_result.buckets */
 	uint64_t measure;		/* summed weight_us (samples) or count (histograms) */
 	uint64_t samples;		/* fact rows */
+	uint64_t sum;			/* histograms: the latencies summed (catalog.sum) */
 };
 
 /* A time bucket of the result: what its passes sampled, and its groups' sum. */

@@ -98,6 +98,7 @@ const struct catalog catalog_io = {
 	.name = "io",
 	.from = "io_latency h JOIN passes p ON p.id = h.pass",
 	.measure = "h.count",
+	.sum = "h.sum_us",
 	.columns = io_columns_def,
 	.ncolumns = ARRAY_SIZE(io_columns_def),
 	.default_group = "dev,op",
@@ -117,9 +118,29 @@ const struct catalog catalog_syscall = {
 	.name = "syscall",
 	.from = "syscall_latency h JOIN passes p ON p.id = h.pass",
 	.measure = "h.count",
+	.sum = "h.sum_us",
 	.columns = syscall_columns_def,
 	.ncolumns = ARRAY_SIZE(syscall_columns_def),
 	.default_group = "pcomm,syscall",
+};
+
+static const struct catalog_column runq_columns_def[] = {
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0 },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: waited for a CPU below this many microseconds", NULL, 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+};
+
+const struct catalog catalog_runq = {
+	.name = "runq",
+	.from = "runq_latency h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.sum = "h.sum_us",
+	.columns = runq_columns_def,
+	.ncolumns = ARRAY_SIZE(runq_columns_def),
+	.default_group = "pcomm,tgid",
 };
 
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name)

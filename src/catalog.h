@@ -36,13 +36,14 @@ struct catalog {
 	const char *name;		/* samples, io, syscall */
 	const char *from;		/* fact table with alias, joined to passes p */
 	const char *measure;		/* what a group sums: weight_us or a count */
+	const char *sum;		/* histograms: the latencies summed, for means; NULL if none */
 	const char *const *joins;	/* bit i: the JOIN clause it stands for */
 	const struct catalog_column *columns;
 	size_t ncolumns;
 	const char *default_group;	/* -g when none is given */
 };
 
-extern const struct catalog catalog_samples, catalog_io, catalog_syscall;
+extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalog_runq;
 
 /* The column named name (case-insensitive), or NULL. */
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name);

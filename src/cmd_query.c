@@ -25,7 +25,7 @@
 static const char query_usage[] =
 "Usage: tract query [-g COLUMNS] [-w FILTER] [--from TIME] [--to TIME] [-n N]\n"
 "                   [--format table|csv|json] [--dir DIR]\n"
-"       tract query --hist syscall|io [-w FILTER] [--from TIME] [--to TIME]\n"
+"       tract query --hist syscall|runq|io [-w FILTER] [--from TIME] [--to TIME]\n"
 "       tract query --sql 'SELECT ...' [--from TIME] [--to TIME]\n"
 "       tract query --columns\n"
 "\n"
@@ -39,11 +39,12 @@ static const char query_usage[] =
 "      --to TIME         end (default: the newest sample; --from default: an hour before)\n"
 "  -n, --top N           show the N largest groups (default 30 for tables, all otherwise)\n"
 "      --format FORMAT   table (default), csv or json\n"
-"      --hist KIND       latency histograms: syscall (recorded with --syscall-latency)\n"
-"                        or io (block I/O), grouped by -g (default: by process and\n"
-"                        syscall, or by device and op)\n"
+"      --hist KIND       latency histograms: syscall (recorded with --syscall-latency),\n"
+"                        runq (waits for a CPU, with --runq-latency) or io (block\n"
+"                        I/O), grouped by -g (default: by process and syscall, by\n"
+"                        process, or by device and op)\n"
 "      --sql SQL         run a SELECT over the range's samples, passes, wakeups,\n"
-"                        io_latency and syscall_latency tables\n"
+"                        io_latency, syscall_latency and runq_latency tables\n"
 "      --columns         list the columns to group and filter by\n"
 "  -D, --dir DIR         the store (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
 "  -v, --verbose         say more\n"
@@ -134,8 +135,10 @@ int query_parse_args(int argc, char **argv, struct query_opts *o)
 				o->cat = &catalog_syscall;
 			else if (!strcmp(optarg, "io"))
 				o->cat = &catalog_io;
+			else if (!strcmp(optarg, "runq"))
+				o->cat = &catalog_runq;
 			else
-				return usage_error("invalid value '%s' for --hist: expected syscall or io", optarg);
+				return usage_error("invalid value '%s' for --hist: expected syscall, io or runq", optarg);
 			o->hist = 1;
 			break;
 		case OPT_SQL:

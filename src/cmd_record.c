@@ -67,6 +67,8 @@ static const char record_usage[] =
 "                           (adds a sys_exit program and a clock read per syscall)\n"
 "      --wakeup-edges       keep waker -> wakee counts and delays per process pair\n"
 "                           (adds a sched_switch program and a hash update per wakeup)\n"
+"      --runq-latency       keep per-process histograms of the wait for a CPU\n"
+"                           (the same program, a clock read per switch and wakeup)\n"
 "  -v, --verbose            say more, including libbpf's messages\n"
 "  -h, --help               show this help\n"
 "\n"
@@ -76,7 +78,7 @@ static const char record_usage[] =
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
 enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP, OPT_SOURCE,
-       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES };
+       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -95,6 +97,7 @@ static const struct option record_options[] = {
 	{ "no-ustacks", no_argument, NULL, OPT_NO_USTACKS },
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
 	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
+	{ "runq-latency", no_argument, NULL, OPT_RUNQ_LATENCY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -194,6 +197,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_WAKEUP_EDGES:
 			o->sampler.wakeup_edges = 1;
+			break;
+		case OPT_RUNQ_LATENCY:
+			o->sampler.runq_latency = 1;
 			break;
 		case 'v':
 			tract_verbose = 1;

@@ -45,10 +45,10 @@ void pass__count_load(struct pass *p)
 void pass__reset(struct pass *p)
 {
 	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist,
-			     .wakeups = p->wakeups };
+			     .runq_hist = p->runq_hist, .wakeups = p->wakeups };
 
 	*p = keep;
-	p->io_hist.nr = p->sc_hist.nr = p->wakeups.nr = 0;
+	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = 0;
 }
 
 void pass__free_rows(struct pass *p)
@@ -56,6 +56,7 @@ void pass__free_rows(struct pass *p)
 	free(p->rows);
 	free(p->io_hist.rows);
 	free(p->sc_hist.rows);
+	free(p->runq_hist.rows);
 	free(p->wakeups.rows);
 	memset(p, 0, sizeof(*p));
 }

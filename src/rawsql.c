@@ -32,6 +32,10 @@ static const char *const copy_sql[] = {
 	"JOIN src.passes p ON p.id = h.pass WHERE 0",
 	"INSERT INTO syscall_latency SELECT p.ts_us, h.* FROM src.syscall_latency h "
 	"JOIN src.passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
+	"CREATE TABLE IF NOT EXISTS runq_latency AS SELECT p.ts_us, h.* FROM src.runq_latency h "
+	"JOIN src.passes p ON p.id = h.pass WHERE 0",
+	"INSERT INTO runq_latency SELECT p.ts_us, h.* FROM src.runq_latency h "
+	"JOIN src.passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
 };
 
 static int run_bound(sqlite3 *db, const char *sql, uint64_t from_us, uint64_t to_us)

@@ -289,6 +289,7 @@ void render_groups(FILE *f, const struct agg_result *r, const struct render_opts
 struct hist {
 	size_t first, n;	/* rows of r, consecutive after sorting by the other columns */
 	uint64_t total;
+	uint64_t sum;		/* the latencies summed, where the store keeps them */
 };
 
 static int same_hist(const struct agg_result *r, size_t i, size_t j)
@@ -355,6 +356,7 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 		}
 		h[nh - 1].n++;
 		h[nh - 1].total += r->rows[i].measure;
+		h[nh - 1].sum += r->rows[i].sum;
 	}
 	if (nh > 1)
 		qsort(h, nh, sizeof(*h), by_total);
@@ -379,9 +381,11 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 		if (o->format == RENDER_TABLE) {
 			fputc('\n', f);
 			hist_title(f, r, &h[k]);
-			fprintf(f, ": %" PRIu64 " completions, p50 < %" PRId64 " us, p95 < %" PRId64
-				" us, p99 < %" PRId64 " us\n", h[k].total, percentile(r, &h[k], 0.5),
-				percentile(r, &h[k], 0.95), percentile(r, &h[k], 0.99));
+			fprintf(f, ": %" PRIu64 " completions, ", h[k].total);
+			if (h[k].sum && h[k].total)
+				fprintf(f, "mean %.0f us, ", (double)h[k].sum / (double)h[k].total);
+			fprintf(f, "p50 < %" PRId64 " us, p95 < %" PRId64 " us, p99 < %" PRId64 " us\n",
+				percentile(r, &h[k], 0.5), percentile(r, &h[k], 0.95), percentile(r, &h[k], 0.99));
 			fprintf(f, "%22s %10s  distribution\n", "us", "count");
 		} else if (o->format == RENDER_JSON) {
 			fputs(k ? ",\n{" : "\n{", f);
@@ -391,8 +395,9 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 				json_value(f, &v[c]);
 				fputc(',', f);
 			}
-			fprintf(f, "\"count\":%" PRIu64 ",\"p50_us\":%" PRId64 ",\"p95_us\":%" PRId64
-				",\"p99_us\":%" PRId64 ",\"buckets\":[", h[k].total, percentile(r, &h[k], 0.5),
+			fprintf(f, "\"count\":%" PRIu64 ",\"mean_us\":%.3f,\"p50_us\":%" PRId64 ",\"p95_us\":%" PRId64
+				",\"p99_us\":%" PRId64 ",\"buckets\":[", h[k].total,
+				h[k].total ? (double)h[k].sum / (double)h[k].total : 0, percentile(r, &h[k], 0.5),
 				percentile(r, &h[k], 0.95), percentile(r, &h[k], 0.99));
 		}
 		for (size_t i = h[k].first; i < h[k].first + h[k].n; i++) {

@@ -42,7 +42,7 @@ struct sample {
 
 /*
  * A latency histogram the kernel kept over the pass's interval: block I/O by
- * (device, op), or syscalls by (process, syscall).
+ * (device, op), syscalls by (process, syscall), or waits for a CPU by process.
  */
 struct hist_row {
 	uint32_t tgid;			/* syscalls only */
@@ -50,6 +50,7 @@ struct hist_row {
 	const char *what;		/* op, or syscall */
 	uint64_t le_us;			/* latency below this (a power of two) */
 	uint64_t count;
+	uint64_t sum_us;		/* the latencies summed */
 };
 
 struct hist_rows {
@@ -89,6 +90,7 @@ struct pass {
 	size_t nr, cap;
 	struct hist_rows io_hist;	/* block I/O completions */
 	struct hist_rows sc_hist;	/* syscall completions (--syscall-latency) */
+	struct hist_rows runq_hist;	/* switch-ins, by their wait for a CPU (--runq-latency) */
 	struct wakeup_rows wakeups;	/* --wakeup-edges */
 };
 

@@ -23,6 +23,7 @@ struct sampler_config {
 	int ustacks;			/* take user stacks of threads in a syscall */
 	int syscall_latency;		/* keep syscall latency histograms (a sys_exit program) */
 	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program) */
+	int runq_latency;		/* keep run-queue latency histograms (the same program) */
 };
 
 struct sampler;

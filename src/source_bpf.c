@@ -31,6 +31,7 @@ struct source_bpf {
 	struct resolvers res;
 	int syscall_latency;
 	int wakeup_edges;
+	int runq_latency;
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
@@ -252,6 +253,17 @@ static void drain_map(struct source_bpf *sb, struct bpf_map *map, size_t value_s
 	}
 }
 
+/* A histogram bucket: its bound, completions and their summed latency. */
+static void fill_hist(struct hist_row *h, unsigned int bucket, const void *value)
+{
+	struct tract_hist_val v;
+
+	memcpy(&v, value, sizeof(v));
+	h->le_us = 1ull << bucket;
+	h->count = v.count;
+	h->sum_us = v.sum_ns / 1000;
+}
+
 static void take_io(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
 {
 	const struct tract_io_hist_key *k = key;
@@ -259,8 +271,7 @@ static void take_io(struct source_bpf *sb, const void *key, const void *value, s
 
 	h->name = blockdevs__name(sb->res.blockdevs, k->dev);
 	h->what = block_op_name(k->op);
-	h->le_us = 1ull << k->bucket;
-	memcpy(&h->count, value, sizeof(h->count));
+	fill_hist(h, k->bucket, value);
 }
 
 static void take_syscall(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
@@ -271,8 +282,17 @@ static void take_syscall(struct source_bpf *sb, const void *key, const void *val
 	h->tgid = k->tgid;
 	h->name = procinfo__name(sb->res.procs, k->tgid);
 	h->what = syscall_name(k->nr);
-	h->le_us = 1ull << k->bucket;
-	memcpy(&h->count, value, sizeof(h->count));
+	fill_hist(h, k->bucket, value);
+}
+
+static void take_runq(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
+{
+	const struct tract_runq_hist_key *k = key;
+	struct hist_row *h = hist_rows__add(&p->runq_hist);
+
+	h->tgid = k->tgid;
+	h->name = procinfo__name(sb->res.procs, k->tgid);
+	fill_hist(h, k->bucket, value);
 }
 
 static void take_wakeup(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
@@ -299,7 +319,7 @@ static void take_wakeup(struct source_bpf *sb, const void *key, const void *valu
 /* Counts lost to full kernel maps, in all */
 static uint64_t maps_full(const struct tract_bpf__bss *bss)
 {
-	return bss->io_hist_full + bss->sc_hist_full + bss->wakeup_edges_full;
+	return bss->io_hist_full + bss->sc_hist_full + bss->runq_hist_full + bss->wakeup_edges_full;
 }
 
 static int bpf_pass(struct sampler *base, struct pass *p)
@@ -354,9 +374,11 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	take_runq_delays(sb, p);
 	p->hist_lost = maps_full(bss) - lost0;
 	if (!err) {
-		drain_map(sb, sb->skel->maps.io_hist, sizeof(__u64), take_io, p);
+		drain_map(sb, sb->skel->maps.io_hist, sizeof(struct tract_hist_val), take_io, p);
 		if (sb->syscall_latency)
-			drain_map(sb, sb->skel->maps.sc_hist, sizeof(__u64), take_syscall, p);
+			drain_map(sb, sb->skel->maps.sc_hist, sizeof(struct tract_hist_val), take_syscall, p);
+		if (sb->runq_latency)
+			drain_map(sb, sb->skel->maps.runq_hist, sizeof(struct tract_hist_val), take_runq, p);
 		if (sb->wakeup_edges)
 			drain_map(sb, sb->skel->maps.wakeup_edges_map, sizeof(struct tract_wakeup_val),
 				  take_wakeup, p);
@@ -393,6 +415,7 @@ static void bpf_rest(struct sampler *base)
 	buf[n] = '\0';
 	if (sscanf(buf, "%llu %llu %llu", &run, &delay, &count) != 3)
 		return;
+	sb->skel->bss->rest_run_ns = run;
 	sb->skel->bss->rest_run_delay = delay;
 	sb->skel->bss->rest_pcount = count;
 }
@@ -467,9 +490,11 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->syscall_latency = cfg->syscall_latency;
 	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
 	ro->wakeup_edges = cfg->wakeup_edges;
-	bpf_program__set_autoload(skel->progs.tract_sched_switch, cfg->wakeup_edges);
+	ro->runq_latency = cfg->runq_latency;
+	bpf_program__set_autoload(skel->progs.tract_sched_switch, cfg->wakeup_edges || cfg->runq_latency);
 	return bpf_map__set_max_entries(skel->maps.slots, slots) ?:
-	       bpf_map__set_max_entries(skel->maps.wakers, slots);
+	       bpf_map__set_max_entries(skel->maps.wakers, slots) ?:
+	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1);
 }
 
 /* Open, configure and load the object; NULL with *err set on failure. */
@@ -528,6 +553,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->res = *res;
 	sb->syscall_latency = cfg->syscall_latency;
 	sb->wakeup_edges = cfg->wakeup_edges;
+	sb->runq_latency = cfg->runq_latency;
 	/* opened by the thread that samples: the recorder may run in a thread of its own */
 	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	sb->buf_cap = 1 << 20;

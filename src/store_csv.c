@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
- * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,wakeups,meta}.csv, RFC 4180 with a header
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,runq_latency,wakeups,meta}.csv,
+ * RFC 4180 with a header
  * line.  samples.csv has the columns of the SQLite samples view; kstack_id and
  * ustack_id are the stack's hash, the same in every file.
  */
@@ -20,7 +21,8 @@
 #include "syscalls.h"
 #include "util.h"
 
-enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV_WAKEUPS, CSV__COUNT };
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV_RUNQ_LATENCY, CSV_WAKEUPS,
+       CSV__COUNT };
 
 static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_SAMPLES] = ".samples.csv",
@@ -28,14 +30,16 @@ static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_PASSES] = ".passes.csv",
 	[CSV_IO_LATENCY] = ".io_latency.csv",
 	[CSV_SYSCALL_LATENCY] = ".syscall_latency.csv",
+	[CSV_RUNQ_LATENCY] = ".runq_latency.csv",
 	[CSV_WAKEUPS] = ".wakeups.csv",
 };
 
 static const char *const csv_header[CSV__COUNT] = {
 	[CSV_STACKS] = "id,kind,frames",
 	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us,hist_lost,displaced,unsampled_us,load_rows",
-	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count",
-	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,tgid",
+	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count,sum_us",
+	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,sum_us,tgid",
+	[CSV_RUNQ_LATENCY] = "ts_us,pcomm,le_us,count,sum_us,tgid",
 	[CSV_WAKEUPS] = "ts_us,waker_tgid,waker,wakee_tgid,wakee,count,runq_us,blocked_us",
 };
 
@@ -220,7 +224,8 @@ static void write_wakeups(FILE *f, uint64_t ts_us, const struct wakeup_rows *w)
 	}
 }
 
-static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int with_tgid)
+/* The histogram files' columns in the order of their headers: what and tgid where the file has them. */
+static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int with_what, int with_tgid)
 {
 	for (size_t i = 0; i < h->nr; i++) {
 		const struct hist_row *r = &h->rows[i];
@@ -228,9 +233,11 @@ static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int w
 		csv_u64(f, ts_us);
 		csv_sep(f);
 		csv_field(f, r->name);
-		csv_sep(f);
-		csv_field(f, r->what);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, r->le_us, r->count);
+		if (with_what) {
+			csv_sep(f);
+			csv_field(f, r->what);
+		}
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->le_us, r->count, r->sum_us);
 		if (with_tgid)
 			fprintf(f, ",%u", r->tgid);
 		csv_end(f);
@@ -251,8 +258,9 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 	}
 	for (size_t i = 0; i < p->nr; i++)
 		write_sample(st, p, &p->rows[i]);
-	write_hist(st->f[CSV_IO_LATENCY], p->ts_us, &p->io_hist, 0);
-	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1);
+	write_hist(st->f[CSV_IO_LATENCY], p->ts_us, &p->io_hist, 1, 0);
+	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1, 1);
+	write_hist(st->f[CSV_RUNQ_LATENCY], p->ts_us, &p->runq_hist, 0, 1);
 	write_wakeups(st->f[CSV_WAKEUPS], p->ts_us, &p->wakeups);
 	pf = st->f[CSV_PASSES];
 	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64

@@ -21,7 +21,7 @@
 #define SYSCALL_BITS 1024
 
 enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_IO_HIST,
-       INS_SC_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };
+       INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
@@ -33,8 +33,11 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
 	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
-	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count) VALUES (?,?,?,?,?)",
-	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, tgid) VALUES (?,?,?,?,?,?)",
+	/* the histograms bind pass, name, what, le_us, count, sum_us, tgid: see insert_hist() */
+	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count, sum_us) VALUES (?1,?2,?3,?4,?5,?6)",
+	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, sum_us, tgid) "
+			"VALUES (?1,?2,?3,?4,?5,?6,?7)",
+	[INS_RUNQ_HIST] = "INSERT INTO runq_latency(pass, pcomm, le_us, count, sum_us, tgid) VALUES (?1,?2,?4,?5,?6,?7)",
 	[INS_FACT] = "INSERT INTO sample_facts(pass, thread, state, cpu, call, sc_us, state_us, kstack, "
 		     "file, runq_us, waker, wake_us, wake_runq_us, ustack) "
 		     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -445,21 +448,27 @@ static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *i
 	return 0;
 }
 
-/* Both histogram tables share their first five columns; syscalls add the tgid. */
+/*
+ * The histogram tables' statements number their parameters alike, and use
+ * those their table has: ?1 pass, ?2 name, ?3 what, ?4 le_us, ?5 count,
+ * ?6 sum_us, ?7 tgid.
+ */
 static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id, const struct hist_rows *h)
 {
-	int err = 0;
+	int params = sqlite3_bind_parameter_count(s), err = 0;
 
 	for (size_t i = 0; !err && i < h->nr; i++) {
 		const struct hist_row *r = &h->rows[i];
 
 		sqlite3_bind_int64(s, 1, pass_id);
 		sqlite3_bind_text(s, 2, r->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, r->what, -1, SQLITE_STATIC);
+		if (sqlite3_bind_parameter_name(s, 3))
+			sqlite3_bind_text(s, 3, r->what, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 4, r->le_us);
 		sqlite3_bind_int64(s, 5, r->count);
-		if (s == st->ins[INS_SC_HIST])
-			sqlite3_bind_int64(s, 6, r->tgid);
+		sqlite3_bind_int64(s, 6, r->sum_us);
+		if (params >= 7)
+			sqlite3_bind_int64(s, 7, r->tgid);
 		err = step(st, s);
 	}
 	return err;
@@ -508,6 +517,8 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist);
 	if (!err)
 		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist);
+	if (!err)
+		err = insert_hist(st, st->ins[INS_RUNQ_HIST], pass_id, &p->runq_hist);
 	if (!err)
 		err = insert_wakeups(st, pass_id, &p->wakeups);
 	if (!err)

@@ -17,6 +17,8 @@
 #define TRACT_COMM_LEN 16
 /* bpf_get_task_stack() never returns more than the kernel's own limit */
 #define TRACT_KSTACK_MAX 127
+/* CPUs a pass snapshots at once; threads on CPUs beyond are shown as found */
+#define TRACT_CPUS_MAX 1024
 /* -p accepts this many process ids */
 #define TRACT_PID_FILTER_MAX 64
 /* waker_tid of a wakeup run from interrupt context (timers, devices, softirqs) */
@@ -149,6 +151,19 @@ struct tract_sc_hist_key {
 	__u8 pad;
 };
 
+/* Run-queue latency histogram (--runq-latency): switch-ins per (process, log2 µs bucket). */
+struct tract_runq_hist_key {
+	__u32 tgid;
+	__u8 bucket;		/* waited < 2^bucket µs for a CPU */
+	__u8 pad[3];
+};
+
+/* What every latency histogram keeps per bucket: completions and their summed latency, for means. */
+struct tract_hist_val {
+	__u64 count;
+	__u64 sum_ns;
+};
+
 /*
  * Wakeup edges (--wakeup-edges): wakeups from one process (or irq, timer) to
  * another since the last pass, counted when the wakee gets a CPU.
@@ -170,6 +185,8 @@ _Static_assert(sizeof(struct tract_wakeup_key) == 8, "tract_wakeup_key layout ch
 _Static_assert(sizeof(struct tract_wakeup_val) == 40, "tract_wakeup_val layout changed");
 _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout changed");
 _Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
+_Static_assert(sizeof(struct tract_runq_hist_key) == 8, "tract_runq_hist_key layout changed");
+_Static_assert(sizeof(struct tract_hist_val) == 16, "tract_hist_val layout changed");
 _Static_assert(sizeof(struct tract_sample) == 256, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 _Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed");

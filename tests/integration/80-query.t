@@ -65,7 +65,7 @@ ok "two hourly files merge: twice the passes, the same average" test "$(sqlite3 
 rm -f "$second"
 
 "$TRACT" query -D "$S" --hist io > "$WORK/hist.txt"
-ok "--hist io prints the block I/O latency with percentiles" grep -q 'completions, p50 < [0-9]* us' "$WORK/hist.txt"
+ok "--hist io prints the block I/O latency with its mean and percentiles" grep -q 'completions, mean [0-9]* us, p50 < [0-9]* us' "$WORK/hist.txt"
 ok "--sql sees every sample of the range" \
 	test "$("$TRACT" query -D "$S" --sql 'select count(*) as n from samples' --format csv | tail -n 1 | tr -d '\r')" = "$samples"
 ok "--sql has stacks as text" \
