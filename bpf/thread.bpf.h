@@ -44,7 +44,8 @@ struct tract_waker {
 	__u32 waker_tgid;	/* with --wakeup-edges */
 	__u64 run_delay;
 	__u8 edge_pending;	/* with --wakeup-edges: not counted yet */
-	__u8 pad[7];
+	__u8 slept_in;		/* the enum tract_state it slept in until that wakeup */
+	__u8 pad[6];
 };
 
 _Static_assert(sizeof(struct tract_slot) == 64, "slots stay small");

@@ -427,7 +427,7 @@ static __always_inline bool woken_after(struct task_struct *task, __u64 start)
 struct cpu_view {
 	__u64 pass;		/* the pass that met the CPU */
 	__u64 runner;		/* what ran on it then, as a number; the sampler's CPU: 0 */
-	__u64 since;		/* when that got the CPU */
+	__u64 since;		/* when that got the CPU; an idle CPU: ~0, as any switch is since */
 	__u64 lag;		/* its run queue's clock less its task clock then */
 };
 
@@ -440,31 +440,82 @@ struct {
 	__type(value, struct cpu_view);
 } cpu_views SEC(".maps");
 
+/*
+ * Per CPU, for user space: the latest time a thread that is not sampled
+ * (another process under -p, a tract thread) got that CPU and was on it
+ * when the pass began, and in which pass.  A sampled thread that got the
+ * CPU after it then was not what ran there.
+ */
+__u64 outside_pass[TRACT_CPUS_MAX];
+__u64 outside_arrival[TRACT_CPUS_MAX];
+
 static __always_inline struct cpu_view *view_of(struct task_struct *task, __u32 cpu)
 {
 	struct cpu_view *v = bpf_map_lookup_elem(&cpu_views, &cpu);
-	struct rq *rq;
 	struct task_struct *curr;
+	struct rq *rq;
 
 	if (!v || v->pass == pass_seq)
 		return v;
 	rq = task->se.cfs_rq->rq;
+	/* the thread moved since its CPU was read: this run queue is another CPU's */
+	if (rq->cpu != cpu)
+		return NULL;
 	curr = rq->curr;
 	v->pass = pass_seq;
 	v->runner = cpu == observer_cpu ? 0 : (__u64)curr;
-	v->since = curr ? curr->sched_info.last_arrival : 0;
+	/* sched_info_switch() keeps no times for the idle task */
+	v->since = !curr ? 0 : curr->pid ? curr->sched_info.last_arrival : ~0ull;
 	v->lag = rq->clock - rq->clock_task;
 	return v;
 }
 
+/*
+ * Whether a thread off its CPU now was on it when the pass began, and left
+ * it since: preempted (its queue time is when it left, in the run queue's
+ * clock) or asleep (exec_start, in the task clock, with that CPU's lag when
+ * the pass met it: a lag read later would add the interrupt time since).  A
+ * move to another CPU clears exec_start, and the time it left with it.
+ */
+static __always_inline bool left_since(struct task_struct *task, const struct tract_sample *s,
+				       const struct cpu_view *v, __u64 start)
+{
+	__u64 queued = task->sched_info.last_queued, left;
+
+	if (!task->se.exec_start)
+		return false;
+	left = task->se.exec_start + v->lag;
+	if (s->state == TRACT_STATE_RUNQ && queued && queued < left)
+		left = queued;
+	return left >= start;
+}
+
+/*
+ * A queued thread that was asleep when the pass began and was woken since,
+ * and the state it slept in: its latest wakeup came after the pass began
+ * (it was queued since) and it has not had a CPU since that wakeup.
+ */
+static __always_inline int woken_since(struct task_struct *task, __u64 start)
+{
+	struct tract_waker *w = waker_of(task->pid);
+
+	if (task->sched_info.last_queued <= start || !w || w->tag != owner_tag(task) ||
+	    (__u32)task->sched_info.pcount != w->pcount || task->sched_info.run_delay != w->run_delay)
+		return -1;
+	return w->slept_in;
+}
+
 static __always_inline void as_at_pass_start(struct task_struct *task, struct tract_sample *s)
 {
-	__u64 start = pass_start, arrived = task->sched_info.last_arrival, queued, left;
+	__u64 start = pass_start, arrived = task->sched_info.last_arrival;
 	__u32 cpu = task->thread_info.cpu;
 	struct cpu_view *v;
 	bool runner, changed;
+	int slept;
 
-	if (!start || !arrived || cpu >= TRACT_CPUS_MAX)
+	/* one read of its CPU: the view, the row and user space all go by it */
+	s->cpu = cpu;
+	if (!start || !arrived || cpu >= TRACT_CPUS_MAX || s->state == TRACT_STATE_ZOMBIE)
 		return;
 	v = view_of(task, cpu);
 	if (!v)
@@ -472,36 +523,61 @@ static __always_inline void as_at_pass_start(struct task_struct *task, struct tr
 	runner = v->runner == (__u64)task;
 	/* the sampler holds its own CPU: what ran there then has left it */
 	changed = cpu == observer_cpu || v->since > start;
-	if (s->state == TRACT_STATE_RUN || runner) {
-		s->state = TRACT_STATE_RUN;
-		if (runner && arrived <= start)
+	if (runner || s->state == TRACT_STATE_RUN) {
+		if (arrived <= start) {
+			if (runner)
+				return;
+			/* on its CPU since before the pass, and leaving it as the pass met the CPU */
+			s->state = TRACT_STATE_RUNQ;
+			s->flags |= TRACT_SF_RAN_AT_START;
 			return;
+		}
 		/* it got its CPU after the pass began: then it was queued, or asleep */
 		s->start_state = woken_after(task, start) ? TRACT_STATE_SLEEP : TRACT_STATE_RUNQ;
-		if (runner)
+		if (runner) {
 			/* ... unless nothing else is known to have had the CPU then */
+			s->state = TRACT_STATE_RUN;
 			s->flags |= TRACT_SF_ARRIVED_SINCE;
-		else
+		} else {
 			/* and it was not on it when the pass met its CPU either */
 			s->state = s->start_state;
+		}
 		return;
 	}
-	if (arrived > start || s->state == TRACT_STATE_ZOMBIE || !changed)
+	if (arrived > start || !changed)
 		return;
-	queued = task->sched_info.last_queued;
-	left = task->se.exec_start ? task->se.exec_start + v->lag : 0;
-	/* a preempted thread was queued as it left, in the run queue's own clock */
-	if (s->state == TRACT_STATE_RUNQ && queued && queued < left)
-		left = queued;
-	if (left >= start) {
-		/* on its CPU then, and preempted or asleep since */
+	if (left_since(task, s, v, start)) {
 		s->flags |= TRACT_SF_RAN_AT_START;
-		if (queued == pass_arrival && cpu == observer_cpu)
+		if (task->sched_info.last_queued == pass_arrival && cpu == observer_cpu)
 			s->flags |= TRACT_SF_PREEMPTED;
-	} else if (s->state == TRACT_STATE_RUNQ && queued > start) {
-		/* asleep then, and woken since: shown in the wait it was woken from */
-		s->state = BPF_CORE_READ_BITFIELD(task, in_iowait) ? TRACT_STATE_DISK : TRACT_STATE_SLEEP;
+	} else if (s->state == TRACT_STATE_RUNQ && (slept = woken_since(task, start)) >= 0) {
+		s->state = slept;
 		s->flags |= TRACT_SF_WOKEN_SINCE;
+	}
+}
+
+/*
+ * A thread the pass does not sample may still have been what ran on its
+ * CPU when the pass began: user space must know, to not show a sampled
+ * thread that got the CPU later as running then.
+ */
+static __always_inline void note_outside(struct task_struct *task)
+{
+	struct tract_sample s = { .state = tract_decode_state(task_state_bits(task), task->exit_state,
+							     task->on_cpu) };
+	__u64 start = pass_start, arrived = task->sched_info.last_arrival;
+	__u32 cpu = task->thread_info.cpu, i = cpu & (TRACT_CPUS_MAX - 1);
+	struct cpu_view *v;
+
+	if (!start || !arrived || arrived > start || cpu >= TRACT_CPUS_MAX || s.state == TRACT_STATE_RUN ||
+	    s.state == TRACT_STATE_ZOMBIE || task == bpf_get_current_task_btf())
+		return;
+	v = view_of(task, cpu);
+	if (!v || (cpu != observer_cpu && v->since <= start) || !left_since(task, &s, v, start))
+		return;
+	if (outside_pass[i] != pass_seq || outside_arrival[i] < arrived) {
+		outside_pass[i] = pass_seq;
+		outside_arrival[i] = arrived;
 	}
 }
 
@@ -608,8 +684,10 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	}
 	threads_visited++;
 	s.tgid = task->tgid;
-	if (s.tgid == self_tgid || !pid_selected(s.tgid))
+	if (s.tgid == self_tgid || !pid_selected(s.tgid)) {
+		note_outside(task);
 		return 0;
+	}
 
 	s.kind = TRACT_REC_SAMPLE;
 	s.tid = task->pid;
@@ -641,7 +719,6 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	read_tracked(task, slot, tag, &s, pass_now);
 	if (s.state == TRACT_STATE_DISK)
 		read_io(slot, tag, &s);
-	s.cpu = task->thread_info.cpu;
 	s.uid = task->real_cred->uid.val;
 	read_process(task, &s);
 	s.run_delay_ns = task->sched_info.run_delay;

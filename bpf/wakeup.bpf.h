@@ -131,6 +131,8 @@ int BPF_PROG(tract_sched_waking, struct task_struct *p)
 	w->waker_tid = label ?: cur->pid;
 	w->pcount = p->sched_info.pcount;
 	w->run_delay = p->sched_info.run_delay;
+	/* still set at sched_waking: the wakeup has not made it runnable yet */
+	w->slept_in = tract_decode_state(task_state_bits(p), 0, 0);
 	if (runq_latency)
 		stamp_queued(p, bpf_ktime_get_ns());
 	if (wakeup_edges) {

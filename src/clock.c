@@ -53,11 +53,9 @@ uint64_t random_next(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-uint64_t pass_weight(uint64_t elapsed, uint64_t interval)
+uint64_t slots_skipped(uint64_t prev, uint64_t slot, uint64_t interval)
 {
-	uint64_t max = interval * PASS_WEIGHT_MAX_INTERVALS;
-
-	return elapsed < max ? elapsed : max;
+	return prev && slot > prev + interval ? (slot - prev) / interval - 1 : 0;
 }
 
 void format_hour(uint64_t ts_us, char *buf, size_t len)

@@ -34,14 +34,12 @@ uint64_t pass_time(uint64_t slot, uint64_t interval, uint64_t now, uint64_t rand
 uint64_t random_next(uint64_t *state);
 
 /*
- * What a pass stands for when elapsed has passed since the previous one: all
- * of it up to twice the interval (a late pass is jitter, and the next one,
- * on schedule, stands for less), and no more beyond that, where the
- * recorder was stopped or starved: one snapshot must not stand for seconds
- * nobody looked at.  What is left over is unsampled time.
+ * The intervals between the one of the previous pass (prev; 0: none) and
+ * slot that no pass stands for: a pass stands for its own interval, so when
+ * the recorder was stopped or starved, one snapshot does not stand for the
+ * seconds nobody looked at.
  */
-#define PASS_WEIGHT_MAX_INTERVALS 2
-uint64_t pass_weight(uint64_t elapsed, uint64_t interval);
+uint64_t slots_skipped(uint64_t prev, uint64_t slot, uint64_t interval);
 
 /* "YYYYMMDD-HH" of the UTC hour holding ts_us, for hourly file names. */
 void format_hour(uint64_t ts_us, char *buf, size_t len);

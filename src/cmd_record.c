@@ -287,7 +287,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	 */
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	for (uint64_t slot = start; !stop_requested && slot < end; slot = next_slot(start, interval, slot, mono_ns())) {
-		uint64_t t0, cpu0, elapsed, at = pass_time(slot, interval, mono_ns(), random_next(&rng));
+		uint64_t t0, cpu0, at = pass_time(slot, interval, mono_ns(), random_next(&rng));
 		struct pass *p;
 
 		if (at >= end)
@@ -306,11 +306,14 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		t0 = mono_ns();
 		cpu0 = thread_cpu_us();
 		p->ts_us = realtime_us();
-		/* a pass stands for the time since the previous one, within reason */
-		elapsed = prev ? t0 - prev : interval;
-		p->weight_us = pass_weight(elapsed, interval) / 1000;
-		p->unsampled_us = elapsed / 1000 - p->weight_us;
-		prev = t0;
+		/*
+		 * One pass at a random moment of each interval stands for that
+		 * interval: weighting it by the time since the previous pass would
+		 * favour the passes that fall late in theirs.
+		 */
+		p->weight_us = interval / 1000;
+		p->unsampled_us = slots_skipped(prev, slot, interval) * interval / 1000;
+		prev = slot;
 		err = sampler__pass(sampler, p);
 		if (err)
 			break;

@@ -4,11 +4,12 @@
 #include "observer.h"
 #include "util.h"
 
-/* What one CPU showed in a pass: its runner when the pass began, if known. */
+/* What one CPU showed in a pass. */
 struct cpu_view {
 	size_t runner;		/* row index + 1: RUN since before the pass began */
-	size_t ran;		/* ... or had it then and left it, latest to get it */
-	size_t arrived;		/* ... or got it since, the earliest to get it */
+	size_t ran;		/* ... or had it then and left it, the latest to get it */
+	size_t arrived;		/* ... or got it since: the CPU's runner when the pass met it */
+	int outside;		/* a thread not sampled got it later than any row, and had it then */
 };
 
 static void show_as_then(struct sample *r)
@@ -27,7 +28,7 @@ static void show_running(struct sample *r)
 	r->kstack = r->ustack = NULL;
 }
 
-/* Growing as CPUs appear; the pass's rows name each CPU once or a few times. */
+/* Growing as CPUs appear; a pass names each CPU once or a few times. */
 static struct cpu_view *view_of(struct cpu_view **views, size_t *n, uint32_t cpu)
 {
 	if (cpu >= *n) {
@@ -40,7 +41,7 @@ static struct cpu_view *view_of(struct cpu_view **views, size_t *n, uint32_t cpu
 	return &(*views)[cpu];
 }
 
-size_t observer__resolve(struct pass *p)
+size_t observer__resolve(struct pass *p, const uint64_t *outside_ns, size_t ncpus)
 {
 	static struct cpu_view *views;
 	static size_t nviews;
@@ -57,16 +58,24 @@ size_t observer__resolve(struct pass *p)
 		else if ((r->flags & TRACT_SF_RAN_AT_START) &&
 			 (!v->ran || r->arrival_ns < p->rows[v->ran - 1].arrival_ns))
 			v->ran = i + 1;
-		else if ((r->flags & TRACT_SF_ARRIVED_SINCE) &&
-			 (!v->arrived || r->arrival_ns > p->rows[v->arrived - 1].arrival_ns))
+		else if (r->flags & TRACT_SF_ARRIVED_SINCE)
 			v->arrived = i + 1;
+	}
+	/* of the threads that had a CPU when the pass began and left it, the last to get it had it then */
+	for (size_t cpu = 0; cpu < ncpus && cpu < nviews; cpu++) {
+		struct cpu_view *v = &views[cpu];
+
+		if (outside_ns[cpu] && (!v->ran || outside_ns[cpu] < p->rows[v->ran - 1].arrival_ns)) {
+			v->outside = 1;
+			v->ran = 0;
+		}
 	}
 	for (size_t i = 0; i < p->nr; i++) {
 		struct sample *r = &p->rows[i];
 		const struct cpu_view *v = &views[r->cpu];
-		size_t me = i + 1, then = v->runner ? v->runner : v->ran ? v->ran : v->arrived;
+		size_t me = i + 1, then = v->runner ? v->runner : v->ran ? v->ran : v->outside ? 0 : v->arrived;
 
-		if (r->flags & TRACT_SF_RAN_AT_START && me == then) {
+		if ((r->flags & TRACT_SF_RAN_AT_START) && me == then) {
 			show_running(r);
 			displaced++;
 		} else if ((r->flags & TRACT_SF_ARRIVED_SINCE) && me != then) {

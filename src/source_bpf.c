@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,6 +37,7 @@ struct source_bpf {
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
 	int schedstat_fd;	/* the sampling thread's own sched_info, -1 if unreadable */
+	uint64_t outside_ns[TRACT_CPUS_MAX];	/* see observer__resolve() */
 };
 
 __attribute__((format(printf, 2, 0)))
@@ -206,6 +208,19 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 	return off;
 }
 
+/* Per CPU, from the BPF side: when a thread not sampled had it as the pass began. */
+static void note_outside(struct source_bpf *sb)
+{
+	const struct tract_bpf__bss *bss = sb->skel->bss;
+
+	for (size_t cpu = 0; cpu < TRACT_CPUS_MAX; cpu++) {
+		uint64_t at = bss->outside_arrival[cpu];
+
+		sb->outside_ns[cpu] = bss->outside_pass[cpu] == bss->pass_seq && at && at < bss->pass_now ?
+				      bss->pass_now - at : 0;
+	}
+}
+
 /* After the observer's effect is taken out: what tract displaced waited for it. */
 static void take_runq_delays(struct source_bpf *sb, struct pass *p)
 {
@@ -370,7 +385,10 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
-	p->displaced = observer__resolve(p);
+	note_outside(sb);
+	p->displaced = observer__resolve(p, sb->outside_ns, TRACT_CPUS_MAX);
+	/* this pass's cost stands for the waits of the threads it preempted */
+	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	take_runq_delays(sb, p);
 	p->hist_lost = maps_full(bss) - lost0;
 	if (!err) {
@@ -383,8 +401,6 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 			drain_map(sb, sb->skel->maps.wakeup_edges_map, sizeof(struct tract_wakeup_val),
 				  take_wakeup, p);
 	}
-	/* the sampler held its CPU this long: what a displaced thread waited for it */
-	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -394,15 +410,17 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 }
 
 /*
- * The sampler's sched_info as it goes to sleep: from it and its values at
- * the next pass, the BPF side learns when the sampler woke (tract.bpf.c,
- * "The observer effect").  /proc/thread-self/schedstat holds its time on a
- * CPU, its run_delay and its pcount.
+ * The sampler's figures as it goes to sleep: from them and their values at
+ * the next pass, the BPF side learns when the sampler woke (tract.bpf.c, "A
+ * pass is a snapshot").  /proc/thread-self/schedstat holds its run_delay
+ * and pcount; its time on a CPU there is as of its last accounting, where
+ * CLOCK_THREAD_CPUTIME_ID brings it up to date, so that is read last.
  */
 static void bpf_rest(struct sampler *base)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 	unsigned long long run, delay, count;
+	struct timespec ts;
 	char buf[96];
 	ssize_t n;
 
@@ -413,8 +431,10 @@ static void bpf_rest(struct sampler *base)
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &run, &delay, &count) != 3)
+	if (sscanf(buf, "%llu %llu %llu", &run, &delay, &count) != 3 ||
+	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return;
+	run = (unsigned long long)ts.tv_sec * NSEC_PER_SEC + (unsigned long long)ts.tv_nsec;
 	sb->skel->bss->rest_run_ns = run;
 	sb->skel->bss->rest_run_delay = delay;
 	sb->skel->bss->rest_pcount = count;
