@@ -525,8 +525,11 @@ static __always_inline void as_at_pass_start(struct task_struct *task, struct tr
 	changed = cpu == observer_cpu || v->since > start;
 	if (runner || s->state == TRACT_STATE_RUN) {
 		if (arrived <= start) {
-			if (runner)
+			/* what ran on its CPU when the pass met it, since before the pass: RUN, wherever it is now */
+			if (runner) {
+				s->state = TRACT_STATE_RUN;
 				return;
+			}
 			/* on its CPU since before the pass, and leaving it as the pass met the CPU */
 			s->state = TRACT_STATE_RUNQ;
 			s->flags |= TRACT_SF_RAN_AT_START;
