@@ -352,14 +352,17 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
  * after another, the other CPUs go on switching: what they run by then is
  * often what the sampler's wait displaced there.  So the snapshot is of the
  * moment the sampler woke, which does not depend on the workload, where the
- * moments the sampler gets its CPU and visits a thread often do.  The
- * kernel keeps when each thread last got a CPU (sched_info.last_arrival),
- * was queued (last_queued) and left one (se.exec_start); a thread's state
- * then follows from them, unless it has switched twice since, and then it
- * is shown as found.  Whether another thread of the same CPU was running
- * then is for user space to weigh (src/observer.c): the flags say what each
- * thread's own times tell.  User space passes the sampler's sched_info as
- * it went to sleep, from which its wakeup follows.
+ * moments the sampler gets its CPU and visits a thread often do.  What ran
+ * on each CPU then is read in the interrupt of the sampler's timer
+ * (moment.bpf.h, as_at_moment() below).  Without that reading (the first
+ * pass, a deadline already past), the kernel's own times tell: when each
+ * thread last got a CPU (sched_info.last_arrival), was queued (last_queued)
+ * and left one (se.exec_start); a thread's state then follows from them,
+ * unless it has switched twice since, and then it is shown as found.
+ * Whether another thread of the same CPU was running then is for user
+ * space to weigh (src/observer.c): the flags say what each thread's own
+ * times tell.  Either way, user space passes the sampler's sched_info as it
+ * went to sleep, from which its wakeup follows.
  */
 /* the sampler's time on a CPU and sched_info as it went to sleep */
 __u64 rest_run_ns, rest_run_delay, rest_pcount;
@@ -432,6 +435,9 @@ struct cpu_view {
 };
 
 __u64 pass_seq;				/* passes begun */
+bool at_moment;				/* this pass has each CPU's runner at its moment */
+
+#include "moment.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -505,6 +511,37 @@ static __always_inline int woken_since(struct task_struct *task, __u64 start)
 	return w->slept_in;
 }
 
+/*
+ * With each CPU's runner read at the moment (moment.bpf.h): those ran then,
+ * and no other.  A runner that moved to another CPU since is found by its
+ * tid in user space.
+ */
+static __always_inline void as_at_moment(struct task_struct *task, struct tract_sample *s, __u32 cpu)
+{
+	__u64 start = pass_start;
+	int slept;
+
+	if (moment_task[cpu] == (__u64)task) {
+		s->flags |= TRACT_SF_AT_MOMENT;
+		if (s->state != TRACT_STATE_RUN) {
+			s->flags |= TRACT_SF_RAN_AT_START;
+			if (task->sched_info.last_queued == pass_arrival && cpu == observer_cpu)
+				s->flags |= TRACT_SF_PREEMPTED;
+		}
+		s->state = TRACT_STATE_RUN;
+		return;
+	}
+	if (s->state == TRACT_STATE_RUN) {
+		/* it got its CPU since: then it was queued, or asleep */
+		s->start_state = start && woken_after(task, start) ? TRACT_STATE_SLEEP : TRACT_STATE_RUNQ;
+		s->state = s->start_state;
+		s->flags |= TRACT_SF_ARRIVED_SINCE;
+	} else if (start && s->state == TRACT_STATE_RUNQ && (slept = woken_since(task, start)) >= 0) {
+		s->state = slept;
+		s->flags |= TRACT_SF_WOKEN_SINCE;
+	}
+}
+
 static __always_inline void as_at_pass_start(struct task_struct *task, struct tract_sample *s)
 {
 	__u64 start = pass_start, arrived = task->sched_info.last_arrival;
@@ -515,7 +552,13 @@ static __always_inline void as_at_pass_start(struct task_struct *task, struct tr
 
 	/* one read of its CPU: the view, the row and user space all go by it */
 	s->cpu = cpu;
-	if (!start || !arrived || cpu >= TRACT_CPUS_MAX || s->state == TRACT_STATE_ZOMBIE)
+	if (cpu >= TRACT_CPUS_MAX || s->state == TRACT_STATE_ZOMBIE)
+		return;
+	if (at_moment) {
+		as_at_moment(task, s, cpu);
+		return;
+	}
+	if (!start || !arrived)
 		return;
 	v = view_of(task, cpu);
 	if (!v)
@@ -572,7 +615,7 @@ static __always_inline void note_outside(struct task_struct *task)
 	__u32 cpu = task->thread_info.cpu, i = cpu & (TRACT_CPUS_MAX - 1);
 	struct cpu_view *v;
 
-	if (!start || !arrived || arrived > start || cpu >= TRACT_CPUS_MAX || s.state == TRACT_STATE_RUN ||
+	if (at_moment || !start || !arrived || arrived > start || cpu >= TRACT_CPUS_MAX || s.state == TRACT_STATE_RUN ||
 	    s.state == TRACT_STATE_ZOMBIE || task == bpf_get_current_task_btf())
 		return;
 	v = view_of(task, cpu);
@@ -682,10 +725,13 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		pass_now = rq_clock_of(bpf_get_current_task_btf());
 		note_pass_start(bpf_get_current_task_btf(), pass_now);
 		pass_seq++;
+		sampler_task = (__u64)bpf_get_current_task_btf();
+		at_moment = moment_pass == pass_seq;
 		/* objects of the previous pass may be gone and their addresses reused */
 		__builtin_memset(&seen, 0, sizeof(seen));
 	}
 	threads_visited++;
+	learn_rq(task, task->thread_info.cpu);
 	s.tgid = task->tgid;
 	if (s.tgid == self_tgid || !pid_selected(s.tgid)) {
 		note_outside(task);

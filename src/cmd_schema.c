@@ -18,5 +18,7 @@ int cmd_schema(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	fputs(tract_schema_sql, stdout);
+	/* The version makes the printed schema a store tract opens as its own. */
+	printf("PRAGMA user_version = %d;\n", TRACT_SCHEMA_VERSION);
 	return 0;
 }

@@ -88,3 +88,53 @@ size_t observer__resolve(struct pass *p, const uint64_t *outside_ns, size_t ncpu
 	p->nr = kept;
 	return displaced;
 }
+
+/* A CPU's runner at the moment, ordered by tid. */
+struct moment_runner {
+	uint32_t tid, cpu;
+};
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct moment_runner *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+size_t observer__at_moment(struct pass *p, const uint32_t *moment_tid, size_t ncpus)
+{
+	static struct moment_runner *runners;
+	static size_t cap;
+	size_t n = 0, displaced = 0, kept = 0;
+
+	if (ncpus > cap) {
+		runners = xrealloc(runners, ncpus * sizeof(*runners));
+		cap = ncpus;
+	}
+	for (size_t cpu = 0; cpu < ncpus; cpu++)
+		if (moment_tid[cpu])
+			runners[n++] = (struct moment_runner){ moment_tid[cpu], (uint32_t)cpu };
+	qsort(runners, n, sizeof(*runners), by_tid);
+	for (size_t i = 0; i < p->nr; i++) {
+		struct sample *r = &p->rows[i];
+		struct moment_runner key = { r->tid, 0 }, *then;
+
+		if (r->flags & TRACT_SF_AT_MOMENT) {
+			if (r->flags & TRACT_SF_RAN_AT_START) {
+				show_running(r);
+				displaced++;
+			}
+		} else if ((then = bsearch(&key, runners, n, sizeof(*runners), by_tid))) {
+			/* it ran then on a CPU it has left for another */
+			show_running(r);
+			r->cpu = then->cpu;
+			r->flags |= TRACT_SF_AT_MOMENT;
+			displaced++;
+		} else if (r->flags & TRACT_SF_ONLY_IF_RAN) {
+			continue;
+		}
+		p->rows[kept++] = *r;
+	}
+	p->nr = kept;
+	return displaced;
+}

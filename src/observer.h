@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A pass as one moment: when the sampler woke for it.  The BPF side tells,
- * from each thread's own times, whether it was on a CPU then and has left
- * it since (TRACT_SF_RAN_AT_START), or got its CPU since
- * (TRACT_SF_ARRIVED_SINCE), and when a thread it does not sample was on a
- * CPU then.  This weighs the threads of each CPU together: the one that had
- * the CPU then is RUN, and one that got it since is shown as it was then.
- * Without it, the thread tract's sampler preempted, or the one it waited
- * behind, reads as queued in every pass, and the other CPUs show what the
- * sampler's wait pushed to them.
+ * A pass as one moment: when the sampler woke for it.  Where the BPF side
+ * read each CPU's runner then, those are RUN (observer__at_moment()).
+ * Otherwise it tells, from each thread's own times, whether it was on a
+ * CPU then and has left it since (TRACT_SF_RAN_AT_START), or got its CPU
+ * since (TRACT_SF_ARRIVED_SINCE), and when a thread it does not sample was
+ * on a CPU then; observer__resolve() weighs the threads of each CPU
+ * together: the one that had the CPU then is RUN, and one that got it since
+ * is shown as it was then.  Without either, the thread tract's sampler
+ * preempted, or the one it waited behind, reads as queued in every pass,
+ * and the other CPUs show what the sampler's wait pushed to them.
  */
 #ifndef TRACT_OBSERVER_H
 #define TRACT_OBSERVER_H
@@ -25,5 +26,15 @@
  * Returns the rows reported RUN that were not found on a CPU.
  */
 size_t observer__resolve(struct pass *p, const uint64_t *outside_ns, size_t ncpus);
+
+/*
+ * The same for a pass whose CPUs were read at its moment (bpf/moment.bpf.h):
+ * moment_tid[cpu], for ncpus CPUs, is what each ran then (0: nothing, or a
+ * CPU not read).  The BPF side marked those still on that CPU
+ * (TRACT_SF_AT_MOMENT); one that moved to another since is found here by its
+ * tid and shown on the CPU it had then.  Returns the rows reported RUN that
+ * were not found on a CPU.
+ */
+size_t observer__at_moment(struct pass *p, const uint32_t *moment_tid, size_t ncpus);
 
 #endif

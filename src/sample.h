@@ -83,6 +83,7 @@ struct pass {
 	uint64_t displaced;		/* rows reported RUN that tract's own thread had taken the CPU from */
 	uint64_t unsampled_us;		/* time before this pass that no pass stands for (the recorder was late) */
 	uint64_t load_rows;		/* rows in RUN, RUNQ or DISK: what the load average counts */
+	uint64_t moment_read;		/* 1: each CPU's runner was read at the pass's moment */
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */

@@ -34,7 +34,7 @@ const char *const sample_columns[] = {
  * back into the documented columns.
  */
 const char tract_schema_sql[] =
-"-- tract store, schema version 4: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 5: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
@@ -51,7 +51,8 @@ const char tract_schema_sql[] =
 "  hist_lost   INTEGER NOT NULL,  -- latency histogram counts lost to full kernel maps\n"
 "  displaced   INTEGER NOT NULL DEFAULT 0,  -- rows shown RUN for the pass's moment that had left their CPU when visited\n"
 "  unsampled_us INTEGER NOT NULL DEFAULT 0, -- intervals before this pass that no pass stands for: the recorder was stopped or starved\n"
-"  load_rows   INTEGER NOT NULL DEFAULT 0   -- rows in RUN, RUNQ or DISK: what the load average counts\n"
+"  load_rows   INTEGER NOT NULL DEFAULT 0,  -- rows in RUN, RUNQ or DISK: what the load average counts\n"
+"  moment_read INTEGER NOT NULL DEFAULT 0   -- 1: what ran on each CPU was read at the pass's moment; 0: told from the threads' times\n"
 ");\n"
 "CREATE TABLE threads (\n"
 "  id    INTEGER PRIMARY KEY,\n"

@@ -3,7 +3,7 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 4
+#define TRACT_SCHEMA_VERSION 5
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 extern const char tract_schema_sql[];

@@ -385,8 +385,13 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
-	note_outside(sb);
-	p->displaced = observer__resolve(p, sb->outside_ns, TRACT_CPUS_MAX);
+	p->moment_read = bss->at_moment;
+	if (p->moment_read) {
+		p->displaced = observer__at_moment(p, bss->moment_tid, sb->skel->rodata->nr_cpus);
+	} else {
+		note_outside(sb);
+		p->displaced = observer__resolve(p, sb->outside_ns, TRACT_CPUS_MAX);
+	}
 	/* this pass's cost stands for the waits of the threads it preempted */
 	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	take_runq_delays(sb, p);
@@ -481,6 +486,14 @@ static uint32_t slot_count(void)
 	return n;
 }
 
+/* The CPUs whose runners a pass's moment reads (moment.bpf.h). */
+static uint32_t possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n < 1 ? 1 : n > TRACT_CPUS_MAX ? TRACT_CPUS_MAX : (uint32_t)n;
+}
+
 static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 {
 	struct tract_bpf__rodata *ro = skel->rodata;
@@ -507,6 +520,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
 	memcpy((void *)ro->fd_syscalls, cfg->fd_syscalls, sizeof(cfg->fd_syscalls));
 	ro->slot_mask = slots - 1;
+	ro->nr_cpus = possible_cpus();
 	ro->syscall_latency = cfg->syscall_latency;
 	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
 	ro->wakeup_edges = cfg->wakeup_edges;

@@ -36,7 +36,7 @@ static const char *const csv_suffix[CSV__COUNT] = {
 
 static const char *const csv_header[CSV__COUNT] = {
 	[CSV_STACKS] = "id,kind,frames",
-	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us,hist_lost,displaced,unsampled_us,load_rows",
+	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us,hist_lost,displaced,unsampled_us,load_rows,moment_read",
 	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count,sum_us",
 	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,sum_us,tgid",
 	[CSV_RUNQ_LATENCY] = "ts_us,pcomm,le_us,count,sum_us,tgid",
@@ -264,8 +264,9 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 	write_wakeups(st->f[CSV_WAKEUPS], p->ts_us, &p->wakeups);
 	pf = st->f[CSV_PASSES];
 	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->ts_us, p->weight_us, p->visited, p->nr, p->dropped,
-		p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows);
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->ts_us, p->weight_us, p->visited, p->nr,
+		p->dropped, p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
+		p->moment_read);
 	csv_end(pf);
 	for (int i = 0; i < CSV__COUNT; i++)
 		if (fflush(st->f[i]) || ferror(st->f[i]))

@@ -25,7 +25,7 @@ enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_F
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
-		     "displaced, unsampled_us, load_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		     "displaced, unsampled_us, load_rows, moment_read) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_CALL] = "INSERT INTO calls(id, nr, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
@@ -438,7 +438,8 @@ static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *i
 {
 	sqlite3_stmt *s = st->ins[INS_PASS];
 	const uint64_t v[] = { p->ts_us, p->weight_us, p->visited, p->nr, p->dropped,
-			       p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows };
+			       p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
+			       p->moment_read };
 
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		sqlite3_bind_int64(s, i + 1, v[i]);

@@ -72,6 +72,8 @@ enum tract_sample_flags {
 	TRACT_SF_ONLY_IF_RAN = 1u << 12,
 	/* set by user space: reported RUN for the moment of the pass, not found so (src/observer.c) */
 	TRACT_SF_DISPLACED = 1u << 13,
+	/* what its CPU ran at the moment, as read then (bpf/moment.bpf.h) */
+	TRACT_SF_AT_MOMENT = 1u << 14,
 };
 
 struct tract_sample {

@@ -18,7 +18,6 @@ base=1796040000000000
 {
 	"$TRACT" schema
 	cat <<SQL
-PRAGMA user_version = 4;
 INSERT INTO states VALUES (0, 'RUN'), (3, 'SLEEP');
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
 INSERT INTO threads(id, tid, tgid, comm, pcomm) SELECT i, 1000 + i, 1000, 't' || i, 'app' FROM n;

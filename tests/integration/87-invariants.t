@@ -5,7 +5,7 @@
 # and weights that stand for the time that was sampled, not for a stall.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 11
+plan 12
 
 cpus=$(nproc)
 # more runnable threads than CPUs, threads that switch every microsecond, locks
@@ -24,6 +24,10 @@ ok "nor two threads RUN on one CPU" \
 ok "the CPUs are busy: most passes show $cpus threads RUN" \
 	at_least "$(q "$db" "select count(*) from (select ts_us from samples where state = 'RUN' group by ts_us
 			    having count(*) = $cpus)")" "$((passes / 2))"
+# the first pass meets the run queues; later ones read every CPU's runner at their moment
+read=$(q "$db" "select count(*) from passes where moment_read = 1")
+ok "what ran on each CPU is read at the moment of nearly every pass ($read of $passes)" \
+	at_least "$read" "$((passes * 95 / 100))"
 # one row per thread and pass, so its samples' weight is the pass's
 ok "a thread is in one state per pass" \
 	test "$(q "$db" "select count(*) from (select ts_us, tid from samples group by 1, 2 having count(*) > 1)")" -eq 0
