@@ -21,7 +21,7 @@ rm -f "$out"
 cp "$(ls "$tmp"/rec/tract-*.db | head -n 1)" "$out"
 step=$((3600000000 / PASSES))
 nrec=$(sqlite3 "$out" "select count(*) from passes")
-sqlite3 "$out" <<SQL
+sqlite3 "$out" > /dev/null <<SQL
 PRAGMA journal_mode = DELETE;
 CREATE TEMP TABLE recorded AS SELECT row_number() OVER (ORDER BY id) - 1 AS k, id FROM passes;
 CREATE TEMP TABLE facts AS SELECT * FROM sample_facts;
