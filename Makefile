@@ -48,13 +48,29 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps run test test-unit test-san test-integration test-kernels test-fuzz fuzz fuzz-run bench install uninstall clean vmlinux
+.PHONY: all deps run test test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run bench install uninstall clean vmlinux
 
-SRCS       := $(wildcard src/*.c)
-LIB_SRCS   := $(filter-out src/main.c,$(SRCS))
-LIB_OBJS   := $(LIB_SRCS:src/%.c=$(OUT)/obj/%.o)
+# Layers, one static library each, in link order: each uses only those after
+# it (record: store and base only).  src/cmd holds the commands over them all.
+LAYERS     := record top output query store base
+SRCS       := $(shell find src -name '*.c')
+HDRS       := $(shell find src -name '*.h' -o -name '*.def')
+INCDIRS    := $(patsubst %/,-I%,$(sort $(dir $(HDRS))))
+layer_objs  = $(patsubst src/%.c,$(OUT)/obj/%.o,$(filter src/$(1)/%,$(SRCS)))
+layer_libs  = $(foreach l,$(1),$(OUT)/lib/lib$(l).a)
+CMD_OBJS   := $(call layer_objs,cmd)
+LAYER_LIBS := $(call layer_libs,$(LAYERS))
 SKELS      := $(OUT)/tract.skel.h
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
+# what each layer's unit tests link: the layer and those below it
+uses_base   := base
+uses_store  := store base
+uses_query  := query store base
+uses_output := output query store base
+uses_top    := top output query store base
+uses_record := record store base
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/*/test_*.c))
+# the layers whose tests must build where there is no clang or bpftool
+NOBPF_TESTS = $(filter $(foreach l,base store query output top,$(OUT)/tests/$(l)/%),$(UNIT_TESTS))
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(wildcard bench/*.c))
 
 all: $(OUT)/tract $(OUT)/workload $(OUT)/empty.bpf.o
@@ -74,15 +90,21 @@ $(OUT)/syscall_names.h: scripts/gen-syscalls.sh | $(OUT)
 	$(call msg,GEN,$@)
 	$(Q)./scripts/gen-syscalls.sh > $@
 
-$(OUT)/obj/%.o: src/%.c $(wildcard src/*.h) include/tract/abi.h $(SKELS) $(OUT)/syscall_names.h | $(OUT)
+$(OUT)/obj/%.o: src/%.c $(HDRS) include/tract/abi.h $(OUT)/syscall_names.h | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -c $< -o $@
 
-$(OUT)/libtract.a: $(LIB_OBJS)
+# only the record layer needs the BPF skeleton (clang and bpftool)
+$(call layer_objs,record): $(SKELS)
+
+.SECONDEXPANSION:
+$(OUT)/lib/lib%.a: $$(call layer_objs,$$*)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUT)/tract: $(OUT)/obj/main.o $(OUT)/libtract.a
+$(OUT)/tract: $(CMD_OBJS) $(LAYER_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
@@ -90,14 +112,17 @@ $(OUT)/workload: tests/workload/workload.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 -pthread $< -o $@
 
-$(OUT)/tests/%: tests/unit/%.c $(OUT)/libtract.a | $(OUT)
+test_libs = $(call layer_libs,$(uses_$(firstword $(subst /, ,$(1)))))
+$(OUT)/tests/%: tests/unit/%.c $$(call test_libs,$$*) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(OUT)/libtract.a $(LIBS) -lcmocka -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(INCDIRS) $(LDFLAGS) $< $(call test_libs,$*) $(LIBS) -lcmocka -o $@
 
-$(OUT)/fuzz/%: tests/fuzz/%.c $(OUT)/libtract.a | $(OUT)
+FUZZ_LIBS := $(call layer_libs,$(uses_query))
+$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBS) | $(OUT)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(OUT)/fuzz
-	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(OUT)/libtract.a $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -fsanitize=fuzzer $< $(FUZZ_LIBS) $(LIBS) -o $@
 
 # make fuzz: each target for FUZZ_SECONDS, its corpus kept in build-fuzz/corpus
 fuzz:
@@ -132,6 +157,7 @@ run: deps all
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-unit
+	$(Q)$(MAKE) --no-print-directory test-layers
 	$(Q)$(MAKE) --no-print-directory test-san
 	$(Q)$(MAKE) --no-print-directory test-integration
 	$(Q)$(MAKE) --no-print-directory test-kernels
@@ -139,6 +165,16 @@ test: deps
 
 test-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do $$t; done
+
+# each layer includes only the headers of the layers below it, and those
+# above the recorder build and pass their tests without clang or bpftool
+test-layers:
+	$(Q)./scripts/check-layers.sh
+	$(Q)$(MAKE) --no-print-directory OUT=build-nobpf CLANG=false BPFTOOL=false test-nobpf
+
+test-nobpf: $(NOBPF_TESTS)
+	$(Q)set -e; for t in $(NOBPF_TESTS); do $$t > /dev/null; done
+	$(call msg,NOBPF,$(words $(NOBPF_TESTS)) unit tests without the BPF skeleton)
 
 test-san:
 	$(Q)$(MAKE) --no-print-directory SAN=1 test-unit
@@ -169,4 +205,4 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/tract $(DESTDIR)$(UNITDIR)/tract.service
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-nobpf

@@ -21,6 +21,9 @@ rm -f "$out"
 cp "$(ls "$tmp"/rec/tract-*.db | head -n 1)" "$out"
 step=$((3600000000 / PASSES))
 nrec=$(sqlite3 "$out" "select count(*) from passes")
+# every column of a fact but its pass, whatever the schema holds
+cols=$(sqlite3 "$out" "select group_concat(name, ', ') from pragma_table_info('sample_facts') where name != 'pass'")
+fcols=$(sqlite3 "$out" "select group_concat('f.' || name, ', ') from pragma_table_info('sample_facts') where name != 'pass'")
 sqlite3 "$out" > /dev/null <<SQL
 PRAGMA journal_mode = DELETE;
 CREATE TEMP TABLE recorded AS SELECT row_number() OVER (ORDER BY id) - 1 AS k, id FROM passes;
@@ -34,10 +37,7 @@ INSERT INTO passes(id, ts_us, weight_us, visited, emitted, dropped, duration_us,
 	SELECT i + 1, $HOUR_US + i * $step, $step, 0, 0, 0, 0, 0, 0 FROM n;
 INSERT INTO expanded SELECT p.id, r.id FROM passes p
 	JOIN recorded r ON r.k = (p.id - 1) % $nrec;
-INSERT INTO sample_facts(pass, thread, state, cpu, call, sc_us, state_us, kstack, file, runq_us, waker,
-			 wake_us, wake_runq_us, ustack)
-	SELECT p.pass, f.thread, f.state, f.cpu, f.call, f.sc_us, f.state_us, f.kstack, f.file, f.runq_us, f.waker,
-	       f.wake_us, f.wake_runq_us, f.ustack
+INSERT INTO sample_facts(pass, $cols) SELECT p.pass, $fcols
 	FROM expanded p JOIN facts f ON f.pass = p.recorded ORDER BY p.pass;
 UPDATE passes SET emitted = x.n FROM (SELECT pass, count(*) AS n FROM sample_facts GROUP BY pass) x
 	WHERE x.pass = passes.id;

@@ -17,7 +17,6 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define PF_KTHREAD 0x00200000
 #define ENOSYS 38
-#define NR_SYSCALLS_MAX 512
 
 /* Set by user space before load (see src/source_bpf.c). */
 const volatile __u32 self_tgid;
@@ -30,9 +29,9 @@ const volatile __u64 idle_grace_ns = 10000000;
 const volatile __u32 nr_pids;
 const volatile __u32 pids[TRACT_PID_FILTER_MAX];
 /* Bit n set: syscall n is an idle wait (thread pools, timers, event loops). */
-const volatile __u64 idle_syscalls[NR_SYSCALLS_MAX / 64];
+const volatile __u64 idle_syscalls[TRACT_SYSCALLS_MAX / 64];
 /* Bit n set: syscall n works on the file descriptor in its first argument. */
-const volatile __u64 fd_syscalls[NR_SYSCALLS_MAX / 64];
+const volatile __u64 fd_syscalls[TRACT_SYSCALLS_MAX / 64];
 
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
@@ -240,11 +239,11 @@ static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
 {
 	__u32 n = nr;
 
-	if (nr < 0 || n >= NR_SYSCALLS_MAX)
+	if (nr < 0 || n >= TRACT_SYSCALLS_MAX)
 		return false;
 	/* the compiler may check one register and index with another; bound the index itself */
 	barrier_var(n);
-	n &= NR_SYSCALLS_MAX - 1;
+	n &= TRACT_SYSCALLS_MAX - 1;
 	return set[n / 64] & (1ull << (n % 64));
 }
 

@@ -47,7 +47,10 @@ cp "$cache/busybox/bin/busybox" "$root/bin/"
 for applet in sh mount ip sleep cat grep sed ls uname poweroff; do
 	ln -sf busybox "$root/bin/$applet"
 done
-${CC:-cc} -static "$OUT/obj/main.o" "$OUT/libtract.a" -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
+libs=""
+for layer in record top output query store base; do libs="$libs $OUT/lib/lib$layer.a"; done
+# shellcheck disable=SC2086
+${CC:-cc} -static "$OUT"/obj/cmd/*.o $libs -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
 	-o "$root/bin/tract" 2> "$cache/link.log" || { cat "$cache/link.log"; exit 1; }
 ${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload"
 cp tests/kernels/guest-init "$root/init"

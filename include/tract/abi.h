@@ -21,6 +21,8 @@
 #define TRACT_CPUS_MAX 1024
 /* -p accepts this many process ids */
 #define TRACT_PID_FILTER_MAX 64
+/* syscall numbers below this have a bit in the idle and fd syscall sets */
+#define TRACT_SYSCALLS_MAX 512
 /* waker_tid of a wakeup run from interrupt context (timers, devices, softirqs) */
 #define TRACT_WAKER_IRQ 0xffffffffu
 /* waker_tid of a wakeup run by an expiring timer (hrtimer or timer wheel) */

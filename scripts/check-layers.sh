@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Each layer of src/ includes headers only of itself and the layers below it:
+#   base < store < query < output < top,   base < store < record,   cmd over all.
+# Only the record layer may include the BPF skeleton.
+cd "$(dirname "$0")/.." || exit 1
+allowed() {
+	case $1 in
+	base) echo "base" ;;
+	store) echo "base store" ;;
+	query) echo "base store query" ;;
+	output) echo "base store query output" ;;
+	top) echo "base store query output top" ;;
+	record) echo "base store record" ;;
+	cmd) echo "base store query output top record cmd" ;;
+	esac
+}
+bad=0
+# headers are included by name: one name, one header
+dups=$(find src -name '*.h' -printf '%f\n' | sort | uniq -d)
+[ -z "$dups" ] || { echo "headers of the same name in two places: $dups" >&2; bad=1; }
+# a unit test belongs to the layer of its folder
+for f in $(find src tests/unit -name '*.[ch]' | sort); do
+	case $f in
+	tests/*) layer=$(echo "$f" | cut -d/ -f3) ;;
+	*) layer=$(echo "$f" | cut -d/ -f2) ;;
+	esac
+	ok=$(allowed "$layer")
+	[ -n "$ok" ] || { echo "$f: in no layer (src/LAYER/...)" >&2; bad=1; continue; }
+	for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+		case $h in
+		tract/*|syscall_names.h) continue ;;
+		tract.skel.h) [ "$layer" = record ] && continue
+			echo "$f: includes the BPF skeleton outside the record layer" >&2; bad=1; continue ;;
+		esac
+		where=$(find src -name "$h" | head -n 1 | cut -d/ -f2)
+		if [ -z "$where" ]; then
+			echo "$f: includes \"$h\", which is in no layer" >&2; bad=1
+		elif ! echo " $ok " | grep -q " $where "; then
+			echo "$f: layer $layer includes \"$h\" of layer $where" >&2; bad=1
+		fi
+	done
+done
+[ "$bad" -eq 0 ] && echo "  LAYERS   every include is of its own layer or one below it"
+exit "$bad"

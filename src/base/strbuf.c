@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "strbuf.h"
+#include "util.h"
+
+static void reserve(struct strbuf *b, size_t more)
+{
+	if (b->len + more + 1 <= b->cap)
+		return;
+	b->cap = b->cap ? b->cap : 256;
+	while (b->len + more + 1 > b->cap)
+		b->cap *= 2;
+	b->s = xrealloc(b->s, b->cap);
+}
+
+void strbuf_add(struct strbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	reserve(b, n);
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+void strbuf_addf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+const char *strbuf_str(const struct strbuf *b)
+{
+	return b->s ? b->s : "";
+}
+
+char *strbuf_take(struct strbuf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+
+	*b = (struct strbuf){ 0 };
+	return s;
+}
+
+void strbuf_free(struct strbuf *b)
+{
+	free(b->s);
+	*b = (struct strbuf){ 0 };
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A string that grows as it is written: SQL and other text is never cut short. */
+#ifndef TRACT_STRBUF_H
+#define TRACT_STRBUF_H
+
+#include <stddef.h>
+
+struct strbuf {
+	char *s;		/* NUL-terminated; NULL until the first write */
+	size_t len, cap;
+};
+
+void strbuf_add(struct strbuf *b, const char *s);
+void strbuf_addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text so far ("" when nothing was written); b keeps owning it. */
+const char *strbuf_str(const struct strbuf *b);
+/* Hands the text over to the caller ("" is allocated too) and empties b. */
+char *strbuf_take(struct strbuf *b);
+void strbuf_free(struct strbuf *b);
+
+#endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "syscall_names.h"
+#include "syscalls.h"
+#include "util.h"
+
+int syscall_count(void)
+{
+	return ARRAY_SIZE(syscall_names);
+}
+
+const char *syscall_name(int nr)
+{
+	if (nr < 0 || nr >= syscall_count())
+		return NULL;
+	return syscall_names[nr];
+}
+
+int syscall_number(const char *name)
+{
+	for (int nr = 0; nr < syscall_count(); nr++)
+		if (syscall_names[nr] && !strcmp(syscall_names[nr], name))
+			return nr;
+	return -1;
+}
+
+void fd_syscalls_bitmap(uint64_t *bitmap, int nbits)
+{
+	static const char *const names[] = {
+		"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
+		"preadv2", "pwritev2", "fsync", "fdatasync", "sync_file_range", "fallocate",
+		"ftruncate", "lseek", "getdents64", "ioctl", "fcntl", "flock", "fstat", "fstatfs",
+		"recvfrom", "sendto", "recvmsg", "sendmsg", "recvmmsg", "sendmmsg", "connect",
+		"accept", "accept4", "shutdown", "sendfile", "splice", "tee", "copy_file_range",
+		"epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl", "syncfs", "fadvise64",
+		"readahead", "getsockopt", "setsockopt", "bind", "listen",
+	};
+
+	memset(bitmap, 0, nbits / 8);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		int nr = syscall_number(names[i]);
+
+		if (nr >= 0 && nr < nbits)
+			bitmap[nr / 64] |= 1ull << (nr % 64);
+	}
+}
+
+/*
+ * Where idle thread pools, event loops and timers wait.  A thread asleep in
+ * one of these is shown only while its sleep is younger than the grace, or
+ * when the futex is a contended lock; see is_active() in bpf/tract.bpf.c.
+ */
+const char *syscall_name_or_number(int nr, char *buf, size_t cap)
+{
+	const char *name = syscall_name(nr);
+
+	if (name)
+		snprintf(buf, cap, "%s", name);
+	else
+		snprintf(buf, cap, "syscall_%d", nr);
+	return buf;
+}
+
+const char *const default_idle_syscalls =
+	"futex,futex_waitv,epoll_wait,epoll_pwait,epoll_pwait2,poll,ppoll,select,"
+	"pselect6,nanosleep,clock_nanosleep,pause,rt_sigsuspend,rt_sigtimedwait,"
+	"wait4,waitid,accept,accept4,io_getevents,io_pgetevents,msgrcv,mq_timedreceive";
+
+int idle_syscalls__parse(const char *list, uint64_t *bitmap, int strict, const char **bad)
+{
+	static char badname[64];
+	char *copy = xstrdup(list), *save = NULL;
+	int err = 0;
+
+	memset(bitmap, 0, TRACT_SYSCALLS_MAX / 8);
+	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		int nr = syscall_number(name);
+
+		if (nr < 0 || nr >= TRACT_SYSCALLS_MAX) {
+			/* the default list may name syscalls older headers lack */
+			if (!strict)
+				continue;
+			snprintf(badname, sizeof(badname), "%s", name);
+			*bad = badname;
+			err = -EINVAL;
+			break;
+		}
+		bitmap[nr / 64] |= 1ull << (nr % 64);
+	}
+	free(copy);
+	return err;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Syscall names of the architecture tract was built for. */
+#ifndef TRACT_SYSCALLS_H
+#define TRACT_SYSCALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tract/abi.h"
+
+/* NULL for numbers without a name. */
+const char *syscall_name(int nr);
+/* -1 if there is no such syscall. */
+int syscall_number(const char *name);
+/* One past the highest known number. */
+int syscall_count(void);
+/*
+ * Set the bits of the syscalls whose first argument is a file descriptor
+ * (read, write, fsync, recvfrom, ioctl, ...) in a bitmap of nbits.
+ */
+void fd_syscalls_bitmap(uint64_t *bitmap, int nbits);
+/* The syscall's name in buf, or "syscall_N" for a number without one; returns buf. */
+const char *syscall_name_or_number(int nr, char *buf, size_t cap);
+
+/* The default idle-wait syscalls (tract(8), ACTIVE THREADS). */
+extern const char *const default_idle_syscalls;
+/*
+ * Parse a comma-separated list of syscall names into a bitmap of
+ * TRACT_SYSCALLS_MAX bits.  When strict, an unknown name is -EINVAL with *bad
+ * naming it (static storage).
+ */
+int idle_syscalls__parse(const char *list, uint64_t *bitmap, int strict, const char **bad);
+
+#endif

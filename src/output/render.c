@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "csv.h"
+#include "json.h"
+#include "render.h"
+#include "timespec.h"
+#include "util.h"
+
+#define BAR_WIDTH 20
+#define CELL_MAX 120
+
+double render_avg(const struct agg_result *r, uint64_t measure)
+{
+	return r->sampled_us ? (double)measure / (double)r->sampled_us : 0;
+}
+
+void render_range(FILE *f, const struct agg_result *r)
+{
+	char from[32], to[32];
+
+	if (!r->passes) {
+		fprintf(f, "no passes in the time range (%zu store files read)\n", r->files);
+		return;
+	}
+	timespec_format(r->first_us, from, sizeof(from));
+	timespec_format(r->last_us, to, sizeof(to));
+	fprintf(f, "%s .. %s, %.0f s sampled in %" PRIu64 " passes", from, to + 11,
+		(double)r->sampled_us / 1e6, r->passes);
+	if (r->unsampled_us >= 1000000)
+		fprintf(f, ", %.0f s not sampled (the recorder was late)", (double)r->unsampled_us / 1e6);
+	if (r->dropped)
+		fprintf(f, ", %" PRIu64 " rows DROPPED", r->dropped);
+	fputc('\n', f);
+}
+
+size_t render_cell(const struct agg_value *v, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	switch (v->type) {
+	case SQLITE_INTEGER:
+		return (size_t)snprintf(buf, cap, "%" PRId64, v->i);
+	case SQLITE_FLOAT:
+		return (size_t)snprintf(buf, cap, "%g", v->r);
+	case SQLITE_TEXT:
+		/* a thread name is not allowed to move the cursor */
+		for (size_t i = 0; i < v->len && n + 1 < cap; i++) {
+			unsigned char c = (unsigned char)v->text[i];
+
+			buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+		buf[n] = '\0';
+		return n;
+	default:
+		return (size_t)snprintf(buf, cap, "-");
+	}
+}
+
+/* Display width of UTF-8 text: continuation bytes take no column. */
+static size_t columns_of(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void put_padded(FILE *f, const char *s, size_t width)
+{
+	size_t w = columns_of(s);
+
+	fputs(s, f);
+	for (; w < width; w++)
+		fputc(' ', f);
+}
+
+char *render_bar(char *buf, size_t cap, double share, int width, int utf8)
+{
+	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	int units = (int)(share * width * 8 + 0.5), used = 0;
+	size_t len = 0;
+
+	/* a block is 3 bytes of UTF-8; cap must hold width of them */
+	for (; units >= 8 && used < width && len + 4 < cap; units -= 8, used++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s", utf8 ? "█" : "#");
+	if (units > 0 && used < width && utf8 && len + 4 < cap) {
+		len += (size_t)snprintf(buf + len, cap - len, "%s", eighths[units]);
+		used++;
+	}
+	for (; used < width && len + 1 < cap; used++)
+		buf[len++] = ' ';
+	buf[len] = '\0';
+	return buf;
+}
+
+static void put_bar(FILE *f, double share, int utf8)
+{
+	char bar[4 * BAR_WIDTH + 1];
+
+	fputs(render_bar(bar, sizeof(bar), share, BAR_WIDTH, utf8), f);
+}
+
+static size_t shown(const struct agg_result *r, const struct render_opts *o)
+{
+	return o->top && o->top < r->nrows ? o->top : r->nrows;
+}
+
+
+/* "60 s", or "23 s partial" for a bucket sampled for less than 90% of its length */
+static void sampled_cell(const struct agg_result *r, const struct agg_row *row, char *buf, size_t cap)
+{
+	const struct agg_bucket *b = agg_result__bucket(r, row);
+
+	double s = b ? (double)b->sampled_us / 1e6 : 0;
+
+	snprintf(buf, cap, "%.*f s%s", s < 10 ? 1 : 0, s, b && agg_result__partial(r, b) ? " partial" : "");
+}
+
+static void table(FILE *f, const struct agg_result *r, const struct render_opts *o)
+{
+	size_t n = shown(r, o), width[AGG_MAX_GROUP];
+	struct agg_value vals[AGG_MAX_GROUP];
+	char cell[CELL_MAX + 1];
+	int timeline = r->time_col >= 0;
+	double max_avg = 0;
+
+	render_range(f, r);
+	fprintf(f, "%.2f average active threads", render_avg(r, r->total));
+	if (!r->filtered && r->load)
+		fprintf(f, " (%.2f on a CPU, queued or in D state, as the load average counts)", render_avg(r, r->load));
+	if (n < r->nrows)
+		fprintf(f, "; top %zu of %zu groups", n, r->nrows);
+	fputs("\n\n", f);
+	for (size_t c = 0; c < r->ncols; c++)
+		width[c] = strlen(r->cols[c]->name);
+	for (size_t i = 0; i < n; i++) {
+		if (agg_result__avg(r, &r->rows[i]) > max_avg)
+			max_avg = agg_result__avg(r, &r->rows[i]);
+		agg_result__values(r, &r->rows[i], vals);
+		for (size_t c = 0; c < r->ncols; c++) {
+			render_cell(&vals[c], cell, sizeof(cell));
+			if (columns_of(cell) > width[c])
+				width[c] = columns_of(cell);
+		}
+	}
+	fprintf(f, "%8s %6s  %-*s", "avg_thr", "share", BAR_WIDTH, "");
+	for (size_t c = 0; c < r->ncols; c++) {
+		fputs("  ", f);
+		put_padded(f, r->cols[c]->name, c + 1 < r->ncols || timeline ? width[c] : 0);
+	}
+	if (timeline)
+		fputs("  sampled", f);
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_row *row = &r->rows[i];
+		double share = agg_result__share(r, row), avg = agg_result__avg(r, row);
+
+		fprintf(f, "%8.2f %5.1f%%  ", avg, share * 100);
+		/* a timeline's bars compare its buckets, not shares */
+		put_bar(f, timeline ? (max_avg > 0 ? avg / max_avg : 0) : share, o->utf8);
+		agg_result__values(r, row, vals);
+		for (size_t c = 0; c < r->ncols; c++) {
+			render_cell(&vals[c], cell, sizeof(cell));
+			fputs("  ", f);
+			put_padded(f, cell, c + 1 < r->ncols || timeline ? width[c] : 0);
+		}
+		if (timeline) {
+			sampled_cell(r, row, cell, sizeof(cell));
+			fprintf(f, "  %s", cell);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* A value as a CSV field: text as it is, NULL empty. */
+static void csv_value(FILE *f, const struct agg_value *v)
+{
+	char num[64];
+
+	if (v->type == SQLITE_TEXT) {
+		char *s = xcalloc(1, v->len + 1);
+
+		memcpy(s, v->text, v->len);
+		csv_field(f, s);
+		free(s);
+	} else if (v->type != SQLITE_NULL) {
+		render_cell(v, num, sizeof(num));
+		fputs(num, f);
+	}
+}
+
+static void json_value(FILE *f, const struct agg_value *v)
+{
+	if (v->type == SQLITE_TEXT)
+		json_string(f, v->text, v->len);
+	else if (v->type == SQLITE_INTEGER)
+		fprintf(f, "%" PRId64, v->i);
+	else if (v->type == SQLITE_FLOAT)
+		fprintf(f, "%.17g", v->r);
+	else
+		fputs("null", f);
+}
+
+static void csv(FILE *f, const struct agg_result *r, const struct render_opts *o)
+{
+	struct agg_value vals[AGG_MAX_GROUP];
+
+	for (size_t c = 0; c < r->ncols; c++)
+		fprintf(f, "%s,", r->cols[c]->name);
+	fputs("avg_threads,share,samples", f);
+	if (r->time_col >= 0)
+		fputs(",sampled_us,partial", f);
+	csv_end(f);
+	for (size_t i = 0; i < shown(r, o); i++) {
+		const struct agg_row *row = &r->rows[i];
+		const struct agg_bucket *b = agg_result__bucket(r, row);
+
+		agg_result__values(r, row, vals);
+		for (size_t c = 0; c < r->ncols; c++) {
+			csv_value(f, &vals[c]);
+			csv_sep(f);
+		}
+		fprintf(f, "%.6f,%.6f,%" PRIu64, agg_result__avg(r, row), agg_result__share(r, row), row->samples);
+		if (b)
+			fprintf(f, ",%" PRIu64 ",%d", b->sampled_us, agg_result__partial(r, b));
+		csv_end(f);
+	}
+}
+
+static void json(FILE *f, const struct agg_result *r, const struct render_opts *o)
+{
+	struct agg_value vals[AGG_MAX_GROUP];
+
+	fprintf(f, "{\"first_us\":%" PRIu64 ",\"last_us\":%" PRIu64 ",\"sampled_us\":%" PRIu64
+		",\"unsampled_us\":%" PRIu64 ",\"passes\":%" PRIu64 ",\"dropped\":%" PRIu64
+		",\"avg_threads\":%.6f,", r->first_us, r->last_us, r->sampled_us, r->unsampled_us, r->passes,
+		r->dropped, render_avg(r, r->total));
+	if (!r->filtered && r->load)
+		fprintf(f, "\"load_threads\":%.6f,", render_avg(r, r->load));
+	fprintf(f, "\"groups\":%zu,\"rows\":[", r->nrows);
+	for (size_t i = 0; i < shown(r, o); i++) {
+		agg_result__values(r, &r->rows[i], vals);
+		fputs(i ? ",\n{" : "\n{", f);
+		for (size_t c = 0; c < r->ncols; c++) {
+			fprintf(f, "\"%s\":", r->cols[c]->name);
+			json_value(f, &vals[c]);
+			fputc(',', f);
+		}
+		fprintf(f, "\"avg_threads\":%.6f,\"share\":%.6f,\"samples\":%" PRIu64,
+			agg_result__avg(r, &r->rows[i]), agg_result__share(r, &r->rows[i]), r->rows[i].samples);
+		if (agg_result__bucket(r, &r->rows[i])) {
+			const struct agg_bucket *b = agg_result__bucket(r, &r->rows[i]);
+
+			fprintf(f, ",\"sampled_us\":%" PRIu64 ",\"partial\":%s", b->sampled_us,
+				agg_result__partial(r, b) ? "true" : "false");
+		}
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+void render_groups(FILE *f, const struct agg_result *r, const struct render_opts *o)
+{
+	if (o->format == RENDER_CSV)
+		csv(f, r, o);
+	else if (o->format == RENDER_JSON)
+		json(f, r, o);
+	else
+		table(f, r, o);
+}
+
+/* ---- latency histograms ---- */
+
+struct hist {
+	size_t first, n;	/* rows of r, consecutive after sorting by the other columns */
+	uint64_t total;
+	uint64_t sum;		/* the latencies summed, where the store keeps them */
+};
+
+static int same_hist(const struct agg_result *r, size_t i, size_t j)
+{
+	struct agg_value a[AGG_MAX_GROUP], b[AGG_MAX_GROUP];
+
+	agg_result__values(r, &r->rows[i], a);
+	agg_result__values(r, &r->rows[j], b);
+	for (size_t c = 0; c + 1 < r->ncols; c++)
+		if (a[c].type != b[c].type || a[c].len != b[c].len || a[c].i != b[c].i ||
+		    (a[c].len && memcmp(a[c].text, b[c].text, a[c].len)))
+			return 0;
+	return 1;
+}
+
+static int by_total(const void *x, const void *y)
+{
+	const struct hist *a = x, *b = y;
+
+	return a->total > b->total ? -1 : a->total < b->total;
+}
+
+/* The bucket bound at or below which the fraction p of completions fall. */
+static int64_t percentile(const struct agg_result *r, const struct hist *h, double p)
+{
+	uint64_t seen = 0;
+	struct agg_value v[AGG_MAX_GROUP];
+
+	for (size_t i = h->first; i < h->first + h->n; i++) {
+		seen += r->rows[i].measure;
+		if ((double)seen >= p * (double)h->total) {
+			agg_result__values(r, &r->rows[i], v);
+			return v[r->ncols - 1].i;
+		}
+	}
+	return -1;
+}
+
+static void hist_title(FILE *f, const struct agg_result *r, const struct hist *h)
+{
+	struct agg_value v[AGG_MAX_GROUP];
+	char cell[CELL_MAX + 1];
+
+	agg_result__values(r, &r->rows[h->first], v);
+	for (size_t c = 0; c + 1 < r->ncols; c++) {
+		render_cell(&v[c], cell, sizeof(cell));
+		fprintf(f, "%s%s", c ? " " : "", cell);
+	}
+}
+
+void render_hists(FILE *f, const struct agg_result *res, const struct render_opts *o)
+{
+	struct agg_result *r = (struct agg_result *)res;
+	struct hist *h = NULL;
+	size_t nh = 0;
+	struct agg_value v[AGG_MAX_GROUP];
+
+	/* by the histogram's columns, then le_us ascending */
+	agg_result__sort_by_values(r);
+	for (size_t i = 0; i < r->nrows; i++) {
+		if (!nh || !same_hist(r, h[nh - 1].first, i)) {
+			h = xrealloc(h, (nh + 1) * sizeof(*h));
+			h[nh++] = (struct hist){ .first = i };
+		}
+		h[nh - 1].n++;
+		h[nh - 1].total += r->rows[i].measure;
+		h[nh - 1].sum += r->rows[i].sum;
+	}
+	if (nh > 1)
+		qsort(h, nh, sizeof(*h), by_total);
+	if (o->top && o->top < nh)
+		nh = o->top;
+	if (o->format == RENDER_TABLE)
+		render_range(f, r);
+	if (o->format == RENDER_JSON)
+		fputs("[", f);
+	if (o->format == RENDER_CSV) {
+		for (size_t c = 0; c < r->ncols; c++)
+			fprintf(f, "%s,", r->cols[c]->name);
+		fputs("count", f);
+		csv_end(f);
+	}
+	for (size_t k = 0; k < nh; k++) {
+		uint64_t max = 0;
+
+		for (size_t i = h[k].first; i < h[k].first + h[k].n; i++)
+			if (r->rows[i].measure > max)
+				max = r->rows[i].measure;
+		if (o->format == RENDER_TABLE) {
+			fputc('\n', f);
+			hist_title(f, r, &h[k]);
+			fprintf(f, ": %" PRIu64 " completions, ", h[k].total);
+			if (h[k].sum && h[k].total)
+				fprintf(f, "mean %.0f us, ", (double)h[k].sum / (double)h[k].total);
+			fprintf(f, "p50 < %" PRId64 " us, p95 < %" PRId64 " us, p99 < %" PRId64 " us\n",
+				percentile(r, &h[k], 0.5), percentile(r, &h[k], 0.95), percentile(r, &h[k], 0.99));
+			fprintf(f, "%22s %10s  distribution\n", "us", "count");
+		} else if (o->format == RENDER_JSON) {
+			fputs(k ? ",\n{" : "\n{", f);
+			agg_result__values(r, &r->rows[h[k].first], v);
+			for (size_t c = 0; c + 1 < r->ncols; c++) {
+				fprintf(f, "\"%s\":", r->cols[c]->name);
+				json_value(f, &v[c]);
+				fputc(',', f);
+			}
+			fprintf(f, "\"count\":%" PRIu64 ",\"mean_us\":%.3f,\"p50_us\":%" PRId64 ",\"p95_us\":%" PRId64
+				",\"p99_us\":%" PRId64 ",\"buckets\":[", h[k].total,
+				h[k].total ? (double)h[k].sum / (double)h[k].total : 0, percentile(r, &h[k], 0.5),
+				percentile(r, &h[k], 0.95), percentile(r, &h[k], 0.99));
+		}
+		for (size_t i = h[k].first; i < h[k].first + h[k].n; i++) {
+			uint64_t count = r->rows[i].measure;
+
+			agg_result__values(r, &r->rows[i], v);
+			if (o->format == RENDER_TABLE) {
+				int64_t le = v[r->ncols - 1].i;
+
+				fprintf(f, "%10" PRId64 " -> %-9" PRId64 " %10" PRIu64 "  |", le / 2, le - 1, count);
+				put_bar(f, max ? (double)count / (double)max : 0, o->utf8);
+				fputs("|\n", f);
+			} else if (o->format == RENDER_JSON) {
+				fprintf(f, "%s{\"le_us\":%" PRId64 ",\"count\":%" PRIu64 "}", i > h[k].first ? "," : "",
+					v[r->ncols - 1].i, count);
+			} else {
+				for (size_t c = 0; c < r->ncols; c++) {
+					csv_value(f, &v[c]);
+					csv_sep(f);
+				}
+				fprintf(f, "%" PRIu64, count);
+				csv_end(f);
+			}
+		}
+		if (o->format == RENDER_JSON)
+			fputs("]}", f);
+	}
+	if (o->format == RENDER_JSON)
+		fputs("]\n", f);
+	if (o->format == RENDER_TABLE && !nh)
+		fputs("no latency histograms in this range\n", f);
+	free(h);
+}

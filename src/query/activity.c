@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+#include "activity.h"
+#include "syscalls.h"
+#include "tract/abi.h"
+
+static int is_one_of(const char *name, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(name, *set))
+			return 1;
+	return 0;
+}
+
+/* Where a thread waits for data to arrive: it ends when someone sends it. */
+static const char *const input_syscalls[] = {
+	"read", "readv", "recvfrom", "recvmsg", "recvmmsg", "poll", "ppoll", "select", "pselect6",
+	"epoll_wait", "epoll_pwait", "epoll_pwait2", "accept", "accept4", NULL,
+};
+
+static int is_terminal(const char *file)
+{
+	return !strncmp(file, "/dev/pts/", 9) || !strncmp(file, "/dev/tty", 8) || !strcmp(file, "/dev/console");
+}
+
+/* The default idle waits of the recorder's policy (active.c). */
+static int is_idle_wait(const char *syscall)
+{
+	static uint64_t idle[TRACT_SYSCALLS_MAX / 64];
+	static int parsed;
+	const char *bad;
+	int nr = syscall_number(syscall);
+
+	/* queries run in one thread: the set is made once, on first use */
+	if (!parsed) {
+		idle_syscalls__parse(default_idle_syscalls, idle, 0, &bad);
+		parsed = 1;
+	}
+	return nr >= 0 && nr < TRACT_SYSCALLS_MAX && (idle[nr / 64] >> (nr % 64) & 1);
+}
+
+const char *activity_of(const char *state, const char *syscall, int64_t sc_us, const char *file, int64_t arg1,
+			int64_t arg2)
+{
+	if (!state)
+		return NULL;
+	if (!strcmp(state, "RUN"))
+		return "cpu";
+	if (!strcmp(state, "RUNQ"))
+		return "runq";
+	if (!strcmp(state, "DISK"))
+		return "disk";
+	if (!strcmp(state, "STOPPED") || !strcmp(state, "TRACED"))
+		return "stopped";
+	if (strcmp(state, "SLEEP") || !syscall)
+		return "idle";
+	if (!strcmp(syscall, "futex") && tract_futex_is_lock((uint64_t)arg1, (uint64_t)arg2))
+		return "lock";
+	if (is_one_of(syscall, input_syscalls) &&
+	    ((file && is_terminal(file)) || sc_us >= ACTIVITY_INPUT_AFTER_US))
+		return "input";
+	if (is_idle_wait(syscall))
+		return "idle";
+	return "waiting";
+}

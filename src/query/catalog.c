@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+#include <strings.h>
+#include "catalog.h"
+#include "columns.h"
+#include "util.h"
+
+#define TIME_FMT(fmt) "strftime('" fmt "', p.ts_us / 1000000, 'unixepoch', 'localtime')"
+
+static const struct catalog_column sample_columns_def[] = {
+	/* the samples view's columns, from the column table */
+#define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, sql, joins, doc, base, 0 },
+#include "sample_columns.def"
+#undef COLUMN
+	/* derived dimensions */
+	{ "comm_folded", "fold_digits(t.comm)", JOIN_THREAD, "thread name, digits as * (kworker/*:*)", "f.thread", 0 },
+	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0 },
+	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0 },
+	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0 },
+	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0 },
+	{ "activity", "activity(st.name, sc.name, f.sc_us, fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
+	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0 },
+	{ "kstack", "ks.frames", JOIN_KSTACK, "kernel stack, outermost first", "f.kstack", 0 },
+	{ "ustack", "us.frames", JOIN_USTACK, "user stack, outermost first", "f.ustack", 0 },
+	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute, for timelines", "p.ts_us / 60000000 * 60000000",
+	  60000000 },
+	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second", "p.ts_us / 1000000 * 1000000", 1000000 },
+};
+
+const struct catalog catalog_samples = {
+	.name = "samples",
+	/* CROSS JOIN keeps the facts outer: no temporary index on them */
+	.from = "sample_facts f CROSS JOIN passes p ON p.id = f.pass",
+	.measure = "p.weight_us",
+	.joins = sample_join_sql,
+	.columns = sample_columns_def,
+	.ncolumns = ARRAY_SIZE(sample_columns_def),
+	.default_group = "state,syscall,pcomm",
+};
+
+static const struct catalog_column io_columns_def[] = {
+	{ "dev", "h.dev", 0, "block device", NULL, 0 },
+	{ "op", "h.op", 0, "read, write, flush, ...", NULL, 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+};
+
+const struct catalog catalog_io = {
+	.name = "io",
+	.from = "io_latency h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.sum = "h.sum_us",
+	.columns = io_columns_def,
+	.ncolumns = ARRAY_SIZE(io_columns_def),
+	.default_group = "dev,op",
+};
+
+static const struct catalog_column syscall_columns_def[] = {
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0 },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0 },
+	{ "syscall", "h.syscall", 0, "syscall", NULL, 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+};
+
+const struct catalog catalog_syscall = {
+	.name = "syscall",
+	.from = "syscall_latency h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.sum = "h.sum_us",
+	.columns = syscall_columns_def,
+	.ncolumns = ARRAY_SIZE(syscall_columns_def),
+	.default_group = "pcomm,syscall",
+};
+
+static const struct catalog_column runq_columns_def[] = {
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0 },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: waited for a CPU below this many microseconds", NULL, 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+};
+
+const struct catalog catalog_runq = {
+	.name = "runq",
+	.from = "runq_latency h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.sum = "h.sum_us",
+	.columns = runq_columns_def,
+	.ncolumns = ARRAY_SIZE(runq_columns_def),
+	.default_group = "pcomm,tgid",
+};
+
+const struct catalog_column *catalog__find(const struct catalog *c, const char *name)
+{
+	for (size_t i = 0; i < c->ncolumns; i++)
+		if (!strcasecmp(c->columns[i].name, name))
+			return &c->columns[i];
+	return NULL;
+}
+
+struct expr_column *catalog__expr_columns(const struct catalog *c)
+{
+	struct expr_column *cols = xcalloc(c->ncolumns, sizeof(*cols));
+
+	for (size_t i = 0; i < c->ncolumns; i++) {
+		cols[i].name = c->columns[i].name;
+		cols[i].sql = c->columns[i].sql;
+	}
+	return cols;
+}
+
+void catalog__joins_sql(const struct catalog *c, uint32_t joins, char *buf, size_t cap)
+{
+	size_t len = strlen(buf);
+
+	for (unsigned int i = 0; c->joins && joins >> i; i++) {
+		size_t n;
+
+		if (!(joins & (1u << i)))
+			continue;
+		n = strlen(c->joins[i]);
+		if (len + n + 1 > cap)
+			return;
+		memcpy(buf + len, c->joins[i], n + 1);
+		len += n;
+	}
+}
+
+uint32_t catalog__joins_of(const struct catalog *c, uint64_t used)
+{
+	uint32_t joins = 0;
+
+	for (size_t i = 0; i < c->ncolumns && i < 64; i++)
+		if (used & (1ull << i))
+			joins |= c->columns[i].joins;
+	return joins;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The options of tract record, parsed apart from running so they can be tested. */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "parse.h"
+#include "record.h"
+#include "storeset.h"
+#include "syscalls.h"
+#include "util.h"
+
+static const char record_usage[] =
+"Usage: tract record [options]\n"
+"\n"
+"Sample what every thread is doing, a few times a second, and print the\n"
+"active threads or store them for tract query and tract top.\n"
+"\n"
+"Options:\n"
+"  -F, --frequency HZ       passes per second (default 1, up to 1000; 0.5 = every 2 s)\n"
+"  -d, --duration SECONDS   stop after this long (default: until SIGINT or SIGTERM)\n"
+"  -o, --output DIR         store hourly files in DIR instead of printing\n"
+"      --format FORMAT      store format: sqlite (default) or csv; without -o,\n"
+"                           stores in $TRACT_DATA or " DEFAULT_DATA_DIR "\n"
+"  -p, --pid PID[,PID...]   only threads of these processes\n"
+"      --source SOURCE      bpf, or proc (less detail, no root needed); by default\n"
+"                           bpf, and proc where BPF cannot be used\n"
+"  -a, --all                every thread, not only the active ones\n"
+"      --idle-grace MS      an idle wait counts as active while younger than this\n"
+"                           (default 10)\n"
+"      --idle-syscalls LIST comma-separated syscalls that are idle waits\n"
+"                           (default: futex, epoll_wait, poll, select, nanosleep, ...)\n"
+"      --group GROUP        let GROUP read the store (the directory becomes setgid)\n"
+"      --keep DURATION      delete store hours older than this (e.g. 7d, 12h)\n"
+"      --max-size SIZE      delete the oldest store hours beyond this size (e.g. 2G)\n"
+"      --no-kstacks         do not take kernel stacks\n"
+"      --no-ustacks         do not take user stacks\n"
+"      --syscall-latency    keep per-process syscall latency histograms\n"
+"                           (adds a sys_exit program and a clock read per syscall)\n"
+"      --wakeup-edges       keep waker -> wakee counts and delays per process pair\n"
+"                           (adds a sched_switch program and a hash update per wakeup)\n"
+"      --runq-latency       keep per-process histograms of the wait for a CPU\n"
+"                           (the same program, a clock read per switch and wakeup)\n"
+"  -v, --verbose            say more, including libbpf's messages\n"
+"  -h, --help               show this help\n"
+"\n"
+"Examples:\n"
+"  sudo tract record                      print active threads every second\n"
+"  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
+"  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
+
+enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP, OPT_SOURCE,
+       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY };
+
+static const struct option record_options[] = {
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "idle-grace", required_argument, NULL, OPT_IDLE_GRACE },
+	{ "idle-syscalls", required_argument, NULL, OPT_IDLE_SYSCALLS },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
+	{ "no-ustacks", no_argument, NULL, OPT_NO_USTACKS },
+	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
+	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
+	{ "runq-latency", no_argument, NULL, OPT_RUNQ_LATENCY },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad_value(const char *opt, const char *value, const char *expected)
+{
+	return tract_usage_error("record", "invalid value '%s' for %s: expected %s", value, opt, expected);
+}
+
+/* 0, 1 when --help was shown, or -EINVAL after a message. */
+int record_parse_args(int argc, char **argv, struct record_opts *o)
+{
+	const char *bad, *idle_list = default_idle_syscalls;
+	int format = -1, c;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->hz = 1;
+	o->sampler.idle_grace_ns = 10 * 1000000ull;
+	o->sampler.kstacks = 1;
+	o->sampler.ustacks = 1;
+	o->gid = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:d:o:p:avh", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (parse_hz(optarg, MAX_HZ, &o->hz))
+				return bad_value("--frequency", optarg, "a number of passes per second in (0, 1000]");
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration_ns))
+				return bad_value("--duration", optarg, "a positive number of seconds");
+			break;
+		case 'o':
+			o->dir = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "sqlite"))
+				format = OUT_SQLITE;
+			else if (!strcmp(optarg, "csv"))
+				format = OUT_CSV;
+			else
+				return bad_value("--format", optarg, "sqlite or csv");
+			break;
+		case 'p':
+			if (parse_pid_list(optarg, o->sampler.pids, TRACT_PID_FILTER_MAX, &o->sampler.nr_pids))
+				return bad_value("--pid", optarg, "process ids separated by commas (at most 64)");
+			break;
+		case 'a':
+			o->sampler.all_threads = 1;
+			break;
+		case OPT_IDLE_GRACE:
+			if (parse_u64(optarg, 0, 3600 * 1000, &v))
+				return bad_value("--idle-grace", optarg, "milliseconds");
+			o->sampler.idle_grace_ns = v * 1000000;
+			break;
+		case OPT_IDLE_SYSCALLS:
+			idle_list = optarg;
+			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "bpf"))
+				o->source = SOURCE_BPF;
+			else if (!strcmp(optarg, "proc"))
+				o->source = SOURCE_PROC;
+			else
+				return bad_value("--source", optarg, "bpf or proc");
+			break;
+		case OPT_GROUP: {
+			struct group *g = getgrnam(optarg);
+
+			if (g)
+				o->gid = g->gr_gid;
+			else if (parse_u64(optarg, 0, 0x7fffffff, &v) == 0)
+				o->gid = (long)v;
+			else
+				return bad_value("--group", optarg, "a group name or number");
+			break;
+		}
+		case OPT_KEEP:
+			if (parse_duration(optarg, &o->keep_us) || o->keep_us < 3600000000ull)
+				return bad_value("--keep", optarg, "a duration of an hour or more, such as 12h or 7d");
+			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &o->max_bytes) || o->max_bytes < 1048576)
+				return bad_value("--max-size", optarg, "a size of 1M or more, such as 500M or 2G");
+			break;
+		case OPT_NO_KSTACKS:
+			o->sampler.kstacks = 0;
+			break;
+		case OPT_NO_USTACKS:
+			o->sampler.ustacks = 0;
+			break;
+		case OPT_SYSCALL_LATENCY:
+			o->sampler.syscall_latency = 1;
+			break;
+		case OPT_WAKEUP_EDGES:
+			o->sampler.wakeup_edges = 1;
+			break;
+		case OPT_RUNQ_LATENCY:
+			o->sampler.runq_latency = 1;
+			break;
+		case 'v':
+			tract_verbose = 1;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 1;
+		case ':':
+			return tract_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return tract_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tract_usage_error("record", "unexpected argument '%s'", argv[optind]);
+	if (idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, idle_list != default_idle_syscalls, &bad))
+		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
+	fd_syscalls_bitmap(o->sampler.fd_syscalls, TRACT_SYSCALLS_MAX);
+	if (o->dir || format >= 0) {
+		o->output = format >= 0 ? (enum output)format : OUT_SQLITE;
+		if (!o->dir)
+			o->dir = storeset_default_dir();
+	}
+	return 0;
+}

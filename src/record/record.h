@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Options of tract record, parsed apart from running so they can be tested. */
+#ifndef TRACT_RECORD_H
+#define TRACT_RECORD_H
+
+#include <stdint.h>
+#include "sampler.h"
+
+#define MAX_HZ 1000.0
+
+enum output { OUT_TERMINAL, OUT_SQLITE, OUT_CSV };
+enum source { SOURCE_AUTO, SOURCE_BPF, SOURCE_PROC };
+
+struct record_opts {
+	double hz;
+	uint64_t duration_ns;		/* 0: until signalled */
+	const char *dir;		/* NULL: print to the terminal */
+	enum output output;
+	uint64_t keep_us, max_bytes;	/* retention; 0: none */
+	long gid;			/* --group; -1: none */
+	enum source source;
+	struct sampler_config sampler;
+};
+
+/* 0; 1 when --help was printed; -EINVAL after a message on stderr. */
+int record_parse_args(int argc, char **argv, struct record_opts *o);
+/* SIGINT, SIGTERM and SIGUSR1 end the recording after the pass under way. */
+void record_install_signals(void);
+/*
+ * Records until the duration is over or a stop is requested; ready(arg), if
+ * given, is called once the programs are attached and the store is open.
+ * Returns the exit status (2 when BPF cannot be used, 1 on other errors).
+ */
+int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg);
+/* Async-signal-safe; a sleeping recorder notices at its next tick, or at once on SIGUSR1. */
+void record_request_stop(void);
+
+#endif

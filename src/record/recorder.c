@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The recorder: drive the sampler on an absolute schedule and hand every pass to the writer. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "blockdev.h"
+#include "cgroups.h"
+#include "clock.h"
+#include "files.h"
+#include "ksyms.h"
+#include "procinfo.h"
+#include "privileges.h"
+#include "record.h"
+#include "runq.h"
+#include "sampler.h"
+#include "sink.h"
+#include "stackdict.h"
+#include "usyms.h"
+#include "util.h"
+#include "writer.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+void record_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	/* no SA_RESTART: the sleep between passes must end at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* what tract top sends the recorder's thread, to end its sleep */
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = { .tv_sec = deadline_ns / NSEC_PER_SEC, .tv_nsec = deadline_ns % NSEC_PER_SEC };
+
+	while (!stop_requested && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * Two seconds of passes ride out a WAL checkpoint behind a busy disk; more
+ * would only hold memory (a pass of 10,000 threads is over a megabyte).
+ */
+static size_t writer_depth(double hz)
+{
+	double n = hz * 2;
+
+	return n < 4 ? 4 : n > 32 ? 32 : (size_t)n;
+}
+
+struct record_totals {
+	uint64_t passes, rows, dropped;
+};
+
+/*
+ * The sampler thread gets a higher weight (nice -10, this thread only; the
+ * writer keeps the default): when every CPU is busy, that is when the passes
+ * matter most, and a pass costs milliseconds.
+ */
+static void raise_sampler_priority(void)
+{
+	if (setpriority(PRIO_PROCESS, 0, -10))
+		tract_debug("cannot raise the sampler's priority: %s", strerror(errno));
+}
+
+static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
+		       struct record_totals *tot)
+{
+	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0;
+	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX, rng = start ^ (uint64_t)getpid();
+	struct pass spare = { 0 };
+	int err = 0;
+
+	/*
+	 * The pass runs at the moment drawn, not with whatever timer expires
+	 * within the default 50 us of slack after it.
+	 */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	for (uint64_t slot = start; !stop_requested && slot < end; slot = next_slot(start, interval, slot, mono_ns())) {
+		uint64_t t0, cpu0, at = pass_time(slot, interval, mono_ns(), random_next(&rng));
+		struct pass *p;
+
+		if (at >= end)
+			break;
+		sampler__rest(sampler);
+		sleep_until(at);
+		if (stop_requested)
+			break;
+		/* with the queue full the pass is still taken, to keep weights and counters true */
+		p = writer__claim(writer);
+		if (!p) {
+			pass__reset(&spare);
+			p = &spare;
+		}
+		p->seq = tot->passes;
+		t0 = mono_ns();
+		cpu0 = thread_cpu_us();
+		p->ts_us = realtime_us();
+		/*
+		 * One pass at a random moment of each interval stands for that
+		 * interval: weighting it by the time since the previous pass would
+		 * favour the passes that fall late in theirs.
+		 */
+		p->weight_us = interval / 1000;
+		p->unsampled_us = slots_skipped(prev, slot, interval) * interval / 1000;
+		prev = slot;
+		err = sampler__pass(sampler, p);
+		if (err)
+			break;
+		pass__count_load(p);
+		p->duration_us = (mono_ns() - t0) / 1000;
+		p->cpu_us = thread_cpu_us() - cpu0;
+		tot->passes++;
+		tot->rows += p->nr;
+		tot->dropped += p->dropped;
+		if (p != &spare)
+			writer__submit(writer, p);
+	}
+	pass__free_rows(&spare);
+	return err;
+}
+
+/*
+ * BPF unless told otherwise; where BPF cannot be used (not root, no BTF, an
+ * old kernel, refused), /proc, saying so once after the reason.
+ */
+static int open_source(const struct record_opts *o, const struct resolvers *res, struct sampler **out)
+{
+	int err;
+
+	if (o->source == SOURCE_PROC)
+		return source_proc__open(&o->sampler, res, out);
+	err = source_bpf__open(&o->sampler, res, out);
+	if (!err || o->source == SOURCE_BPF || (err != -EPERM && err != -ENOTSUP && err != -EACCES))
+		return err;
+	tract_warn("using the /proc source instead: no wakers, no times in syscalls or states, "
+		   "no RUNQ and no user stacks (tract(8), SOURCES)");
+	return source_proc__open(&o->sampler, res, out);
+}
+
+void record_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
+{
+	struct store_config store = { .source = "bpf" };
+	struct record_totals tot = { 0 };
+	struct writer_stats ws = { 0 };
+	struct writer *writer;
+	struct sampler *sampler = NULL;
+	struct resolvers res = { 0 };
+	struct ksyms *ks = NULL;
+	struct usyms *us = NULL;
+	struct sink *sink = NULL;
+	int err;
+
+	ks = ksyms__load(NULL);
+	if (!ks && o->sampler.kstacks)
+		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
+	if (o->sampler.ustacks)
+		us = usyms__new(0);
+	res.stacks = stackdict__new(ks, us);
+	res.procs = procinfo__new(NULL);
+	res.cgroups = cgroups__new();
+	res.files = files__new(NULL);
+	res.runq = runq_history__new();
+	res.blockdevs = blockdevs__new(NULL);
+	err = open_source(o, &res, &sampler);
+	if (err) {
+		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
+		goto cleanup;
+	}
+	store.source = sampler__name(sampler);
+	store.dir = o->dir;
+	store.frequency_hz = o->hz;
+	store.keep_us = o->keep_us;
+	store.gid = o->gid;
+	store.max_bytes = o->max_bytes;
+	if (o->output == OUT_TERMINAL)
+		sink = sink_term__new(stdout);
+	else if ((o->output == OUT_SQLITE ? store_sqlite__open(&store, &sink) : store_csv__open(&store, &sink))) {
+		err = 1;
+		goto cleanup;
+	}
+	if (ready)
+		ready(arg);
+	tract_debug("sampling at %g Hz%s%s", o->hz, o->dir ? " into " : "", o->dir ? o->dir : "");
+	/* before the writer thread exists: capabilities are per thread, and it inherits them */
+	raise_sampler_priority();
+	drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks);
+	writer = writer__start(sink, writer_depth(o->hz));
+	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
+	writer__stop(writer, &ws);
+	if (!ready && (o->output != OUT_TERMINAL || tract_verbose))
+		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
+			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
+			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
+cleanup:
+	sink__close(sink);
+	sampler__free(sampler);
+	blockdevs__free(res.blockdevs);
+	runq_history__free(res.runq);
+	files__free(res.files);
+	cgroups__free(res.cgroups);
+	procinfo__free(res.procs);
+	stackdict__free(res.stacks);
+	usyms__free(us);
+	ksyms__free(ks);
+	return err;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The recorder's stack dictionary: raw stacks from the sampler, keyed by the
+ * hash the kernel side computed, symbolized once into text.
+ */
+#ifndef TRACT_STACKDICT_H
+#define TRACT_STACKDICT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "sample.h"
+
+struct ksyms;
+struct usyms;
+
+struct stackdict;
+
+/* ks and us (either may be NULL) are the caller's and must outlive the dictionary. */
+struct stackdict *stackdict__new(const struct ksyms *ks, struct usyms *us);
+void stackdict__free(struct stackdict *sd);
+/* Record a raw stack (innermost frame first) under the kernel's hash. */
+const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
+				    const uint64_t *ip, size_t nr);
+/* Record a raw user stack of process tgid, symbolized now: the process may exit soon. */
+const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
+					 const uint64_t *ip, size_t nr);
+/* A stack already symbolized elsewhere ("outer;...;inner"), as /proc gives it. */
+const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded);
+/* Once per pass: lets the user symbolizer forget processes gone quiet. */
+void stackdict__end_pass(struct stackdict *sd);
+/* The stack seen before under this hash, or NULL. */
+const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash);
+
+#endif

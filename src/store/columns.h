@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The column table of a sample (sample_columns.def), expanded once: what
+ * each column is called, where the store keeps it, the SQL that reads it
+ * back, and how its value is read from a struct sample.
+ */
+#ifndef TRACT_COLUMNS_H
+#define TRACT_COLUMNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+
+/* The joins from sample_facts f to the tables its ids refer to; bit i is join_sql[i]. */
+enum sample_join {
+	JOIN_THREAD = 1 << 0, JOIN_STATE = 1 << 1, JOIN_CALL = 1 << 2, JOIN_SYSCALL = 1 << 3,
+	JOIN_CGROUP = 1 << 4, JOIN_FILE = 1 << 5, JOIN_WAKER = 1 << 6, JOIN_IO = 1 << 7,
+	JOIN_KSTACK = 1 << 8, JOIN_USTACK = 1 << 9,
+};
+extern const char *const sample_join_sql[];
+
+enum column_where { PASS, FACT, IO, DIM };
+
+enum value_kind { VAL_NULL, VAL_INT, VAL_UINT, VAL_TEXT };
+
+struct column_value {
+	enum value_kind kind;
+	int64_t i;
+	uint64_t u;
+	const char *s;			/* VAL_TEXT: not NUL-terminated; len bytes */
+	size_t len;
+	char buf[32];			/* for a value made on the way (a syscall's number) */
+};
+
+struct sample_column {
+	const char *name;
+	enum column_where where;
+	const char *type;		/* SQL type where it is stored */
+	const char *sql;		/* its value over sample_facts f and the joins */
+	uint32_t joins;			/* enum sample_join bits */
+	const char *base;		/* see catalog.h */
+	const char *doc;
+	void (*value)(const struct pass *p, const struct sample *r, struct column_value *v);
+};
+
+enum sample_column_index {
+#define COLUMN(name, ...) COL_##name,
+#include "sample_columns.def"
+#undef COLUMN
+	NR_SAMPLE_COLUMNS
+};
+
+extern const struct sample_column sample_columns[NR_SAMPLE_COLUMNS];
+
+/* The column's name where it is stored: "cpu" of "f.cpu". */
+const char *column_stored_name(const struct sample_column *c);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One sampler pass as user space sees it, whatever source produced it:
+ * the rows of the active threads and the pass's own accounting.
+ */
+#ifndef TRACT_SAMPLE_H
+#define TRACT_SAMPLE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "tract/abi.h"
+
+/* A stack, symbolized: the recorder's stack dictionary owns it. */
+struct kstack {
+	const char *kind;	/* "kernel" or "user" */
+	uint64_t hash;		/* of the frames text: equal text, equal hash, in every file */
+	char *frames;		/* "outermost;...;innermost", as folded stacks are written */
+	const char *wait;	/* the innermost frame: where the thread waits */
+};
+
+struct sample {
+	uint32_t tid, tgid, uid, cpu;
+	int32_t state;			/* enum tract_state */
+	int32_t syscall_nr;		/* -1: user mode or unknown */
+	uint32_t flags;			/* enum tract_sample_flags */
+	uint32_t waker_tid;		/* valid with TRACT_SF_WAKER */
+	const char *waker;		/* "irq", "timer", or the waker thread's name; NULL if unknown */
+	uint64_t sc_us, state_us;	/* valid per flags */
+	uint64_t sc_args[6];
+	char comm[TRACT_COMM_LEN];
+	char pcomm[TRACT_COMM_LEN];
+	const char *exe;		/* NULL if unknown; owned by the source */
+	const struct kstack *kstack;	/* NULL if none; owned by the stack dictionary */
+	const struct kstack *ustack;	/* the user stack, likewise */
+	uint64_t cgroup_id;		/* 0 if unknown */
+	const char *cgroup;		/* path below the cgroup2 root; NULL if unknown */
+	const char *file;		/* what the fd of a fd syscall is: path or socket; NULL if unknown */
+	int has_runq;			/* runq_us is valid */
+	uint64_t runq_us;		/* mean wait for a CPU per switch-in since the previous sample */
+	const char *io_dev;		/* the block request a DISK thread waits on; NULL if none */
+	const char *io_op;
+	uint32_t io_bytes;
+	uint64_t io_us, io_service_us;	/* since queued, since issued (0: not issued) */
+	uint64_t wake_us, wake_runq_us;	/* with TRACT_SF_WAKE_TIME: since the latest wakeup, its CPU wait */
+	/* sched_info counters, from which runq_us follows (runq.h) */
+	uint64_t run_delay_ns, run_count;
+	uint64_t arrival_ns;		/* since it last got a CPU; 0 if unknown */
+	int32_t start_state;		/* with TRACT_SF_ARRIVED_SINCE: its state when the pass began */
+};
+
+/*
+ * A latency histogram the kernel kept over the pass's interval: block I/O by
+ * (device, op), syscalls by (process, syscall), or waits for a CPU by process.
+ */
+struct hist_row {
+	uint32_t tgid;			/* syscalls only */
+	const char *name;		/* device, or process name */
+	const char *what;		/* op, or syscall */
+	uint64_t le_us;			/* latency below this (a power of two) */
+	uint64_t count;
+	uint64_t sum_us;		/* the latencies summed */
+};
+
+struct hist_rows {
+	struct hist_row *rows;
+	size_t nr, cap;
+};
+
+/* Wakeups from one process to another over the pass's interval (--wakeup-edges). */
+struct wakeup_row {
+	uint32_t waker_tgid;		/* 0 for irq and timer */
+	uint32_t wakee_tgid;
+	const char *waker;		/* process name, "irq" or "timer"; NULL if gone */
+	const char *wakee;
+	uint64_t count;
+	uint64_t runq_us;		/* summed: woken -> on CPU */
+	uint64_t blocked_us;		/* summed: asleep -> woken */
+};
+
+struct wakeup_rows {
+	struct wakeup_row *rows;
+	size_t nr, cap;
+};
+
+struct pass {
+	uint64_t seq;			/* 0, 1, ... within a run */
+	uint64_t ts_us;			/* UTC microseconds at the start of the pass */
+	uint64_t weight_us;		/* the real interval this pass stands for */
+	uint64_t visited;		/* threads the iterator looked at */
+	uint64_t dropped;		/* rows the source could not deliver */
+	uint64_t displaced;		/* rows reported RUN that tract's own thread had taken the CPU from */
+	uint64_t unsampled_us;		/* time before this pass that no pass stands for (the recorder was late) */
+	uint64_t load_rows;		/* rows in RUN, RUNQ or DISK: what the load average counts */
+	uint64_t moment_read;		/* 1: each CPU's runner was read at the pass's moment */
+	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
+	uint64_t duration_us;		/* wall time of the pass */
+	uint64_t cpu_us;		/* CPU time the recorder spent on it */
+	struct sample *rows;
+	size_t nr, cap;
+	struct hist_rows io_hist;	/* block I/O completions */
+	struct hist_rows sc_hist;	/* syscall completions (--syscall-latency) */
+	struct hist_rows runq_hist;	/* switch-ins, by their wait for a CPU (--runq-latency) */
+	struct wakeup_rows wakeups;	/* --wakeup-edges */
+};
+
+struct sample *pass__add_row(struct pass *p);
+struct hist_row *hist_rows__add(struct hist_rows *h);
+struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
+void pass__reset(struct pass *p);
+/* Counts the rows the load average would count into p->load_rows. */
+void pass__count_load(struct pass *p);
+void pass__free_rows(struct pass *p);
+
+#endif

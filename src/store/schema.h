@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The store's schema, shared by the SQLite store, the CSV store and `tract schema`. */
+#ifndef TRACT_SCHEMA_H
+#define TRACT_SCHEMA_H
+
+#define TRACT_SCHEMA_VERSION 5
+
+/* SQL that creates an hourly SQLite file, with a comment on every column. */
+const char *schema_sql(void);
+/*
+ * The inserts of a sample's fact and of its block request: the parameters
+ * are the refs below, then the table's stored columns of the column table
+ * (columns.h) in their order, then for sample_io the fact, then its columns.
+ */
+const char *schema_insert_fact_sql(void);
+const char *schema_insert_io_sql(void);
+/* Parameter numbers of what a fact refers to; its own columns follow. */
+enum fact_ref {
+	FACT_REF_PASS = 1, FACT_REF_THREAD, FACT_REF_STATE, FACT_REF_CALL, FACT_REF_KSTACK,
+	FACT_REF_FILE, FACT_REF_WAKER, FACT_REF_USTACK, FACT_REF__COUNT	/* with the terminator */
+};
+/* Names of enum tract_state values, as stored. */
+const char *state_name(int state);
+
+#endif

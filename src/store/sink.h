@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where passes go: the terminal, or a store (SQLite or CSV files, one set per
+ * UTC hour).  The recorder does not care which.
+ */
+#ifndef TRACT_SINK_H
+#define TRACT_SINK_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "sample.h"
+
+struct sink;
+
+struct sink_ops {
+	/* Store the pass whole, or not at all: negative errno then. */
+	int (*write_pass)(struct sink *s, const struct pass *p);
+	void (*close)(struct sink *s);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+};
+
+static inline int sink__write_pass(struct sink *s, const struct pass *p)
+{
+	return s->ops->write_pass(s, p);
+}
+
+static inline void sink__close(struct sink *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+/* What every store file records about the run that wrote it. */
+struct store_config {
+	const char *dir;
+	double frequency_hz;
+	const char *source;	/* "bpf" */
+	uint64_t keep_us;	/* --keep: delete hours older than this (0: keep all) */
+	uint64_t max_bytes;	/* --max-size: delete the oldest hours beyond this (0: no limit) */
+	long gid;		/* --group: the group that may read the store; -1: none */
+};
+
+int store_sqlite__open(const struct store_config *cfg, struct sink **out);
+int store_csv__open(const struct store_config *cfg, struct sink **out);
+
+/* "DIR/tract-YYYYMMDD-HH<suffix>" for the hour holding ts_us. */
+char *store_hour_path(const char *dir, uint64_t ts_us, const char *suffix);
+/* Create the file if needed with the store's permissions (0640); 0 or -errno. */
+int store_create_file(const char *path);
+/*
+ * Create the store directory (0750) if needed, and with gid >= 0 make it
+ * setgid to that group (02750), so that the group may read every file.
+ * 0 or -errno after a message.
+ */
+int store_make_dir(const char *dir, long gid);
+/* key/value pairs every file's meta table holds; NULL-terminated pairs */
+void store_meta(const struct store_config *cfg, const char *kv[][2], size_t max);
+
+#endif

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,runq_latency,wakeups,meta}.csv,
+ * RFC 4180 with a header
+ * line.  samples.csv has the columns of the SQLite samples view; kstack_id and
+ * ustack_id are the stack's hash, the same in every file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "clock.h"
+#include "columns.h"
+#include "csv.h"
+#include "dict.h"
+#include "retention.h"
+#include "schema.h"
+#include "sink.h"
+#include "syscalls.h"
+#include "util.h"
+
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV_RUNQ_LATENCY, CSV_WAKEUPS,
+       CSV__COUNT };
+
+static const char *const csv_suffix[CSV__COUNT] = {
+	[CSV_SAMPLES] = ".samples.csv",
+	[CSV_STACKS] = ".stacks.csv",
+	[CSV_PASSES] = ".passes.csv",
+	[CSV_IO_LATENCY] = ".io_latency.csv",
+	[CSV_SYSCALL_LATENCY] = ".syscall_latency.csv",
+	[CSV_RUNQ_LATENCY] = ".runq_latency.csv",
+	[CSV_WAKEUPS] = ".wakeups.csv",
+};
+
+static const char *const csv_header[CSV__COUNT] = {
+	[CSV_STACKS] = "id,kind,frames",
+	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us,hist_lost,displaced,unsampled_us,load_rows,moment_read",
+	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count,sum_us",
+	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,sum_us,tgid",
+	[CSV_RUNQ_LATENCY] = "ts_us,pcomm,le_us,count,sum_us,tgid",
+	[CSV_WAKEUPS] = "ts_us,waker_tgid,waker,wakee_tgid,wakee,count,runq_us,blocked_us",
+};
+
+struct store_csv {
+	struct sink base;
+	struct store_config cfg;
+	FILE *f[CSV__COUNT];
+	uint64_t hour;
+	struct dict *stacks_written;
+};
+
+static void close_files(struct store_csv *st)
+{
+	for (int i = 0; i < CSV__COUNT; i++) {
+		if (st->f[i])
+			fclose(st->f[i]);
+		st->f[i] = NULL;
+	}
+}
+
+static void write_samples_header(FILE *f)
+{
+	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
+		if (i)
+			csv_sep(f);
+		csv_field(f, sample_columns[i].name);
+	}
+	csv_end(f);
+}
+
+static int write_meta_file(struct store_csv *st, uint64_t ts_us)
+{
+	const char *kv[16][2];
+	char *path = store_hour_path(st->cfg.dir, ts_us, ".meta.csv");
+	FILE *f;
+	int err = store_create_file(path);
+
+	f = err ? NULL : fopen(path, "we");
+	if (!f) {
+		err = err ? err : -errno;
+		tract_err("cannot write '%s': %s", path, strerror(-err));
+		free(path);
+		return err;
+	}
+	store_meta(&st->cfg, kv, ARRAY_SIZE(kv));
+	fputs("key,value", f);
+	csv_end(f);
+	for (size_t i = 0; kv[i][0]; i++) {
+		csv_field(f, kv[i][0]);
+		csv_sep(f);
+		csv_field(f, kv[i][1]);
+		csv_end(f);
+	}
+	err = fclose(f) ? -errno : 0;
+	free(path);
+	return err;
+}
+
+static int open_files(struct store_csv *st, uint64_t ts_us)
+{
+	int err = write_meta_file(st, ts_us);
+
+	close_files(st);
+	dict__clear(st->stacks_written);
+	for (int i = 0; !err && i < CSV__COUNT; i++) {
+		char *path = store_hour_path(st->cfg.dir, ts_us, csv_suffix[i]);
+		struct stat sb;
+
+		err = store_create_file(path);
+		st->f[i] = err ? NULL : fopen(path, "ae");
+		if (!st->f[i]) {
+			err = err ? err : -errno;
+			tract_err("cannot open '%s': %s", path, strerror(-err));
+		} else if (!fstat(fileno(st->f[i]), &sb) && sb.st_size == 0) {
+			if (i == CSV_SAMPLES)
+				write_samples_header(st->f[i]);
+			else
+				fputs(csv_header[i], st->f[i]), csv_end(st->f[i]);
+		}
+		free(path);
+	}
+	if (!err)
+		store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
+	if (err)
+		close_files(st);
+	else
+		st->hour = ts_us / USEC_PER_HOUR;
+	return err;
+}
+
+static void opt_u64(FILE *f, int valid, uint64_t v)
+{
+	csv_sep(f);
+	if (valid)
+		csv_u64(f, v);
+}
+
+static void write_stack(struct store_csv *st, const struct kstack *k)
+{
+	FILE *f = st->f[CSV_STACKS];
+	int added;
+
+	dict__intern(st->stacks_written, &k->hash, sizeof(k->hash), &added);
+	if (!added)
+		return;
+	csv_u64(f, k->hash);
+	csv_sep(f);
+	csv_field(f, k->kind);
+	csv_sep(f);
+	csv_field(f, k->frames);
+	csv_end(f);
+}
+
+static void write_value(FILE *f, const struct column_value *v)
+{
+	switch (v->kind) {
+	case VAL_NULL:
+		break;
+	case VAL_INT:
+		fprintf(f, "%" PRId64, v->i);
+		break;
+	case VAL_UINT:
+		csv_u64(f, v->u);
+		break;
+	case VAL_TEXT:
+		csv_field_n(f, v->s, v->len);
+		break;
+	}
+}
+
+static void write_sample(struct store_csv *st, const struct pass *p, const struct sample *r)
+{
+	FILE *f = st->f[CSV_SAMPLES];
+
+	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
+		struct column_value v;
+
+		if (i)
+			csv_sep(f);
+		sample_columns[i].value(p, r, &v);
+		write_value(f, &v);
+	}
+	csv_end(f);
+	if (r->kstack)
+		write_stack(st, r->kstack);
+	if (r->ustack)
+		write_stack(st, r->ustack);
+}
+
+static void write_wakeups(FILE *f, uint64_t ts_us, const struct wakeup_rows *w)
+{
+	for (size_t i = 0; i < w->nr; i++) {
+		const struct wakeup_row *r = &w->rows[i];
+
+		csv_u64(f, ts_us);
+		opt_u64(f, r->waker_tgid, r->waker_tgid);
+		csv_sep(f);
+		csv_field(f, r->waker);
+		fprintf(f, ",%u,", r->wakee_tgid);
+		csv_field(f, r->wakee);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->count, r->runq_us, r->blocked_us);
+		csv_end(f);
+	}
+}
+
+/* The histogram files' columns in the order of their headers: what and tgid where the file has them. */
+static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int with_what, int with_tgid)
+{
+	for (size_t i = 0; i < h->nr; i++) {
+		const struct hist_row *r = &h->rows[i];
+
+		csv_u64(f, ts_us);
+		csv_sep(f);
+		csv_field(f, r->name);
+		if (with_what) {
+			csv_sep(f);
+			csv_field(f, r->what);
+		}
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->le_us, r->count, r->sum_us);
+		if (with_tgid)
+			fprintf(f, ",%u", r->tgid);
+		csv_end(f);
+	}
+}
+
+/* A pass is whole only once every file is flushed; a short write reports it. */
+static int csv_write_pass(struct sink *base, const struct pass *p)
+{
+	struct store_csv *st = (struct store_csv *)base;
+	FILE *pf;
+	int err = 0;
+
+	if (!st->f[0] || p->ts_us / USEC_PER_HOUR != st->hour) {
+		err = open_files(st, p->ts_us);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < p->nr; i++)
+		write_sample(st, p, &p->rows[i]);
+	write_hist(st->f[CSV_IO_LATENCY], p->ts_us, &p->io_hist, 1, 0);
+	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1, 1);
+	write_hist(st->f[CSV_RUNQ_LATENCY], p->ts_us, &p->runq_hist, 0, 1);
+	write_wakeups(st->f[CSV_WAKEUPS], p->ts_us, &p->wakeups);
+	pf = st->f[CSV_PASSES];
+	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->ts_us, p->weight_us, p->visited, p->nr,
+		p->dropped, p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
+		p->moment_read);
+	csv_end(pf);
+	for (int i = 0; i < CSV__COUNT; i++)
+		if (fflush(st->f[i]) || ferror(st->f[i]))
+			err = -EIO;
+	if (err) {
+		tract_err("cannot write CSV files in '%s'", st->cfg.dir);
+		close_files(st);
+	}
+	return err;
+}
+
+static void csv_close(struct sink *base)
+{
+	struct store_csv *st = (struct store_csv *)base;
+
+	close_files(st);
+	dict__free(st->stacks_written);
+	free((char *)st->cfg.dir);
+	free(st);
+}
+
+static const struct sink_ops csv_ops = {
+	.write_pass = csv_write_pass,
+	.close = csv_close,
+};
+
+int store_csv__open(const struct store_config *cfg, struct sink **out)
+{
+	struct store_csv *st;
+	int err = store_make_dir(cfg->dir, cfg->gid);
+
+	if (err)
+		return err;
+	st = xcalloc(1, sizeof(*st));
+	st->base.ops = &csv_ops;
+	st->cfg = *cfg;
+	st->cfg.dir = xstrdup(cfg->dir);
+	st->stacks_written = dict__new();
+	*out = &st->base;
+	return 0;
+}

@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The embedded store: one SQLite file per UTC hour, one transaction per pass,
+ * so a pass is stored whole or not at all, and WAL keeps the file readable
+ * beside the writer and after a crash.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "clock.h"
+#include "dict.h"
+#include "retention.h"
+#include "columns.h"
+#include "schema.h"
+#include "sink.h"
+#include "syscalls.h"
+#include "util.h"
+
+#define SYSCALL_BITS 1024
+
+enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_IO_HIST,
+       INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };
+
+static const char *const insert_sql[INS__COUNT] = {
+	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
+		     "displaced, unsampled_us, load_rows, moment_read) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup) VALUES (?,?,?,?,?,?,?,?)",
+	[INS_CALL] = "INSERT INTO calls(id, nr, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?,?)",
+	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
+	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
+	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
+	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
+	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
+	/* the histograms bind pass, name, what, le_us, count, sum_us, tgid: see insert_hist() */
+	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count, sum_us) VALUES (?1,?2,?3,?4,?5,?6)",
+	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, sum_us, tgid) "
+			"VALUES (?1,?2,?3,?4,?5,?6,?7)",
+	[INS_RUNQ_HIST] = "INSERT INTO runq_latency(pass, pcomm, le_us, count, sum_us, tgid) VALUES (?1,?2,?4,?5,?6,?7)",
+	/* INS_FACT and INS_IO come from the column table: schema_insert_*_sql() */
+	[INS_WAKEUP] = "INSERT INTO wakeups(pass, waker_tgid, waker, wakee_tgid, wakee, count, runq_us, blocked_us) "
+		       "VALUES (?,?,?,?,?,?,?,?)",
+};
+
+/* A dimension table: values seen in this file, and where its ids start. */
+struct dimension {
+	struct dict *ids;
+	int64_t base;
+	const char *table;
+};
+
+struct store_sqlite {
+	struct sink base;
+	struct store_config cfg;
+	sqlite3 *db;
+	char *path;
+	uint64_t hour;
+	sqlite3_stmt *ins[INS__COUNT];
+	struct dimension threads, calls, stacks, files, wakers;
+	uint64_t syscalls_written[SYSCALL_BITS / 64];
+	struct dict *cgroups_written;
+};
+
+static int db_fail(struct store_sqlite *st, const char *what)
+{
+	tract_err("cannot %s '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+	return -EIO;
+}
+
+static int exec(struct store_sqlite *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	tract_err("cannot write '%s': %s", st->path, msg ? msg : "unknown error");
+	sqlite3_free(msg);
+	return -EIO;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		v = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return v;
+}
+
+/* Forget what this file holds; ids continue after those already in it. */
+static void reset_dimensions(struct store_sqlite *st)
+{
+	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers };
+	char sql[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
+		dict__clear(dims[i]->ids);
+		snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM %s", dims[i]->table);
+		dims[i]->base = st->db ? query_int(st->db, sql) : 0;
+	}
+	memset(st->syscalls_written, 0, sizeof(st->syscalls_written));
+	dict__clear(st->cgroups_written);
+}
+
+static int create_schema(struct store_sqlite *st)
+{
+	char sql[128];
+	int err = exec(st, "BEGIN");
+
+	if (!err)
+		err = exec(st, schema_sql());
+	for (int i = 0; !err && i < TRACT_STATE__COUNT; i++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO states VALUES (%d, '%s')", i, state_name(i));
+		err = exec(st, sql);
+	}
+	if (!err) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
+		err = exec(st, sql);
+	}
+	if (!err)
+		err = exec(st, "COMMIT");
+	else
+		exec(st, "ROLLBACK");
+	return err;
+}
+
+static int write_meta(struct store_sqlite *st)
+{
+	const char *kv[16][2];
+	sqlite3_stmt *stmt;
+	int err = 0;
+
+	store_meta(&st->cfg, kv, ARRAY_SIZE(kv));
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO meta VALUES (?,?)", -1, &stmt, NULL))
+		return db_fail(st, "write");
+	for (size_t i = 0; kv[i][0] && !err; i++) {
+		sqlite3_bind_text(stmt, 1, kv[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, kv[i][1], -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			err = db_fail(st, "write");
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return err;
+}
+
+static void close_file(struct store_sqlite *st)
+{
+	for (int i = 0; i < INS__COUNT; i++) {
+		sqlite3_finalize(st->ins[i]);
+		st->ins[i] = NULL;
+	}
+	if (st->db)
+		sqlite3_close(st->db);
+	st->db = NULL;
+	free(st->path);
+	st->path = NULL;
+}
+
+static int open_file(struct store_sqlite *st, uint64_t ts_us)
+{
+	int64_t version;
+	int err;
+
+	close_file(st);
+	st->path = store_hour_path(st->cfg.dir, ts_us, ".db");
+	err = store_create_file(st->path);
+	if (err) {
+		tract_err("cannot create '%s': %s", st->path, strerror(-err));
+		return err;
+	}
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		return db_fail(st, "open");
+	sqlite3_busy_timeout(st->db, 5000);
+	if (exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"))
+		return -EIO;
+	version = query_int(st->db, "PRAGMA user_version");
+	if (version == 0)
+		err = create_schema(st);
+	else if (version != TRACT_SCHEMA_VERSION) {
+		tract_err("'%s' has schema version %lld; this tract writes version %d",
+			  st->path, (long long)version, TRACT_SCHEMA_VERSION);
+		return -EINVAL;
+	}
+	if (err || (err = write_meta(st)))
+		return err;
+	for (int i = 0; i < INS__COUNT; i++)
+		if (sqlite3_prepare_v3(st->db, i == INS_FACT ? schema_insert_fact_sql() :
+					   i == INS_IO ? schema_insert_io_sql() : insert_sql[i],
+				       -1, SQLITE_PREPARE_PERSISTENT, &st->ins[i], NULL))
+			return db_fail(st, "prepare statements for");
+	st->hour = ts_us / USEC_PER_HOUR;
+	reset_dimensions(st);
+	store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
+	return 0;
+}
+
+static int step(struct store_sqlite *st, sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc == SQLITE_DONE ? 0 : db_fail(st, "write");
+}
+
+/* Id of a dimension row, inserting it on first use in this file; 0 on error. */
+static int64_t dimension_id(struct store_sqlite *st, struct dimension *dim, const void *key,
+			    size_t len, int (*insert)(struct store_sqlite *, int64_t, const void *),
+			    const void *arg)
+{
+	int added;
+	int64_t id = dim->base + dict__intern(dim->ids, key, len, &added);
+
+	if (added && insert(st, id, arg))
+		return 0;
+	return id;
+}
+
+static void bind_opt(sqlite3_stmt *s, int col, int valid, int64_t v)
+{
+	if (valid)
+		sqlite3_bind_int64(s, col, v);
+	else
+		sqlite3_bind_null(s, col);
+}
+
+static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct sample *r = arg;
+	sqlite3_stmt *s = st->ins[INS_THREAD];
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, r->tid);
+	sqlite3_bind_int64(s, 3, r->tgid);
+	sqlite3_bind_text(s, 4, r->comm, strnlen(r->comm, TRACT_COMM_LEN), SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, r->pcomm, strnlen(r->pcomm, TRACT_COMM_LEN), SQLITE_STATIC);
+	if (r->exe)
+		sqlite3_bind_text(s, 6, r->exe, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 7, r->uid);
+	bind_opt(s, 8, r->cgroup_id != 0, (int64_t)r->cgroup_id);
+	return step(st, s);
+}
+
+/* A call: the syscall number, then its arguments. */
+static int insert_call(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const int64_t *call = arg;
+	sqlite3_stmt *s = st->ins[INS_CALL];
+
+	sqlite3_bind_int64(s, 1, id);
+	for (int i = 0; i < 7; i++)
+		sqlite3_bind_int64(s, 2 + i, call[i]);
+	return step(st, s);
+}
+
+static int insert_stack(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct kstack *k = arg;
+	sqlite3_stmt *s = st->ins[INS_STACK];
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, k->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, (int64_t)k->hash);
+	sqlite3_bind_text(s, 4, k->frames, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+
+/* files: (id, text) */
+static int insert_text(struct store_sqlite *st, sqlite3_stmt *s, int64_t id, const char *text)
+{
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+static int insert_file(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	return insert_text(st, st->ins[INS_FILE], id, arg);
+}
+
+/* A waker: its tid (none for irq and timer) and name. */
+static int insert_waker(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct sample *r = arg;
+	sqlite3_stmt *s = st->ins[INS_WAKER];
+
+	sqlite3_bind_int64(s, 1, id);
+	bind_opt(s, 2, r->flags & TRACT_SF_WAKER, r->waker_tid);
+	sqlite3_bind_text(s, 3, r->waker, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+static int note_syscall(struct store_sqlite *st, int nr)
+{
+	sqlite3_stmt *s = st->ins[INS_SYSCALL];
+	char unnamed[32];
+	const char *name = syscall_name_or_number(nr, unnamed, sizeof(unnamed));
+
+	if (nr < SYSCALL_BITS) {
+		if (st->syscalls_written[nr / 64] & (1ull << (nr % 64)))
+			return 0;
+		st->syscalls_written[nr / 64] |= 1ull << (nr % 64);
+	}
+	sqlite3_bind_int64(s, 1, nr);
+	sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
+	return step(st, s);
+}
+
+/* cgroup ids are the kernel's own; the path is written once per file. */
+static int note_cgroup(struct store_sqlite *st, const struct sample *r)
+{
+	sqlite3_stmt *s = st->ins[INS_CGROUP];
+	int added;
+
+	dict__intern(st->cgroups_written, &r->cgroup_id, sizeof(r->cgroup_id), &added);
+	if (!added)
+		return 0;
+	sqlite3_bind_int64(s, 1, (int64_t)r->cgroup_id);
+	sqlite3_bind_text(s, 2, r->cgroup, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+/* Every part of a thread's identity that the threads table holds. */
+static size_t thread_key(const struct sample *r, unsigned char *buf, size_t cap)
+{
+	size_t exe_len = r->exe ? strlen(r->exe) : 0, len = 0;
+
+	if (exe_len > cap - 64)
+		exe_len = cap - 64;
+	memcpy(buf + len, &r->tid, 4), len += 4;
+	memcpy(buf + len, &r->tgid, 4), len += 4;
+	memcpy(buf + len, &r->uid, 4), len += 4;
+	memcpy(buf + len, &r->cgroup_id, 8), len += 8;
+	memcpy(buf + len, r->comm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
+	memcpy(buf + len, r->pcomm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
+	buf[len++] = r->exe != NULL;
+	memcpy(buf + len, r->exe ? r->exe : "", exe_len), len += exe_len;
+	return len;
+}
+
+/* A waker is its tid and name: the same tid may wake under a new name. */
+static size_t waker_key(const struct sample *r, unsigned char *buf)
+{
+	size_t n = strlen(r->waker);
+	uint32_t tid = (r->flags & TRACT_SF_WAKER) ? r->waker_tid : 0;
+
+	if (n > TRACT_COMM_LEN + 8)
+		n = TRACT_COMM_LEN + 8;
+	memcpy(buf, &tid, sizeof(tid));
+	memcpy(buf + sizeof(tid), r->waker, n);
+	return sizeof(tid) + n;
+}
+
+/* Kernel and user stacks share the dictionary: their hashes are of the frames' text. */
+static int64_t stack_id(struct store_sqlite *st, const struct kstack *k)
+{
+	return dimension_id(st, &st->stacks, &k->hash, sizeof(k->hash), insert_stack, k);
+}
+
+
+/* The row's values of the columns stored in one table, bound from parameter first on. */
+static int bind_stored(sqlite3_stmt *s, int first, enum column_where where, const struct pass *p,
+		       const struct sample *r)
+{
+	int param = first, rc = SQLITE_OK;
+
+	for (size_t i = 0; i < NR_SAMPLE_COLUMNS && rc == SQLITE_OK; i++) {
+		struct column_value v;
+
+		if (sample_columns[i].where != where)
+			continue;
+		sample_columns[i].value(p, r, &v);
+		switch (v.kind) {
+		case VAL_NULL:
+			rc = sqlite3_bind_null(s, param);
+			break;
+		case VAL_INT:
+			rc = sqlite3_bind_int64(s, param, v.i);
+			break;
+		case VAL_UINT:
+			rc = sqlite3_bind_int64(s, param, (int64_t)v.u);
+			break;
+		case VAL_TEXT:
+			/* bytes as they are: the value may point into a buffer of its own */
+			rc = sqlite3_bind_text(s, param, v.s, (int)v.len, SQLITE_TRANSIENT);
+			break;
+		}
+		param++;
+	}
+	return rc != SQLITE_OK;
+}
+
+static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pass *p, const struct sample *r)
+{
+	unsigned char key[4096 + 64];
+	sqlite3_stmt *s = st->ins[INS_FACT];
+	int in_syscall = r->syscall_nr >= 0;
+	int64_t thread, call = 0, stack = 0, ustack = 0, file = 0, waker = 0;
+
+	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
+	if (!thread)
+		return -EIO;
+	if (in_syscall) {
+		if (note_syscall(st, r->syscall_nr))
+			return -EIO;
+		int64_t key_call[7] = { r->syscall_nr };
+
+		memcpy(key_call + 1, r->sc_args, sizeof(r->sc_args));
+		call = dimension_id(st, &st->calls, key_call, sizeof(key_call), insert_call, key_call);
+		if (!call)
+			return -EIO;
+	}
+	if (r->kstack && !(stack = stack_id(st, r->kstack)))
+		return -EIO;
+	if (r->ustack && !(ustack = stack_id(st, r->ustack)))
+		return -EIO;
+	if (r->cgroup && note_cgroup(st, r))
+		return -EIO;
+	if (r->file) {
+		file = dimension_id(st, &st->files, r->file, strlen(r->file), insert_file, r->file);
+		if (!file)
+			return -EIO;
+	}
+	if (r->waker) {
+		waker = dimension_id(st, &st->wakers, key, waker_key(r, key), insert_waker, r);
+		if (!waker)
+			return -EIO;
+	}
+	sqlite3_bind_int64(s, FACT_REF_PASS, pass_id);
+	sqlite3_bind_int64(s, FACT_REF_THREAD, thread);
+	sqlite3_bind_int64(s, FACT_REF_STATE, r->state);
+	bind_opt(s, FACT_REF_CALL, call, call);
+	bind_opt(s, FACT_REF_KSTACK, stack, stack);
+	bind_opt(s, FACT_REF_FILE, file, file);
+	bind_opt(s, FACT_REF_WAKER, waker, waker);
+	bind_opt(s, FACT_REF_USTACK, ustack, ustack);
+	if (bind_stored(s, FACT_REF__COUNT, FACT, p, r) || step(st, s))
+		return -EIO;
+	if (!r->io_dev)
+		return 0;
+	s = st->ins[INS_IO];
+	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+	if (bind_stored(s, 2, IO, p, r))
+		return -EIO;
+	return step(st, s);
+}
+
+static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *id)
+{
+	sqlite3_stmt *s = st->ins[INS_PASS];
+	const uint64_t v[] = { p->ts_us, p->weight_us, p->visited, p->nr, p->dropped,
+			       p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
+			       p->moment_read };
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		sqlite3_bind_int64(s, i + 1, v[i]);
+	if (step(st, s))
+		return -EIO;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/*
+ * The histogram tables' statements number their parameters alike, and use
+ * those their table has: ?1 pass, ?2 name, ?3 what, ?4 le_us, ?5 count,
+ * ?6 sum_us, ?7 tgid.
+ */
+static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id, const struct hist_rows *h)
+{
+	int params = sqlite3_bind_parameter_count(s), err = 0;
+
+	for (size_t i = 0; !err && i < h->nr; i++) {
+		const struct hist_row *r = &h->rows[i];
+
+		sqlite3_bind_int64(s, 1, pass_id);
+		sqlite3_bind_text(s, 2, r->name, -1, SQLITE_STATIC);
+		if (sqlite3_bind_parameter_name(s, 3))
+			sqlite3_bind_text(s, 3, r->what, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, r->le_us);
+		sqlite3_bind_int64(s, 5, r->count);
+		sqlite3_bind_int64(s, 6, r->sum_us);
+		if (params >= 7)
+			sqlite3_bind_int64(s, 7, r->tgid);
+		err = step(st, s);
+	}
+	return err;
+}
+
+static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct wakeup_rows *w)
+{
+	sqlite3_stmt *s = st->ins[INS_WAKEUP];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < w->nr; i++) {
+		const struct wakeup_row *r = &w->rows[i];
+
+		sqlite3_bind_int64(s, 1, pass_id);
+		bind_opt(s, 2, r->waker_tgid, r->waker_tgid);
+		sqlite3_bind_text(s, 3, r->waker, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, r->wakee_tgid);
+		sqlite3_bind_text(s, 5, r->wakee, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 6, (int64_t)r->count);
+		sqlite3_bind_int64(s, 7, (int64_t)r->runq_us);
+		sqlite3_bind_int64(s, 8, (int64_t)r->blocked_us);
+		err = step(st, s);
+	}
+	return err;
+}
+
+static int sqlite_write_pass(struct sink *base, const struct pass *p)
+{
+	struct store_sqlite *st = (struct store_sqlite *)base;
+	int64_t pass_id;
+	int err;
+
+	if (!st->db || p->ts_us / USEC_PER_HOUR != st->hour) {
+		err = open_file(st, p->ts_us);
+		if (err) {
+			close_file(st);
+			return err;
+		}
+	}
+	err = exec(st, "BEGIN");
+	if (!err)
+		err = insert_pass(st, p, &pass_id);
+	for (size_t i = 0; !err && i < p->nr; i++)
+		err = insert_row(st, pass_id, p, &p->rows[i]);
+	if (!err)
+		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist);
+	if (!err)
+		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist);
+	if (!err)
+		err = insert_hist(st, st->ins[INS_RUNQ_HIST], pass_id, &p->runq_hist);
+	if (!err)
+		err = insert_wakeups(st, pass_id, &p->wakeups);
+	if (!err)
+		err = exec(st, "COMMIT");
+	if (err) {
+		/* nothing of the pass is stored, so the dimensions must not remember it either */
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		reset_dimensions(st);
+	}
+	return err;
+}
+
+static void sqlite_close(struct sink *base)
+{
+	struct store_sqlite *st = (struct store_sqlite *)base;
+
+	close_file(st);
+	dict__free(st->threads.ids);
+	dict__free(st->calls.ids);
+	dict__free(st->stacks.ids);
+	dict__free(st->files.ids);
+	dict__free(st->wakers.ids);
+	dict__free(st->cgroups_written);
+	free((char *)st->cfg.dir);
+	free(st);
+}
+
+static const struct sink_ops sqlite_ops = {
+	.write_pass = sqlite_write_pass,
+	.close = sqlite_close,
+};
+
+int store_sqlite__open(const struct store_config *cfg, struct sink **out)
+{
+	struct store_sqlite *st;
+	int err = store_make_dir(cfg->dir, cfg->gid);
+
+	if (err)
+		return err;
+	st = xcalloc(1, sizeof(*st));
+	st->base.ops = &sqlite_ops;
+	st->cfg = *cfg;
+	st->cfg.dir = xstrdup(cfg->dir);
+	st->threads = (struct dimension){ .ids = dict__new(), .table = "threads" };
+	st->calls = (struct dimension){ .ids = dict__new(), .table = "calls" };
+	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
+	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
+	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
+	st->cgroups_written = dict__new();
+	*out = &st->base;
+	return 0;
+}

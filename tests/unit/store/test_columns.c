@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every column of every sample round-trips through both stores: a pass made
+ * here, written to an SQLite store and a CSV store, reads back the same from
+ * the samples view and from samples.csv, NULLs and hostile bytes included,
+ * and holds the values the pass was made of.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include "columns.h"
+#include "csv.h"
+#include "sink.h"
+
+/* 2026-11-30 12:00:05 UTC */
+#define PASS_US 1796040005000000ull
+
+static struct kstack kernel_stack = { "kernel", 0xfedcba9876543210ull, "entry_SYSCALL_64;do_fsync;submit_bio_wait",
+				      "submit_bio_wait" };
+static struct kstack user_stack = { "user", 42, "main;work;fsync", "fsync" };
+
+static void make_pass(struct pass *p)
+{
+	struct sample *r;
+
+	*p = (struct pass){ .ts_us = PASS_US, .weight_us = 100000, .visited = 3 };
+	/* in a syscall, with everything a row can carry, names hostile */
+	r = pass__add_row(p);
+	*r = (struct sample){ .tid = 101, .tgid = 100, .uid = 1000, .cpu = 1, .state = TRACT_STATE_DISK,
+			      .syscall_nr = 74 /* fsync */, .sc_us = 1234, .state_us = 1200,
+			      .flags = TRACT_SF_SC_TIME | TRACT_SF_STATE_TIME | TRACT_SF_WAKER | TRACT_SF_WAKE_TIME,
+			      .waker_tid = 7, .waker = "kworker/1:2", .exe = "/usr/bin/db \"x\",y",
+			      .kstack = &kernel_stack, .ustack = &user_stack, .cgroup_id = 99,
+			      .cgroup = "/system.slice/db.service", .file = "/var/lib/db/wal,\r\n\"1\"",
+			      .has_runq = 1, .runq_us = 17, .io_dev = "vda", .io_op = "write", .io_bytes = 4096,
+			      .io_us = 300, .io_service_us = 250, .wake_us = 5000, .wake_runq_us = 12 };
+	r->sc_args[0] = 3;
+	r->sc_args[1] = (uint64_t)-1;
+	memcpy(r->comm, "a,b\"c\nd\xff 16 bytes", TRACT_COMM_LEN);	/* all 16 bytes, no NUL */
+	memcpy(r->pcomm, "db", 3);
+	/* in user mode: most columns NULL */
+	r = pass__add_row(p);
+	*r = (struct sample){ .tid = 102, .tgid = 100, .cpu = 0, .state = TRACT_STATE_RUN, .syscall_nr = -1 };
+	memcpy(r->comm, "spin", 5);
+	memcpy(r->pcomm, "db", 3);
+	/* a syscall without a name, and an empty file name */
+	r = pass__add_row(p);
+	*r = (struct sample){ .tid = 103, .tgid = 100, .state = TRACT_STATE_SLEEP, .syscall_nr = 499, .file = "" };
+	memcpy(r->comm, " pad ", 6);
+	memcpy(r->pcomm, "db", 3);
+}
+
+struct cell {
+	int null;
+	char *text;		/* as text, whatever the type */
+	size_t len;
+};
+
+struct table {
+	char *names[NR_SAMPLE_COLUMNS];
+	struct cell cells[3][NR_SAMPLE_COLUMNS];
+	size_t nr;
+};
+
+static void table_free(struct table *t)
+{
+	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++) {
+		free(t->names[c]);
+		for (size_t r = 0; r < 3; r++)
+			free(t->cells[r][c].text);
+	}
+}
+
+static char *mem(const void *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+static void write_store(int (*open)(const struct store_config *, struct sink **), const char *dir,
+			const struct pass *p)
+{
+	struct store_config cfg = { .dir = dir, .frequency_hz = 10, .source = "test", .gid = -1 };
+	struct sink *s;
+
+	assert_int_equal(open(&cfg, &s), 0);
+	assert_int_equal(sink__write_pass(s, p), 0);
+	sink__close(s);
+}
+
+/* The samples view, stack ids given as their hashes, as CSV has them. */
+static void read_sqlite(const char *dir, struct table *t)
+{
+	char path[512];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	snprintf(path, sizeof(path), "%s/tract-20261130-12.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT * FROM samples ORDER BY tid", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_column_count(st), NR_SAMPLE_COLUMNS);
+	for (int c = 0; c < NR_SAMPLE_COLUMNS; c++)
+		t->names[c] = strdup(sqlite3_column_name(st, c));
+	for (t->nr = 0; sqlite3_step(st) == SQLITE_ROW; t->nr++) {
+		assert_true(t->nr < 3);
+		for (int c = 0; c < NR_SAMPLE_COLUMNS; c++) {
+			struct cell *cell = &t->cells[t->nr][c];
+			const unsigned char *text = sqlite3_column_text(st, c);
+
+			cell->null = sqlite3_column_type(st, c) == SQLITE_NULL;
+			cell->len = (size_t)sqlite3_column_bytes(st, c);
+			cell->text = mem(cell->null ? "" : (const char *)text, cell->null ? 0 : cell->len);
+			if (!cell->null && (c == COL_kstack_id || c == COL_ustack_id)) {
+				sqlite3_stmt *h;
+				char hash[32];
+
+				sqlite3_prepare_v2(db, "SELECT hash FROM stacks WHERE id = ?", -1, &h, NULL);
+				sqlite3_bind_int64(h, 1, sqlite3_column_int64(st, c));
+				assert_int_equal(sqlite3_step(h), SQLITE_ROW);
+				snprintf(hash, sizeof(hash), "%llu", (unsigned long long)sqlite3_column_int64(h, 0));
+				sqlite3_finalize(h);
+				free(cell->text);
+				cell->text = strdup(hash);
+				cell->len = strlen(hash);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void read_csv(const char *dir, struct table *t)
+{
+	char path[512];
+	struct csv_record rec = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tract-20261130-12.samples.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(csv_read_record(f, &rec), 1);
+	assert_int_equal(rec.nr, NR_SAMPLE_COLUMNS);
+	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
+		t->names[c] = strdup(rec.fields[c].s);
+	for (t->nr = 0; csv_read_record(f, &rec) == 1; t->nr++) {
+		assert_true(t->nr < 3);
+		assert_int_equal(rec.nr, NR_SAMPLE_COLUMNS);
+		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++) {
+			struct cell *cell = &t->cells[t->nr][c];
+
+			cell->null = rec.fields[c].null;
+			cell->len = rec.fields[c].len;
+			cell->text = mem(rec.fields[c].s, cell->len);
+		}
+	}
+	fclose(f);
+	csv_record_free(&rec);
+}
+
+static const struct cell *cell_of(const struct table *t, size_t row, const char *name)
+{
+	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
+		if (!strcmp(t->names[c], name))
+			return &t->cells[row][c];
+	fail_msg("no column %s", name);
+	return NULL;
+}
+
+static void expect_text(const struct table *t, size_t row, const char *name, const char *want, size_t len)
+{
+	const struct cell *c = cell_of(t, row, name);
+
+	if (!want) {
+		assert_true(c->null);
+		return;
+	}
+	assert_false(c->null);
+	assert_int_equal(c->len, len);
+	assert_memory_equal(c->text, want, len);
+}
+
+#define EXPECT(t, row, name, want) expect_text(t, row, name, want, strlen(want))
+#define EXPECT_NULL(t, row, name) expect_text(t, row, name, NULL, 0)
+
+/* What the pass was made of, by column name: a column written in the wrong place fails here. */
+static void holds_the_pass(const struct table *t)
+{
+	assert_int_equal(t->nr, 3);
+	EXPECT(t, 0, "ts_us", "1796040005000000");
+	EXPECT(t, 0, "weight_us", "100000");
+	EXPECT(t, 0, "tid", "101");
+	EXPECT(t, 0, "tgid", "100");
+	expect_text(t, 0, "comm", "a,b\"c\nd\xff 16 bytes", TRACT_COMM_LEN);
+	EXPECT(t, 0, "pcomm", "db");
+	EXPECT(t, 0, "exe", "/usr/bin/db \"x\",y");
+	EXPECT(t, 0, "uid", "1000");
+	EXPECT(t, 0, "state", "DISK");
+	EXPECT(t, 0, "cpu", "1");
+	EXPECT(t, 0, "syscall", "fsync");
+	EXPECT(t, 0, "sc_us", "1234");
+	EXPECT(t, 0, "state_us", "1200");
+	EXPECT(t, 0, "kstack_id", "18364758544493064720");
+	EXPECT(t, 0, "waker_tid", "7");
+	EXPECT(t, 0, "sc_arg0", "3");
+	EXPECT(t, 0, "sc_arg1", "-1");
+	EXPECT(t, 0, "sc_arg5", "0");
+	EXPECT(t, 0, "cgroup_id", "99");
+	EXPECT(t, 0, "cgroup", "/system.slice/db.service");
+	EXPECT(t, 0, "file", "/var/lib/db/wal,\r\n\"1\"");
+	EXPECT(t, 0, "runq_us", "17");
+	EXPECT(t, 0, "waker", "kworker/1:2");
+	EXPECT(t, 0, "io_dev", "vda");
+	EXPECT(t, 0, "io_op", "write");
+	EXPECT(t, 0, "io_bytes", "4096");
+	EXPECT(t, 0, "io_us", "300");
+	EXPECT(t, 0, "io_service_us", "250");
+	EXPECT(t, 0, "wake_us", "5000");
+	EXPECT(t, 0, "wake_runq_us", "12");
+	EXPECT(t, 0, "ustack_id", "42");
+	/* user mode: no syscall, no times, no stacks, no request */
+	EXPECT(t, 1, "comm", "spin");
+	EXPECT(t, 1, "state", "RUN");
+	EXPECT(t, 1, "cpu", "0");
+	static const char *const nulls[] = { "exe", "syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
+					     "sc_arg0", "cgroup_id", "cgroup", "file", "runq_us", "waker", "io_dev",
+					     "io_op", "io_bytes", "io_us", "io_service_us", "wake_us",
+					     "wake_runq_us", "ustack_id" };
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+		EXPECT_NULL(t, 1, nulls[i]);
+	EXPECT(t, 2, "comm", " pad ");
+	EXPECT(t, 2, "syscall", "syscall_499");
+	EXPECT(t, 2, "file", "");
+	EXPECT_NULL(t, 2, "sc_us");
+}
+
+static void every_column_round_trips_through_both_stores(void **state)
+{
+	char sqlite_dir[] = "/tmp/tract-columns-XXXXXX", csv_dir[] = "/tmp/tract-columns-XXXXXX";
+	struct table from_sqlite = { 0 }, from_csv = { 0 };
+	struct pass p;
+	char cmd[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(sqlite_dir));
+	assert_non_null(mkdtemp(csv_dir));
+	make_pass(&p);
+	write_store(store_sqlite__open, sqlite_dir, &p);
+	write_store(store_csv__open, csv_dir, &p);
+	read_sqlite(sqlite_dir, &from_sqlite);
+	read_csv(csv_dir, &from_csv);
+
+	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++) {
+		assert_string_equal(from_sqlite.names[c], sample_columns[c].name);
+		assert_string_equal(from_csv.names[c], sample_columns[c].name);
+	}
+	holds_the_pass(&from_sqlite);
+	holds_the_pass(&from_csv);
+	for (size_t r = 0; r < 3; r++)
+		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++) {
+			const struct cell *a = &from_sqlite.cells[r][c], *b = &from_csv.cells[r][c];
+
+			if (a->null != b->null || a->len != b->len || memcmp(a->text, b->text, a->len))
+				fail_msg("row %zu, %s: SQLite '%s'%s, CSV '%s'%s", r, sample_columns[c].name, a->text,
+					 a->null ? " (NULL)" : "", b->text, b->null ? " (NULL)" : "");
+		}
+	table_free(&from_sqlite);
+	table_free(&from_csv);
+	pass__free_rows(&p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", sqlite_dir, csv_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_column_round_trips_through_both_stores),
+	};
+	return cmocka_run_group_tests_name("columns", tests, NULL, NULL);
+}
