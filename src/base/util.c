@@ -101,3 +101,8 @@ int tract_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'tract %s --help' for more information.\n", cmd);
 	return -EINVAL;
 }
+
+int exit_status(int err)
+{
+	return !err ? 0 : err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+}

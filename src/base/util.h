@@ -9,7 +9,15 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Exit status for bad input, as documented in tract(8). */
+/*
+ * Exit statuses: 2 for a usage error (a bad option, column, filter or
+ * time), 1 for a runtime error (an unreadable or damaged store, no memory,
+ * a refusal).  Functions say which by returning -EINVAL for usage errors
+ * and any other -errno for runtime ones, after printing the message.
+ */
 #define EXIT_USAGE 2
+#define EXIT_RUNTIME 1
+int exit_status(int err);
 
 /* "tract: <message>" on stderr, git style: lowercase, no full stop. */
 void tract_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

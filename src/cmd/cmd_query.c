@@ -18,7 +18,7 @@
 #include "record.h"
 #include "rawsql.h"
 #include "render.h"
-#include "storeset.h"
+#include "reader.h"
 #include "timespec.h"
 #include "util.h"
 
@@ -97,7 +97,7 @@ int query_parse_args(int argc, char **argv, struct query_opts *o)
 	uint64_t v;
 
 	memset(o, 0, sizeof(*o));
-	o->dir = storeset_default_dir();
+	o->dir = store_default_dir();
 	o->render.format = RENDER_TABLE;
 	o->render.top = (size_t)-1;
 	o->cat = &catalog_samples;
@@ -172,13 +172,13 @@ int query_parse_args(int argc, char **argv, struct query_opts *o)
 }
 
 /* The range the options leave open: up to the newest sample, an hour long. */
-int query_resolve_range(const struct storeset *set, struct query_opts *o)
+int query_resolve_range(const struct store_reader *set, struct query_opts *o)
 {
 	uint64_t newest;
 	int err;
 
 	if (!o->has_to) {
-		err = storeset__newest_us(set, &newest);
+		err = store_reader__newest_us(set, &newest);
 		if (err)
 			return err;
 		o->to_us = newest ? newest + 1 : o->now_us;
@@ -210,7 +210,7 @@ int query_utf8_terminal(void)
 int cmd_query(int argc, char **argv)
 {
 	struct agg_result res;
-	struct storeset set;
+	struct store_reader set;
 	struct query_opts o;
 	struct agg_query q;
 	char hist_group[256];
@@ -223,8 +223,8 @@ int cmd_query(int argc, char **argv)
 		return 0;
 	}
 	o.render.utf8 = query_utf8_terminal();
-	if (storeset__open(o.dir, &set))
-		return EXIT_USAGE;
+	if (store_reader__open(o.dir, &set))
+		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);
 	if (!err && o.sql)
 		err = rawsql_run(&set, o.from_us, o.to_us, o.sql, o.render.format, stdout);
@@ -248,10 +248,10 @@ int cmd_query(int argc, char **argv)
 		}
 		agg_result__free(&res);
 	}
-	storeset__free(&set);
+	store_reader__free(&set);
 	if (fflush(stdout) || ferror(stdout)) {
 		tract_err("cannot write the output: %s", strerror(errno));
 		return 1;
 	}
-	return err ? EXIT_USAGE : 0;
+	return exit_status(err);
 }

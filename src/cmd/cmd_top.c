@@ -85,7 +85,7 @@ static int top_parse_args(int argc, char **argv, struct top_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->q.dir = storeset_default_dir();
+	o->q.dir = store_default_dir();
 	o->q.cat = &catalog_samples;
 	o->q.render.format = RENDER_TABLE;
 	o->q.render.top = 30;
@@ -193,24 +193,6 @@ static void *live_main(void *arg)
 	return NULL;
 }
 
-static void remove_dir(const char *dir)
-{
-	char cmd_path[128];
-	static const char *const suffixes[] = { ".db", ".db-wal", ".db-shm" };
-	struct storeset set;
-
-	if (!storeset__open(dir, &set)) {
-		for (size_t i = 0; i < set.n; i++)
-			for (size_t s = 0; s < ARRAY_SIZE(suffixes); s++) {
-				snprintf(cmd_path, sizeof(cmd_path), "%.*s%s",
-					 (int)(strlen(set.files[i].path) - 3), set.files[i].path, suffixes[s]);
-				unlink(cmd_path);
-			}
-		storeset__free(&set);
-	}
-	rmdir(dir);
-}
-
 /* Starts recording; 0 once the programs are attached, else the recorder's exit status. */
 static int live_start(struct live *l, const char *hz)
 {
@@ -223,7 +205,7 @@ static int live_start(struct live *l, const char *hz)
 		return 1;
 	}
 	if (record_parse_args(5, argv, &l->rec)) {
-		remove_dir(l->dir);
+		store_hours_remove_all(l->dir);
 		return EXIT_USAGE;
 	}
 	pthread_mutex_init(&l->lock, NULL);
@@ -232,7 +214,7 @@ static int live_start(struct live *l, const char *hz)
 	err = pthread_create(&l->thread, NULL, live_main, l);
 	if (err) {
 		tract_err("cannot start the recorder: %s", strerror(err));
-		remove_dir(l->dir);
+		store_hours_remove_all(l->dir);
 		return 1;
 	}
 	pthread_mutex_lock(&l->lock);
@@ -241,7 +223,7 @@ static int live_start(struct live *l, const char *hz)
 	pthread_mutex_unlock(&l->lock);
 	if (l->done) {
 		pthread_join(l->thread, NULL);
-		remove_dir(l->dir);
+		store_hours_remove_all(l->dir);
 		return l->status;
 	}
 	return 0;
@@ -252,7 +234,7 @@ static void live_stop(struct live *l)
 	record_request_stop();
 	pthread_kill(l->thread, SIGUSR1);
 	pthread_join(l->thread, NULL);
-	remove_dir(l->dir);
+	store_hours_remove_all(l->dir);
 }
 
 /* ---- batch ---- */
@@ -281,9 +263,11 @@ static int batch(struct top *t, const struct top_opts *o, int wait_first)
 	for (uint64_t i = 0; i < o->iterations; i++) {
 		if (i || wait_first)
 			sleep_ns(o->interval_ns);
-		if (top__refresh(t, 60)) {
+		int err = top__refresh(t, 60);
+
+		if (err) {
 			tract_err("%s", t->message);
-			return EXIT_USAGE;
+			return exit_status(err);
 		}
 		printf("tract top - %s   group: %s   filter: %s\n", t->mode, top__level(t)->group,
 		       top__level(t)->filter ? top__level(t)->filter : "-");
@@ -300,7 +284,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_opts o;
 	struct live live = { 0 };
-	struct storeset set;
+	struct store_reader set;
 	struct top t;
 	char mode[256];
 	int err = top_parse_args(argc, argv, &o), follow = 1;
@@ -314,23 +298,26 @@ int cmd_top(int argc, char **argv)
 		if (err)
 			return err;
 		/* the screen needs no privilege at all; the recorder thread dropped its own */
-		drop_privileges(0);
+		if (drop_privileges(0)) {
+			live_stop(&live);
+			return EXIT_RUNTIME;
+		}
 		o.q.dir = live.dir;
 		snprintf(mode, sizeof(mode), "live");
 	} else if (o.q.has_from || o.q.has_to) {
-		if (storeset__open(o.q.dir, &set))
-			return EXIT_USAGE;
+		if (store_reader__open(o.q.dir, &set))
+			return EXIT_RUNTIME;
 		err = query_resolve_range(&set, &o.q);
-		storeset__free(&set);
+		store_reader__free(&set);
 		if (err)
-			return EXIT_USAGE;
+			return exit_status(err);
 		span = o.q.to_us - o.q.from_us;
 		follow = 0;
 		snprintf(mode, sizeof(mode), "history of %.*s", 200, o.q.dir);
 	} else {
-		if (storeset__open(o.q.dir, &set))
-			return EXIT_USAGE;
-		storeset__free(&set);
+		if (store_reader__open(o.q.dir, &set))
+			return EXIT_RUNTIME;
+		store_reader__free(&set);
 		snprintf(mode, sizeof(mode), "following %.*s", 200, o.q.dir);
 	}
 	top__init(&t, &o.q, mode, span, follow);

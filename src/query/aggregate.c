@@ -164,7 +164,7 @@ static int prepare(sqlite3 *db, const char *path, const char *sql, sqlite3_stmt 
 	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
 		return 0;
 	tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
-	return -EINVAL;
+	return -EIO;
 }
 
 /* With a time column: what the passes of one file sampled in each bucket. */
@@ -192,7 +192,7 @@ static int read_bucket_passes(sqlite3 *db, const char *path, const struct agg_qu
 	}
 	if (rc != SQLITE_DONE) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
-		err = -EINVAL;
+		err = -EIO;
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -228,7 +228,7 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
-		err = -EINVAL;
+		err = -EIO;
 	}
 	sqlite3_finalize(st);
 	if (!err && r->time_col >= 0)
@@ -413,7 +413,7 @@ static int scan(sqlite3 *db, const char *path, const struct plan *pl, const stru
 	if (filter && expr_bind(st, 3, filter) < 0) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_finalize(st);
-		return -EINVAL;
+		return -EIO;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t len = row_key(st, pl->nbase, &key, &key_cap);
@@ -435,7 +435,7 @@ static int scan(sqlite3 *db, const char *path, const struct plan *pl, const stru
 	}
 	if (rc != SQLITE_DONE) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
-		err = -EINVAL;
+		err = -EIO;
 	}
 	free(key);
 	sqlite3_finalize(st);
@@ -459,7 +459,7 @@ static int lookup(sqlite3 *db, const char *path, const struct plan *pl, const st
 		bind_key(st, bases, pl->nbase);
 		if (sqlite3_step(st) != SQLITE_ROW) {
 			tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
-			err = -EINVAL;
+			err = -EIO;
 			break;
 		}
 		/* row_key() may move key: take the length first */
@@ -484,7 +484,7 @@ static int group_file(sqlite3 *db, const char *path, const struct plan *pl, cons
 	return err;
 }
 
-int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_result *r)
+int aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r)
 {
 	struct expr_sql filter = { 0 };
 	struct expr_error ee;
@@ -519,12 +519,12 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 	tract_debug("scan: %s", plan.scan_sql);
 	tract_debug("lookup: %s", plan.lookup_sql);
 	for (size_t i = 0; i < set->n && !err; i++) {
-		const struct store_file *f = &set->files[i];
+		char *name;
 		sqlite3 *db;
 
-		if (!storeset__overlaps(f, q->from_us, q->to_us))
+		if (!store_hour_overlaps(set->hours[i].hour_us, q->from_us, q->to_us))
 			continue;
-		err = store_open_readonly(f->path, &db);
+		err = store_reader__open_hour(set, i, &db);
 		if (err)
 			break;
 		if (sqlfuncs_register(db)) {
@@ -532,8 +532,9 @@ int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_
 			err = -ENOMEM;
 			break;
 		}
-		err = read_passes(db, f->path, q, r) ?:
-		      group_file(db, f->path, &plan, q, has_filter ? &filter : NULL, r);
+		name = store_reader__hour_name(set, i);
+		err = read_passes(db, name, q, r) ?: group_file(db, name, &plan, q, has_filter ? &filter : NULL, r);
+		free(name);
 		sqlite3_close(db);
 		r->files++;
 	}

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "catalog.h"
-#include "storeset.h"
+#include "reader.h"
 
 #define AGG_MAX_GROUP 8
 
@@ -74,7 +74,7 @@ struct agg_result {
 };
 
 /* 0, or -EINVAL after a message (unknown column, bad filter, bad file). */
-int aggregate(const struct storeset *set, const struct agg_query *q, struct agg_result *out);
+int aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *out);
 void agg_result__free(struct agg_result *r);
 /*
  * Rows by measure, largest first; ties by values so output is stable.  With

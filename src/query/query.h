@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "catalog.h"
 #include "format.h"
-#include "storeset.h"
+#include "reader.h"
 
 struct query_opts {
 	const char *dir;
@@ -26,7 +26,7 @@ int query_parse_args(int argc, char **argv, struct query_opts *o);
 /* --from and --to of "tract CMD" into o; 0 or -EINVAL after a message. */
 int query_parse_range(const char *cmd, const char *from, const char *to, struct query_opts *o);
 /* Fills the open ends of the range from the store; 0 or -EINVAL after a message. */
-int query_resolve_range(const struct storeset *set, struct query_opts *o);
+int query_resolve_range(const struct store_reader *set, struct query_opts *o);
 /* Whether the terminal takes UTF-8 (for bars of block characters). */
 int query_utf8_terminal(void);
 

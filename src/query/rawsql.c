@@ -54,43 +54,23 @@ static int run_bound(sqlite3 *db, const char *sql, uint64_t from_us, uint64_t to
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-static int attach(sqlite3 *db, const char *path, const char *params)
+/* Copies hour i's rows in [from_us, to_us) into db's tables. */
+static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint64_t from_us, uint64_t to_us)
 {
-	char *uri = store_file_uri(path, params);
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &st, NULL);
+	int err = store_reader__attach_hour(set, i, db, "src");
 
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, uri, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-	}
-	sqlite3_finalize(st);
-	free(uri);
-	return rc;
-}
-
-static int copy_file(sqlite3 *db, const char *path, uint64_t from_us, uint64_t to_us)
-{
-	sqlite3 *check;
-	int err = store_open_readonly(path, &check);
-
-	/* the same checks and messages as every reader, before ATTACH */
 	if (err)
 		return err;
-	sqlite3_close(check);
-	/* without a WAL index and write access, read the file as it is */
-	if (attach(db, path, "mode=ro") != SQLITE_OK && attach(db, path, "mode=ro&immutable=1") != SQLITE_OK)
-		goto fail;
-	for (size_t i = 0; i < ARRAY_SIZE(copy_sql); i++)
-		if (run_bound(db, copy_sql[i], from_us, to_us) != SQLITE_OK) {
-			sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);
-			goto fail;
+	for (size_t k = 0; k < ARRAY_SIZE(copy_sql) && !err; k++)
+		if (run_bound(db, copy_sql[k], from_us, to_us) != SQLITE_OK) {
+			char *name = store_reader__hour_name(set, i);
+
+			tract_err("cannot read '%s': %s", name, sqlite3_errmsg(db));
+			free(name);
+			err = -EIO;
 		}
-	if (sqlite3_exec(db, "DETACH src", NULL, NULL, NULL) == SQLITE_OK)
-		return 0;
-fail:
-	tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
-	return -EINVAL;
+	sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);
+	return err;
 }
 
 static void put_value(FILE *f, sqlite3_stmt *st, int c, enum render_format format)
@@ -168,7 +148,7 @@ static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, 
 	return 0;
 }
 
-int rawsql_run(const struct storeset *set, uint64_t from_us, uint64_t to_us, const char *sql,
+int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, const char *sql,
 	       enum render_format format, FILE *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -184,13 +164,13 @@ int rawsql_run(const struct storeset *set, uint64_t from_us, uint64_t to_us, con
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < set->n && !err; i++)
-		if (storeset__overlaps(&set->files[i], from_us, to_us)) {
-			err = copy_file(db, set->files[i].path, from_us, to_us);
+		if (store_hour_overlaps(set->hours[i].hour_us, from_us, to_us)) {
+			err = copy_hour(db, set, i, from_us, to_us);
 			copied++;
 		}
 	/* an empty range still gets the tables, from the newest file, so that the SQL runs */
 	if (!err && !copied && set->n)
-		err = copy_file(db, set->files[set->n - 1].path, 0, 0);
+		err = copy_hour(db, set, set->n - 1, 0, 0);
 	if (!err && sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
 		tract_err("--sql: %s", sqlite3_errmsg(db));
 		err = -EINVAL;

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "format.h"
-#include "storeset.h"
+#include "reader.h"
 
 /* 0, or -EINVAL after a message (bad SQL, bad file). */
-int rawsql_run(const struct storeset *set, uint64_t from_us, uint64_t to_us, const char *sql,
+int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, const char *sql,
 	       enum render_format format, FILE *out);
 
 #endif

@@ -9,7 +9,7 @@
 #include "clock.h"
 #include "parse.h"
 #include "record.h"
-#include "storeset.h"
+#include "reader.h"
 #include "syscalls.h"
 #include "util.h"
 
@@ -196,7 +196,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->dir || format >= 0) {
 		o->output = format >= 0 ? (enum output)format : OUT_SQLITE;
 		if (!o->dir)
-			o->dir = storeset_default_dir();
+			o->dir = store_default_dir();
 	}
 	return 0;
 }

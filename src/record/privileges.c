@@ -57,10 +57,14 @@ int drop_privileges(int keep_sys_admin)
 	if (syscall(SYS_capset, &hdr, data)) {
 		int err = -errno;
 
-		tract_warn("cannot drop capabilities: %s", strerror(-err));
+		tract_err("cannot drop capabilities: %s", strerror(-err));
 		return err;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		int err = -errno;
+
+		tract_err("cannot forbid new privileges: %s", strerror(-err));
+		return err;
+	}
 	return 0;
 }

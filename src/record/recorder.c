@@ -201,12 +201,16 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		err = 1;
 		goto cleanup;
 	}
+	/* before the writer thread exists: capabilities are per thread, and it inherits them */
+	raise_sampler_priority();
+	/* never record with more privilege than it needs */
+	if (drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks)) {
+		err = 1;
+		goto cleanup;
+	}
 	if (ready)
 		ready(arg);
 	tract_debug("sampling at %g Hz%s%s", o->hz, o->dir ? " into " : "", o->dir ? o->dir : "");
-	/* before the writer thread exists: capabilities are per thread, and it inherits them */
-	raise_sampler_priority();
-	drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks);
 	writer = writer__start(sink, writer_depth(o->hz));
 	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "columns.h"
 #include "schema.h"
@@ -18,36 +21,138 @@ const char *const sample_join_sql[] = {
 	NULL,
 };
 
-/* The value macros of sample_columns.def: each sets *v from p and r. */
-#define VALUE_UINT(x) (v->kind = VAL_UINT, v->u = (uint64_t)(x))
-#define VALUE_OPT_UINT(valid, x) ((valid) ? VALUE_UINT(x) : (v->kind = VAL_NULL, 0))
-#define VALUE_OPT_INT(valid, x) ((valid) ? (v->kind = VAL_INT, v->i = (int64_t)(x), 0) : (v->kind = VAL_NULL, 0))
-#define VALUE_TEXT(x) text_value(v, (x), 0)
-#define VALUE_NAME(a) text_value(v, (a), sizeof(a))
-#define VALUE_SYSCALL(r) ((r)->syscall_nr >= 0 ? \
-	VALUE_TEXT(syscall_name_or_number((r)->syscall_nr, v->buf, sizeof(v->buf))) : (v->kind = VAL_NULL, 0))
-
 /* s, or NULL; with max, at most max bytes: names the kernel keeps need no NUL */
-static int text_value(struct column_value *v, const char *s, size_t max)
+static void text_value(struct column_value *v, const char *s, size_t max)
 {
 	v->kind = s ? VAL_TEXT : VAL_NULL;
 	v->s = s;
 	v->len = !s ? 0 : max ? strnlen(s, max) : strlen(s);
-	return 0;
 }
+
+static void uint_value(struct column_value *v, int valid, uint64_t u)
+{
+	v->kind = valid ? VAL_UINT : VAL_NULL;
+	v->u = u;
+}
+
+/* The kinds of sample_columns.def, read from a sample into *v. */
+#define V_PASS(f) uint_value(v, 1, p->f)
+#define V_UINT(f) uint_value(v, 1, r->f)
+#define V_NAME(f) text_value(v, r->f, sizeof(r->f))
+#define V_TEXT(f) text_value(v, r->f, 0)
+#define V_STATE(f) text_value(v, state_name(r->f), 0)
+#define V_SYSCALL(f) text_value(v, r->f >= 0 ? syscall_name_or_number(r->f, v->buf, sizeof(v->buf)) : NULL, 0)
+#define V_FLAGGED(flag, f) uint_value(v, r->flags & (flag), r->f)
+#define V_SYSCALL_FLAGGED(flag, f) uint_value(v, r->syscall_nr >= 0 && (r->flags & (flag)), r->f)
+#define V_STACK(f) uint_value(v, r->f != NULL, r->f ? r->f->hash : 0)
+#define V_ARG(n) (v->kind = r->syscall_nr >= 0 ? VAL_INT : VAL_NULL, v->i = (int64_t)r->sc_args[n])
+#define V_NONZERO(f) uint_value(v, r->f != 0, r->f)
+#define V_WITH(has, f) uint_value(v, r->has, r->f)
+#define V_IO_TEXT(f) text_value(v, r->io_dev ? r->f : NULL, 0)
+#define V_IO_UINT(f) uint_value(v, r->io_dev != NULL, r->f)
+#define V_IO_NONZERO(f) uint_value(v, r->io_dev && r->f, r->f)
 
 #define COLUMN(name, where, type, sql, joins, base, value, doc)				\
 	static void value_##name(const struct pass *p, const struct sample *r, struct column_value *v) \
 	{										\
 		(void)p, (void)r;							\
-		(void)(value);								\
+		value;									\
+	}
+#include "sample_columns.def"
+#undef COLUMN
+#undef V_PASS
+#undef V_UINT
+#undef V_NAME
+#undef V_TEXT
+#undef V_STATE
+#undef V_SYSCALL
+#undef V_FLAGGED
+#undef V_SYSCALL_FLAGGED
+#undef V_STACK
+#undef V_ARG
+#undef V_NONZERO
+#undef V_WITH
+#undef V_IO_TEXT
+#undef V_IO_UINT
+#undef V_IO_NONZERO
+
+static int parse_u64(const struct csv_value *in, uint64_t *u)
+{
+	char *end;
+
+	errno = 0;
+	*u = strtoull(in->s, &end, 10);
+	return in->len && *end == '\0' && !errno && in->s[0] != '-' ? 0 : -EINVAL;
+}
+
+static int parse_i64(const struct csv_value *in, int64_t *i)
+{
+	char *end;
+
+	errno = 0;
+	*i = strtoll(in->s, &end, 10);
+	return in->len && *end == '\0' && !errno ? 0 : -EINVAL;
+}
+
+static int parse_state(const struct csv_value *in, int32_t *state)
+{
+	for (int i = 0; i < TRACT_STATE__COUNT; i++)
+		if (!strcmp(in->s, state_name(i))) {
+			*state = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_syscall(const struct csv_value *in, struct sample *r)
+{
+	int nr = syscall_number(in->s), n = 0;
+
+	if (nr < 0 && (sscanf(in->s, "syscall_%d%n", &nr, &n) != 1 || (size_t)n != in->len || nr < 0))
+		return -EINVAL;
+	r->syscall_nr = nr;
+	r->flags |= TRACT_SF_IN_SYSCALL;
+	return 0;
+}
+
+static int parse_name(const struct csv_value *in, char *name, size_t cap)
+{
+	memset(name, 0, cap);
+	memcpy(name, in->s, in->len < cap ? in->len : cap);
+	return in->len <= cap ? 0 : -EINVAL;
+}
+
+/* The kinds again, set in a sample from text: a NULL leaves the field unset. */
+#define U64(dst) ({ uint64_t u_; int e_ = parse_u64(in, &u_); if (!e_) dst = u_; e_; })
+#define V_PASS(f) 0
+#define V_UINT(f) U64(r->f)
+#define V_NAME(f) parse_name(in, r->f, sizeof(r->f))
+#define V_TEXT(f) (r->f = cr->keep(cr->arg, in->s, in->len), 0)
+#define V_STATE(f) parse_state(in, &r->f)
+#define V_SYSCALL(f) parse_syscall(in, r)
+#define V_FLAGGED(flag, f) (r->flags |= (flag), U64(r->f))
+#define V_SYSCALL_FLAGGED(flag, f) V_FLAGGED(flag, f)
+#define V_STACK(f) ({ uint64_t h_; int e_ = parse_u64(in, &h_); \
+		      e_ ? e_ : (r->f = cr->stack(cr->arg, h_)) ? 0 : -ENOENT; })
+#define V_ARG(n) ({ int64_t i_; int e_ = parse_i64(in, &i_); if (!e_) r->sc_args[n] = (uint64_t)i_; e_; })
+#define V_NONZERO(f) U64(r->f)
+#define V_WITH(has, f) (r->has = 1, U64(r->f))
+#define V_IO_TEXT(f) V_TEXT(f)
+#define V_IO_UINT(f) U64(r->f)
+#define V_IO_NONZERO(f) U64(r->f)
+
+#define COLUMN(name, where, type, sql, joins, base, value, doc)				\
+	static int set_##name(struct sample *r, const struct csv_value *in, const struct column_reader *cr) \
+	{										\
+		(void)r, (void)cr;							\
+		return in->null ? 0 : (value);						\
 	}
 #include "sample_columns.def"
 #undef COLUMN
 
 const struct sample_column sample_columns[NR_SAMPLE_COLUMNS] = {
 #define COLUMN(name, where, type, sql, joins, base, value, doc) \
-	{ #name, where, type, sql, joins, base, doc, value_##name },
+	{ #name, where, type, sql, joins, base, doc, value_##name, set_##name },
 #include "sample_columns.def"
 #undef COLUMN
 };

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "csv.h"
 #include "sample.h"
 
 /* The joins from sample_facts f to the tables its ids refer to; bit i is join_sql[i]. */
@@ -32,6 +33,15 @@ struct column_value {
 	char buf[32];			/* for a value made on the way (a syscall's number) */
 };
 
+/* What setting a sample's columns from text needs from the reader. */
+struct column_reader {
+	/* The stack with this hash, from the hour's stacks; NULL if it has none. */
+	const struct kstack *(*stack)(void *arg, uint64_t hash);
+	/* A copy of len bytes of s, NUL-terminated, that lasts as long as the rows read. */
+	const char *(*keep)(void *arg, const char *s, size_t len);
+	void *arg;
+};
+
 struct sample_column {
 	const char *name;
 	enum column_where where;
@@ -41,6 +51,8 @@ struct sample_column {
 	const char *base;		/* see catalog.h */
 	const char *doc;
 	void (*value)(const struct pass *p, const struct sample *r, struct column_value *v);
+	/* The reverse: sets the column in r from its text (a NULL sets nothing); 0 or -errno. */
+	int (*set)(struct sample *r, const struct csv_value *in, const struct column_reader *cr);
 };
 
 enum sample_column_index {

@@ -45,9 +45,14 @@ struct store_config {
 
 int store_sqlite__open(const struct store_config *cfg, struct sink **out);
 int store_csv__open(const struct store_config *cfg, struct sink **out);
+/*
+ * An SQLite store in memory, one database whatever the hours of its passes:
+ * closing the sink hands it to *db (the caller closes it).  name is for
+ * messages.
+ */
+struct sqlite3;
+int store_sqlite__open_memory(const char *name, struct sink **out, struct sqlite3 **db);
 
-/* "DIR/tract-YYYYMMDD-HH<suffix>" for the hour holding ts_us. */
-char *store_hour_path(const char *dir, uint64_t ts_us, const char *suffix);
 /* Create the file if needed with the store's permissions (0640); 0 or -errno. */
 int store_create_file(const char *path);
 /*

@@ -12,19 +12,6 @@
 #include "sink.h"
 #include "util.h"
 
-char *store_hour_path(const char *dir, uint64_t ts_us, const char *suffix)
-{
-	char hour[32];
-	size_t len;
-	char *path;
-
-	format_hour(ts_us, hour, sizeof(hour));
-	len = strlen(dir) + strlen(hour) + strlen(suffix) + 16;
-	path = xcalloc(1, len);
-	snprintf(path, len, "%s/tract-%s%s", dir, hour, suffix);
-	return path;
-}
-
 int store_create_file(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0640);

@@ -17,6 +17,7 @@
 #include "dict.h"
 #include "retention.h"
 #include "schema.h"
+#include "hours.h"
 #include "sink.h"
 #include "syscalls.h"
 #include "util.h"
@@ -25,7 +26,7 @@ enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY,
        CSV__COUNT };
 
 static const char *const csv_suffix[CSV__COUNT] = {
-	[CSV_SAMPLES] = ".samples.csv",
+	[CSV_SAMPLES] = HOUR_CSV_SUFFIX,
 	[CSV_STACKS] = ".stacks.csv",
 	[CSV_PASSES] = ".passes.csv",
 	[CSV_IO_LATENCY] = ".io_latency.csv",

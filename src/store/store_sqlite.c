@@ -14,6 +14,7 @@
 #include "retention.h"
 #include "columns.h"
 #include "schema.h"
+#include "hours.h"
 #include "sink.h"
 #include "syscalls.h"
 #include "util.h"
@@ -60,6 +61,7 @@ struct store_sqlite {
 	struct dimension threads, calls, stacks, files, wakers;
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
+	sqlite3 **memory;		/* an in-memory store: the database goes to *memory at close */
 };
 
 static int db_fail(struct store_sqlite *st, const char *what)
@@ -155,12 +157,16 @@ static void close_file(struct store_sqlite *st)
 		sqlite3_finalize(st->ins[i]);
 		st->ins[i] = NULL;
 	}
-	if (st->db)
+	if (st->memory)
+		*st->memory = st->db;
+	else if (st->db)
 		sqlite3_close(st->db);
 	st->db = NULL;
 	free(st->path);
 	st->path = NULL;
 }
+
+static int prepare(struct store_sqlite *st, uint64_t ts_us);
 
 static int open_file(struct store_sqlite *st, uint64_t ts_us)
 {
@@ -168,7 +174,7 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 	int err;
 
 	close_file(st);
-	st->path = store_hour_path(st->cfg.dir, ts_us, ".db");
+	st->path = store_hour_path(st->cfg.dir, ts_us, HOUR_SQLITE_SUFFIX);
 	err = store_create_file(st->path);
 	if (err) {
 		tract_err("cannot create '%s': %s", st->path, strerror(-err));
@@ -189,6 +195,11 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 	}
 	if (err || (err = write_meta(st)))
 		return err;
+	return prepare(st, ts_us);
+}
+
+static int prepare(struct store_sqlite *st, uint64_t ts_us)
+{
 	for (int i = 0; i < INS__COUNT; i++)
 		if (sqlite3_prepare_v3(st->db, i == INS_FACT ? schema_insert_fact_sql() :
 					   i == INS_IO ? schema_insert_io_sql() : insert_sql[i],
@@ -196,7 +207,8 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 			return db_fail(st, "prepare statements for");
 	st->hour = ts_us / USEC_PER_HOUR;
 	reset_dimensions(st);
-	store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
+	if (!st->memory)
+		store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
 	return 0;
 }
 
@@ -520,7 +532,8 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 	int64_t pass_id;
 	int err;
 
-	if (!st->db || p->ts_us / USEC_PER_HOUR != st->hour) {
+	/* a file per hour; an in-memory store is one database whatever the hours */
+	if (!st->memory && (!st->db || p->ts_us / USEC_PER_HOUR != st->hour)) {
 		err = open_file(st, p->ts_us);
 		if (err) {
 			close_file(st);
@@ -570,14 +583,10 @@ static const struct sink_ops sqlite_ops = {
 	.close = sqlite_close,
 };
 
-int store_sqlite__open(const struct store_config *cfg, struct sink **out)
+static struct store_sqlite *store_new(const struct store_config *cfg)
 {
-	struct store_sqlite *st;
-	int err = store_make_dir(cfg->dir, cfg->gid);
+	struct store_sqlite *st = xcalloc(1, sizeof(*st));
 
-	if (err)
-		return err;
-	st = xcalloc(1, sizeof(*st));
 	st->base.ops = &sqlite_ops;
 	st->cfg = *cfg;
 	st->cfg.dir = xstrdup(cfg->dir);
@@ -587,6 +596,38 @@ int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
 	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
 	st->cgroups_written = dict__new();
+	return st;
+}
+
+int store_sqlite__open(const struct store_config *cfg, struct sink **out)
+{
+	int err = store_make_dir(cfg->dir, cfg->gid);
+
+	if (err)
+		return err;
+	*out = &store_new(cfg)->base;
+	return 0;
+}
+
+int store_sqlite__open_memory(const char *name, struct sink **out, sqlite3 **db)
+{
+	struct store_config cfg = { .dir = name, .gid = -1 };
+	struct store_sqlite *st = store_new(&cfg);
+	int err;
+
+	st->path = xstrdup(name);
+	st->memory = db;
+	*db = NULL;
+	if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		err = db_fail(st, "open");
+	} else {
+		err = create_schema(st) ?: prepare(st, 0);
+	}
+	if (err) {
+		st->memory = NULL;
+		sqlite_close(&st->base);
+		return err;
+	}
 	*out = &st->base;
 	return 0;
 }

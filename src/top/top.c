@@ -41,14 +41,14 @@ struct top_level *top__level(struct top *t)
 }
 
 /* The window's end: the newest sample when following. */
-static int window_end(struct top *t, const struct storeset *set)
+static int window_end(struct top *t, const struct store_reader *set)
 {
 	uint64_t newest;
 	int err;
 
 	if (!t->follow)
 		return 0;
-	err = storeset__newest_us(set, &newest);
+	err = store_reader__newest_us(set, &newest);
 	if (err)
 		return err;
 	t->end_us = newest ? newest + 1 : t->q.now_us;
@@ -62,7 +62,7 @@ static int window_end(struct top *t, const struct storeset *set)
  * is covered though no pass falls in it; what no pass stands for (the
  * recorder was stopped or late) is a gap.
  */
-static int read_coverage(struct top *t, const struct storeset *set, uint64_t from, uint64_t bucket,
+static int read_coverage(struct top *t, const struct store_reader *set, uint64_t from, uint64_t bucket,
 			 double (*sums)[2])
 {
 	for (size_t i = 0; i < set->n; i++) {
@@ -70,15 +70,19 @@ static int read_coverage(struct top *t, const struct storeset *set, uint64_t fro
 		sqlite3 *db;
 		int err;
 
-		if (!storeset__overlaps(&set->files[i], from, t->end_us + 2 * bucket))
+		if (!store_hour_overlaps(set->hours[i].hour_us, from, t->end_us + 2 * bucket))
 			continue;
-		err = store_open_readonly(set->files[i].path, &db);
+		err = store_reader__open_hour(set, i, &db);
 		if (err)
 			return err;
 		if (sqlite3_prepare_v2(db, "SELECT ts_us, weight_us, emitted FROM passes "
 					   "WHERE ts_us >= ?1 AND ts_us - weight_us < ?2", -1, &st, NULL) != SQLITE_OK) {
+			char *name = store_reader__hour_name(set, i);
+
+			tract_err("cannot read the passes of '%s': %s", name, sqlite3_errmsg(db));
+			free(name);
 			sqlite3_close(db);
-			return -EINVAL;
+			return -EIO;
 		}
 		sqlite3_bind_int64(st, 1, (int64_t)from);
 		sqlite3_bind_int64(st, 2, (int64_t)t->end_us);
@@ -106,7 +110,7 @@ static int read_coverage(struct top *t, const struct storeset *set, uint64_t fro
  * passes sampled, and a bucket no pass falls in but that one covers has
  * that pass's figure, the next bucket's.
  */
-static int timeline_of_filter(struct top *t, const struct storeset *set, uint64_t from, uint64_t bucket,
+static int timeline_of_filter(struct top *t, const struct store_reader *set, uint64_t from, uint64_t bucket,
 			      const double (*sums)[2])
 {
 	struct catalog_column col = { .name = "bucket", .bucket_us = bucket };
@@ -141,7 +145,7 @@ static int timeline_of_filter(struct top *t, const struct storeset *set, uint64_
 }
 
 /* Average active threads per bucket of the window, for the sparkline. */
-static int read_timeline(struct top *t, const struct storeset *set, size_t width)
+static int read_timeline(struct top *t, const struct store_reader *set, size_t width)
 {
 	static double sums[TOP_TIMELINE_MAX][2];
 	uint64_t from = t->end_us - t->span_us, bucket;
@@ -170,12 +174,12 @@ int top__refresh(struct top *t, size_t timeline_width)
 {
 	struct top_level *l = top__level(t);
 	struct agg_query q = { .cat = t->q.cat, .group = l->group, .filter = l->filter };
-	struct storeset set;
+	struct store_reader set;
 	int err;
 
 	t->q.now_us = realtime_us();
 	/* new hourly files appear while following */
-	err = storeset__open(t->q.dir, &set);
+	err = store_reader__open(t->q.dir, &set);
 	if (err) {
 		snprintf(t->message, sizeof(t->message), "cannot read the store directory %s", t->q.dir);
 		return err;
@@ -202,7 +206,7 @@ int top__refresh(struct top *t, size_t timeline_width)
 	}
 	if (err && !t->message[0])
 		snprintf(t->message, sizeof(t->message), "%s", tract_last_error);
-	storeset__free(&set);
+	store_reader__free(&set);
 	return err;
 }
 

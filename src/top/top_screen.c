@@ -346,12 +346,12 @@ static void peek(struct top *t)
 				       .from_us = t->end_us - t->span_us, .to_us = t->end_us };
 		struct agg_result r;
 		struct agg_value v;
-		struct storeset set;
+		struct store_reader set;
 
-		if (storeset__open(t->q.dir, &set))
+		if (store_reader__open(t->q.dir, &set))
 			break;
 		if (aggregate(&set, &q, &r)) {
-			storeset__free(&set);
+			store_reader__free(&set);
 			break;
 		}
 		agg_result__sort(&r);
@@ -376,7 +376,7 @@ static void peek(struct top *t)
 		}
 		add_line(&lines, &n, "");
 		agg_result__free(&r);
-		storeset__free(&set);
+		store_reader__free(&set);
 	}
 	snprintf(title, sizeof(title), "stacks of %s", terms);
 	pager(title, lines, n, 'p');

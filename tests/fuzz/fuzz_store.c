@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "aggregate.h"
 #include "rawsql.h"
-#include "storeset.h"
+#include "reader.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct agg_query q = { .cat = &catalog_samples, .group = "state,syscall,pcomm,wait",
 			       .filter = "state != RUN", .from_us = 0, .to_us = UINT64_MAX / 2 };
 	struct agg_result r;
-	struct storeset set;
+	struct store_reader set;
 	FILE *f, *null = fopen("/dev/null", "w");
 
 	if (!dir[0]) {
@@ -35,13 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fopen(path, "w");
 	fwrite(data, 1, size, f);
 	fclose(f);
-	if (!storeset__open(dir, &set)) {
+	if (!store_reader__open(dir, &set)) {
 		if (!aggregate(&set, &q, &r))
 			agg_result__sort(&r);
 		agg_result__free(&r);
 		rawsql_run(&set, 0, UINT64_MAX / 2, "SELECT count(*), max(kstack) FROM samples",
 			   RENDER_CSV, null);
-		storeset__free(&set);
+		store_reader__free(&set);
 	}
 	fclose(null);
 	unlink(path);

@@ -3,7 +3,7 @@
 # The CSV store: RFC 4180 files that a CSV reader loads back whole.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 8
+plan 13
 
 start_workload --only spin,fsync,futex,client || exit 1
 "$TRACT" record -F 10 -d 2 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/record.err"
@@ -32,4 +32,21 @@ ok "every kstack_id and ustack_id of a sample is in stacks.csv" \
 	test "$(q "$load" "select count(*) from samples where (kstack_id != '' and kstack_id not in (select id from stacks)) or (ustack_id != '' and ustack_id not in (select id from stacks))")" -eq 0
 ok "emitted rows per pass add up to the samples" \
 	test "$(q "$load" "select sum(emitted) from passes")" -eq "$rows"
+
+# tract query and top read a CSV store as they read an SQLite one
+"$TRACT" query -D "$WORK/csv" --from -1h --sql "select count(*), count(kstack), count(distinct ts_us) from samples" \
+	--format csv > "$WORK/sql.csv" 2> "$WORK/sql.err"
+ok "query --sql reads every sample of the CSV store, stacks as text" \
+	sh -c "tail -n 1 '$WORK/sql.csv' | tr -d '\r' | grep -qx '$lines,$(q "$load" "select count(*) from samples where kstack_id != ''"),$(q "$load" "select count(*) from passes")'"
+"$TRACT" query -D "$WORK/csv" --from -1h -g comm,state --format csv > "$WORK/groups.csv"
+ok "query groups it: spin is RUN or RUNQ" grep -Eq '^spin,(RUN|RUNQ),' "$WORK/groups.csv"
+ok "and the fsync thread waits in the kernel function the stacks name" \
+	sh -c "'$TRACT' query -D '$WORK/csv' --from -1h -g comm,wait -w 'comm = \"fsync\" and state = DISK' --format csv | grep -q '^fsync,[a-z_]'"
+ok "top -b reads it too" sh -c "'$TRACT' top -D '$WORK/csv' --from -1h -b -n 1 | grep -q 'average active threads'"
+# a damaged CSV file is a runtime error that names it
+cp -r "$WORK/csv" "$WORK/bad"
+printf '%s\n' '1,2,"never closed' >> "$(ls "$WORK"/bad/tract-*.samples.csv | tail -n 1)"
+"$TRACT" query -D "$WORK/bad" --from -1h > /dev/null 2> "$WORK/bad.err"
+ok "a damaged samples.csv exits 1 and names the file and line" \
+	sh -c "[ $? -eq 1 ] && grep -q 'samples.csv. line [0-9]*: a quoted field is not closed' '$WORK/bad.err'"
 done_testing

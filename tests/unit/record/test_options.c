@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include "parse.h"
 #include "record.h"
-#include "storeset.h"
+#include "reader.h"
 #include "syscalls.h"
 
 static void u64_values(void **state)

@@ -3,7 +3,8 @@
  * Every column of every sample round-trips through both stores: a pass made
  * here, written to an SQLite store and a CSV store, reads back the same from
  * the samples view and from samples.csv, NULLs and hostile bytes included,
- * and holds the values the pass was made of.
+ * and holds the values the pass was made of; and the CSV hour read back
+ * into SQLite (how queries read a CSV store) is the SQLite store's again.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <sqlite3.h>
 #include "columns.h"
 #include "csv.h"
+#include "csv_reader.h"
 #include "sink.h"
 
 /* 2026-11-30 12:00:05 UTC */
@@ -55,6 +57,38 @@ static void make_pass(struct pass *p)
 	*r = (struct sample){ .tid = 103, .tgid = 100, .state = TRACT_STATE_SLEEP, .syscall_nr = 499, .file = "" };
 	memcpy(r->comm, " pad ", 6);
 	memcpy(r->pcomm, "db", 3);
+	p->load_rows = 1;
+	p->displaced = 1;
+	p->moment_read = 1;
+	*hist_rows__add(&p->io_hist) = (struct hist_row){ .name = "vda", .what = "write", .le_us = 64, .count = 9,
+							  .sum_us = 400 };
+	*hist_rows__add(&p->sc_hist) = (struct hist_row){ .tgid = 100, .name = "db", .what = "fsync", .le_us = 128,
+							  .count = 3, .sum_us = 300 };
+	*hist_rows__add(&p->runq_hist) = (struct hist_row){ .tgid = 100, .name = "db,\"x\"", .le_us = 2,
+							    .count = 70, .sum_us = 90 };
+	*wakeup_rows__add(&p->wakeups) = (struct wakeup_row){ .waker_tgid = 0, .wakee_tgid = 100, .waker = "irq",
+							      .wakee = "db", .count = 5, .runq_us = 10,
+							      .blocked_us = 1000 };
+}
+
+/* A table's rows as one text, for tables other than the samples. */
+static char *dump(sqlite3 *db, const char *sql)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < sqlite3_column_count(st); c++)
+			fprintf(f, "%s%s", c ? "|" : "",
+				sqlite3_column_type(st, c) == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, c));
+		fputc('\n', f);
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	return buf;
 }
 
 struct cell {
@@ -99,14 +133,10 @@ static void write_store(int (*open)(const struct store_config *, struct sink **)
 }
 
 /* The samples view, stack ids given as their hashes, as CSV has them. */
-static void read_sqlite(const char *dir, struct table *t)
+static void read_view(sqlite3 *db, struct table *t)
 {
-	char path[512];
-	sqlite3 *db;
 	sqlite3_stmt *st;
 
-	snprintf(path, sizeof(path), "%s/tract-20261130-12.db", dir);
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT * FROM samples ORDER BY tid", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_column_count(st), NR_SAMPLE_COLUMNS);
 	for (int c = 0; c < NR_SAMPLE_COLUMNS; c++)
@@ -136,6 +166,16 @@ static void read_sqlite(const char *dir, struct table *t)
 		}
 	}
 	sqlite3_finalize(st);
+}
+
+static void read_sqlite(const char *dir, struct table *t)
+{
+	char path[512];
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/tract-20261130-12.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	read_view(db, t);
 	sqlite3_close(db);
 }
 
@@ -243,10 +283,23 @@ static void holds_the_pass(const struct table *t)
 	EXPECT_NULL(t, 2, "sc_us");
 }
 
+static void same_tables(const struct table *a, const struct table *b, const char *what)
+{
+	for (size_t r = 0; r < 3; r++)
+		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++) {
+			const struct cell *x = &a->cells[r][c], *y = &b->cells[r][c];
+
+			if (x->null != y->null || x->len != y->len || memcmp(x->text, y->text, x->len))
+				fail_msg("%s: row %zu, %s: '%s'%s against '%s'%s", what, r, sample_columns[c].name,
+					 x->text, x->null ? " (NULL)" : "", y->text, y->null ? " (NULL)" : "");
+		}
+}
+
 static void every_column_round_trips_through_both_stores(void **state)
 {
 	char sqlite_dir[] = "/tmp/tract-columns-XXXXXX", csv_dir[] = "/tmp/tract-columns-XXXXXX";
-	struct table from_sqlite = { 0 }, from_csv = { 0 };
+	struct table from_sqlite = { 0 }, from_csv = { 0 }, csv_loaded = { 0 };
+	sqlite3 *loaded;
 	struct pass p;
 	char cmd[256];
 
@@ -265,16 +318,37 @@ static void every_column_round_trips_through_both_stores(void **state)
 	}
 	holds_the_pass(&from_sqlite);
 	holds_the_pass(&from_csv);
-	for (size_t r = 0; r < 3; r++)
-		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++) {
-			const struct cell *a = &from_sqlite.cells[r][c], *b = &from_csv.cells[r][c];
+	same_tables(&from_sqlite, &from_csv, "SQLite store against samples.csv");
+	/* the CSV hour as queries read it */
+	assert_int_equal(store_csv__load_hour(csv_dir, PASS_US, &loaded), 0);
+	read_view(loaded, &csv_loaded);
+	{
+		static const char *const tables[] = {
+			"SELECT * FROM passes", "SELECT * FROM io_latency", "SELECT * FROM syscall_latency",
+			"SELECT * FROM runq_latency", "SELECT * FROM wakeups", "SELECT kind, hash, frames FROM stacks ORDER BY hash",
+			"SELECT * FROM meta ORDER BY key",
+		};
+		char path[512];
+		sqlite3 *file;
 
-			if (a->null != b->null || a->len != b->len || memcmp(a->text, b->text, a->len))
-				fail_msg("row %zu, %s: SQLite '%s'%s, CSV '%s'%s", r, sample_columns[c].name, a->text,
-					 a->null ? " (NULL)" : "", b->text, b->null ? " (NULL)" : "");
+		snprintf(path, sizeof(path), "%s/tract-20261130-12.db", sqlite_dir);
+		assert_int_equal(sqlite3_open_v2(path, &file, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+			char *a = dump(file, tables[i]), *b = dump(loaded, tables[i]);
+
+			if (strcmp(a, b) || !*a)
+				fail_msg("%s: the SQLite store has\n%s\nthe CSV hour read back\n%s", tables[i], a, b);
+			free(a);
+			free(b);
 		}
+		sqlite3_close(file);
+	}
+	sqlite3_close(loaded);
+	holds_the_pass(&csv_loaded);
+	same_tables(&from_sqlite, &csv_loaded, "SQLite store against the CSV hour read back");
 	table_free(&from_sqlite);
 	table_free(&from_csv);
+	table_free(&csv_loaded);
 	pass__free_rows(&p);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", sqlite_dir, csv_dir);
 	assert_int_equal(system(cmd), 0);

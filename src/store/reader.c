@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "schema.h"
+#include "csv_reader.h"
+#include "hours.h"
+#include "reader.h"
+#include "util.h"
+
+const char *store_default_dir(void)
+{
+	const char *env = getenv("TRACT_DATA");
+
+	return env && *env ? env : DEFAULT_DATA_DIR;
+}
+
+int store_reader__open(const char *dir, struct store_reader *r)
+{
+	int err;
+
+	size_t n = 0;
+
+	memset(r, 0, sizeof(*r));
+	err = store_hours_list(dir, &r->hours, &r->n);
+	if (err)
+		return err;
+	/* an hour of only a -wal or a meta file holds nothing to read */
+	for (size_t i = 0; i < r->n; i++)
+		if (r->hours[i].formats)
+			r->hours[n++] = r->hours[i];
+	r->n = n;
+	r->dir = xstrdup(dir);
+	return 0;
+}
+
+void store_reader__free(struct store_reader *r)
+{
+	free(r->hours);
+	free(r->dir);
+	memset(r, 0, sizeof(*r));
+}
+
+/* An hour with an SQLite file is read from it; one with only CSV files from those. */
+static int is_csv(const struct store_hour *h)
+{
+	return !(h->formats & HOUR_SQLITE) && (h->formats & HOUR_CSV);
+}
+
+char *store_reader__hour_name(const struct store_reader *r, size_t i)
+{
+	return store_hour_path(r->dir, r->hours[i].hour_us, is_csv(&r->hours[i]) ? HOUR_CSV_SUFFIX :
+										   HOUR_SQLITE_SUFFIX);
+}
+
+char *store_file_uri(const char *path, const char *params)
+{
+	size_t len = strlen(path) * 3 + strlen(params) + 16, o;
+	char *uri = xcalloc(1, len);
+
+	o = (size_t)snprintf(uri, len, "file:");
+	for (const char *c = path; *c; c++) {
+		if (*c == '?' || *c == '#' || *c == '%')
+			o += (size_t)snprintf(uri + o, len - o, "%%%02X", (unsigned char)*c);
+		else
+			uri[o++] = *c;
+	}
+	snprintf(uri + o, len - o, "?%s", params);
+	return uri;
+}
+
+static int64_t user_version(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/*
+ * Read-only first.  After a crash of the recorder, the WAL must be
+ * recovered before anyone reads it, which a read-only connection cannot do:
+ * a reader who may write the file then opens it read-write, which recovers
+ * and writes nothing else.  Last, for a reader who may not write (or where no
+ * recorder keeps the WAL index), "immutable": SQLite reads the main file as
+ * it is, whole since every pass is a transaction, without what the WAL holds.
+ */
+int store_open_readonly(const char *path, sqlite3 **db)
+{
+	static const char *const modes[] = { "mode=ro", "mode=rw", "mode=ro&immutable=1" };
+	int64_t version = -1;
+
+	*db = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(modes) && version < 0; i++) {
+		char *uri = store_file_uri(path, modes[i]);
+		int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL);
+
+		free(uri);
+		if (rc == SQLITE_OK) {
+			sqlite3_busy_timeout(*db, 2000);
+			version = user_version(*db);
+		}
+		if (version < 0) {
+			sqlite3_close(*db);
+			*db = NULL;
+		}
+	}
+	if (version < 0) {
+		tract_err("'%s' is not a readable tract store (not an SQLite database, or damaged)", path);
+		return -EIO;
+	}
+	if (version != TRACT_SCHEMA_VERSION) {
+		if (version == 0)
+			tract_err("'%s' is empty or not a tract store", path);
+		else
+			tract_err("'%s' has schema version %lld; this tract reads version %d", path,
+				  (long long)version, TRACT_SCHEMA_VERSION);
+		sqlite3_close(*db);
+		*db = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db)
+{
+	char *name = store_reader__hour_name(r, i);
+	int err = is_csv(&r->hours[i]) ? store_csv__load_hour(r->dir, r->hours[i].hour_us, db) :
+					 store_open_readonly(name, db);
+
+	free(name);
+	return err;
+}
+
+static int attach(sqlite3 *db, const char *uri_or_name, const char *as)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "ATTACH ?1 AS ?2", -1, &st, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uri_or_name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, as, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A CSV hour is loaded into memory and copied into the attached database whole. */
+static int attach_copy(sqlite3 *db, sqlite3 *hour, const char *as)
+{
+	sqlite3_int64 size;
+	unsigned char *bytes = sqlite3_serialize(hour, "main", &size, 0);
+	int rc;
+
+	if (!bytes)
+		return SQLITE_NOMEM;
+	rc = attach(db, ":memory:", as);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_deserialize(db, as, bytes, size, size,
+					 SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+	else
+		sqlite3_free(bytes);
+	return rc;
+}
+
+int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as)
+{
+	char *name = store_reader__hour_name(r, i), *uri;
+	sqlite3 *hour;
+	int err = store_reader__open_hour(r, i, &hour), rc;
+
+	if (err) {
+		free(name);
+		return err;
+	}
+	if (is_csv(&r->hours[i])) {
+		rc = attach_copy(db, hour, as);
+	} else {
+		/* without a WAL index and write access, read the file as it is */
+		uri = store_file_uri(name, "mode=ro");
+		rc = attach(db, uri, as);
+		free(uri);
+		if (rc != SQLITE_OK) {
+			uri = store_file_uri(name, "mode=ro&immutable=1");
+			rc = attach(db, uri, as);
+			free(uri);
+		}
+	}
+	sqlite3_close(hour);
+	if (rc != SQLITE_OK) {
+		tract_err("cannot read '%s': %s", name, sqlite3_errmsg(db));
+		err = -EIO;
+	}
+	free(name);
+	return err;
+}
+
+int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us)
+{
+	*ts_us = 0;
+	for (size_t i = r->n; i-- > 0 && !*ts_us;) {
+		sqlite3_stmt *st;
+		sqlite3 *db;
+		int err;
+
+		err = store_reader__open_hour(r, i, &db);
+		if (err)
+			return err;
+		if (sqlite3_prepare_v2(db, "SELECT max(ts_us) FROM passes", -1, &st, NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW)
+				*ts_us = (uint64_t)sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+		sqlite3_close(db);
+	}
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The read side of a store directory: its hours, each opened as an SQLite
+ * database of the store's schema whatever format it was written in (an
+ * SQLite file as it is, CSV files loaded into memory).  query, top and
+ * --sql read the store only through this.
+ */
+#ifndef TRACT_READER_H
+#define TRACT_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "hours.h"
+
+#define DEFAULT_DATA_DIR "/var/lib/tract"
+
+struct store_reader {
+	char *dir;
+	struct store_hour *hours;	/* oldest first */
+	size_t n;
+};
+
+/* $TRACT_DATA, or DEFAULT_DATA_DIR. */
+const char *store_default_dir(void);
+/* Lists the hours of dir that hold samples; 0, or -errno after a message. */
+int store_reader__open(const char *dir, struct store_reader *r);
+void store_reader__free(struct store_reader *r);
+/* The file that names hour i in messages; the caller frees it. */
+char *store_reader__hour_name(const struct store_reader *r, size_t i);
+/* Hour i, read-only, as a database of the store's schema; 0, or -errno after a message naming it. */
+int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db);
+/* Attaches hour i to db under the schema name as; detaching it is the caller's. */
+int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as);
+/* The newest pass time of the store, 0 when it has none. */
+int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us);
+
+/* An SQLite store file opened read-only, its schema version checked. */
+int store_open_readonly(const char *path, sqlite3 **db);
+/* file:PATH?params, with the characters a URI path must not hold escaped. */
+char *store_file_uri(const char *path, const char *params);
+
+#endif
