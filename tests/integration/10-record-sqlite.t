@@ -11,8 +11,8 @@ pid=$WL_PID
 rc=$?
 ok "record exits 0" test "$rc" -eq 0
 ok "no tract BPF program is left after the recorder exits" no_tract_programs
-db=$(ls "$WORK"/store/tract-*.db | tail -n 1)
-ok "one hourly SQLite file is written" test -f "$db"
+db=$(one_store "$WORK/store")
+ok "the store is written (a file an hour)" test -f "$db"
 passes=$(q "$db" "select count(*) from passes")
 ok "about 40 passes at 10 Hz for 4 s ($passes)" sh -c "[ $passes -ge 35 ] && [ $passes -le 41 ]"
 weight=$(q "$db" "select sum(weight_us) from passes")
@@ -69,7 +69,7 @@ ok "the O_DIRECT writer in DISK shows the 4 KiB write it waits on" \
 	test "$(q "$db" "select count(*) from samples where comm='direct' and state='DISK' and io_dev='$disk' and io_op='write' and io_bytes=4096")" -gt 0
 # --all: every thread, and the sleeping thread's timer shows as its waker
 "$TRACT" record -F 10 -d 2.5 --all --wakeup-edges -p "$pid" -o "$WORK/all" 2> "$WORK/all.err"
-all=$(ls "$WORK"/all/tract-*.db | tail -n 1)
+all=$(one_store "$WORK/all")
 ok "--all stores the idle pool in every pass" \
 	test "$(q "$all" "select count(*) from samples where comm like 'idle%'")" -ge "$(($(q "$all" "select count(*) from passes") * 8))"
 ok "the sleeping thread is woken by its timer, and labelled so" sh -c \

@@ -9,8 +9,11 @@ start_workload --only spin,fsync,futex,client || exit 1
 "$TRACT" record -F 10 -d 2 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/record.err"
 ok "record --format csv exits 0" test $? -eq 0
 stop_workload
-samples=$(ls "$WORK"/csv/tract-*.samples.csv | tail -n 1)
-base=${samples%.samples.csv}
+samples=$(one_csv "$WORK/csv" samples)
+stacks=$(one_csv "$WORK/csv" stacks)
+passes=$(one_csv "$WORK/csv" passes)
+first=$(ls "$WORK"/csv/tract-*.samples.csv | head -n 1)
+base=${first%.samples.csv}
 ok "samples, stacks, passes and meta files are written" \
 	test -f "$samples" -a -f "$base.stacks.csv" -a -f "$base.passes.csv" -a -f "$base.meta.csv"
 # the header is the columns of the SQLite samples view, in their order
@@ -21,8 +24,8 @@ ok "samples.csv starts with the columns of the samples view" \
 
 # load it back with SQLite's CSV reader, which follows RFC 4180
 load="$WORK/load.db"
-sqlite3 "$load" ".import --csv '$samples' samples" ".import --csv '$base.stacks.csv' stacks" \
-	".import --csv '$base.passes.csv' passes" 2> "$WORK/import.err"
+sqlite3 "$load" ".import --csv '$samples' samples" ".import --csv '$stacks' stacks" \
+	".import --csv '$passes' passes" 2> "$WORK/import.err"
 ok "a CSV reader imports every file" test ! -s "$WORK/import.err"
 rows=$(q "$load" "select count(*) from samples")
 lines=$(($(wc -l < "$samples") - 1))

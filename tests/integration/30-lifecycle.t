@@ -26,7 +26,7 @@ for sig in INT TERM; do
 	wait "$rec"
 	ok "SIG$sig ends the recorder with status 0" test $? -eq 0
 	ok "no tract BPF program is left after SIG$sig" no_tract_programs
-	db=$(ls "$WORK/$sig"/tract-*.db | tail -n 1)
+	db=$(one_store "$WORK/$sig")
 	ok "every pass stored before SIG$sig is whole" test "$(q "$db" \
 		"select count(*) from passes p where emitted != (select count(*) from sample_facts f where f.pass = p.id)")" -eq 0
 done
@@ -38,7 +38,7 @@ sleep 1.5
 kill -9 "$rec"
 wait "$rec" 2>/dev/null
 ok "no tract BPF program is left after kill -9" no_tract_programs
-db=$(ls "$WORK"/kill9/tract-*.db | tail -n 1)
+db=$(one_store "$WORK/kill9")
 ok "the store passes an integrity check after kill -9" test "$(q "$db" "pragma integrity_check")" = ok
 ok "the store still answers queries after kill -9" test "$(q "$db" "select count(*) from samples where comm='spin'")" -gt 10
 stop_workload

@@ -16,7 +16,7 @@ echo "$WL_PID" > "$group/cgroup.procs"
 ok "record exits 0" test $? -eq 0
 stop_workload
 rmdir "$group"
-db=$(ls "$WORK"/store/tract-*.db | tail -n 1)
+db=$(one_store "$WORK/store")
 inode=$(q "$db" "select cgroup_id from samples where comm='spin' limit 1")
 ok "samples carry the cgroup id" test -n "$inode"
 ok "every sample of the workload is in its cgroup" \

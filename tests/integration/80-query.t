@@ -10,7 +10,7 @@ plan 24
 start_workload --only spin,fsync,futex,pingpong,sleep || exit 1
 "$TRACT" record -F 10 -d 4 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
 stop_workload
-db=$(ls "$WORK"/store/tract-*.db | tail -n 1)
+db=$(one_store "$WORK/store")
 S="$WORK/store"
 samples=$(q "$db" "select count(*) from samples")
 
@@ -54,9 +54,11 @@ half=$(sqlite3 :memory: "select '$half' ->> 'passes'")
 ok "--from/--to select the passes in range (20 of 40: $half)" sh -c "[ '$half' -ge 19 ] && [ '$half' -le 21 ]"
 
 # the same hour again, an hour later: averages stay, passes and samples double
-cp "$db" "$WORK/store/$(basename "$db" | awk -F- '{ printf "%s-%s-%02d.db", $1, $2, ($3 + 1) % 24 }')"
-second=$(ls "$WORK"/store/tract-*.db | tail -n 1)
-[ "$second" != "$db" ] && sqlite3 "$second" "update passes set ts_us = ts_us + 3600000000"
+# (the file is named for the hour after the last pass's, from its time: the next day's at 23:xx)
+last=$(q "$db" "select max(ts_us) from passes")
+second="$WORK/store/tract-$(date -u -d "@$((last / 1000000 + 3600))" +%Y%m%d-%H).db"
+cp "$db" "$second"
+sqlite3 "$second" "update passes set ts_us = ts_us + 3600000000"
 one=$("$TRACT" query -D "$S" --from "@$((first / 1000000 - 1))" --to "@$((first / 1000000 + 10))" --format json)
 two=$("$TRACT" query -D "$S" --from "@$((first / 1000000 - 1))" --to "@$((first / 1000000 + 3610))" --format json)
 ok "two hourly files merge: twice the passes, the same average" test "$(sqlite3 :memory: "
@@ -86,7 +88,7 @@ ok "a corrupt store file is a runtime error (1) that names the file" sh -c "[ $?
 
 # a reader who is not root, may read the files, and may not write the directory
 ro="$WORK/ro"
-mkdir "$ro" && cp "$db" "$ro/" && chgrp -R nogroup "$ro" && chmod 0750 "$ro" && chmod 0640 "$ro"/*.db
+mkdir "$ro" && cp "$db" "$ro/tract-$(date -u -d "@$((first / 1000000))" +%Y%m%d-%H).db" && chgrp -R nogroup "$ro" && chmod 0750 "$ro" && chmod 0640 "$ro"/*.db
 chmod o+x "$WORK"
 out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACT" query -D "$ro" -g comm --format csv 2>&1)
 ok "a user in the store's group needs no root" sh -c "printf '%s\n' '$out' | grep -q '^spin,'"

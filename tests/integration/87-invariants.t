@@ -12,7 +12,7 @@ cpus=$(nproc)
 start_workload --only hog,pingpong,futex,spin --hogs 3 || exit 1
 "$TRACT" record --all -F 50 -d 5 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
 ok "record exits 0" test $? -eq 0
-db=$(ls "$WORK"/store/tract-*.db | tail -n 1)
+db=$(one_store "$WORK/store")
 passes=$(q "$db" "select count(*) from passes where emitted > 0")
 ok "about 250 passes at 50 Hz for 5 s ($passes)" sh -c "[ $passes -ge 230 ] && [ $passes -le 251 ]"
 ok "no pass shows more threads RUN than there are CPUs ($cpus)" \
@@ -53,7 +53,7 @@ kill -STOP $rec
 sleep 2
 kill -CONT $rec
 wait $rec
-stop=$(ls "$WORK"/stop/tract-*.db | tail -n 1)
+stop=$(one_store "$WORK/stop")
 ok "after a 2 s stop at 10 Hz every pass still stands for its 0.1 s ($(q "$stop" "select max(weight_us) from passes") us)" \
 	test "$(q "$stop" "select count(*) from passes where weight_us != 100000")" -eq 0
 ok "and the stop is counted as unsampled time ($(q "$stop" "select sum(unsampled_us) from passes") us)" \

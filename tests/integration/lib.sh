@@ -73,15 +73,21 @@ stop_workload() {
 	WL_PID=
 }
 
+. "$(dirname "$0")/../lib/one_store.sh"
+
 # q DB SQL: one value from the store
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # at_least A B: A >= B, numbers, with a message saying which
+# and an empty value (a query that found nothing) is no number at all
+is_number() { case $1 in '' | *[!0-9.-]* | *.*.* | ?*-* | - | . ) return 1 ;; esac; }
 at_least() {
+	is_number "$1" && is_number "$2" || { echo "not numbers: '$1' '$2'"; return 1; }
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 >= b + 0) exit 0; print a " < " b; exit 1 }'
 }
 
 at_most() {
+	is_number "$1" && is_number "$2" || { echo "not numbers: '$1' '$2'"; return 1; }
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 <= b + 0) exit 0; print a " > " b; exit 1 }'
 }
 

@@ -30,7 +30,9 @@ peer_attached() {
 	return 1
 }
 
-# peer_db OUT: the store's file
+. "$(dirname "$0")/../lib/one_store.sh"
+
+# peer_db OUT: the store as one file, whatever hours the run crossed
 peer_db() {
-	ls "$1"/store/tract-*.db | tail -n 1
+	one_store "$1/store"
 }
