@@ -40,7 +40,7 @@ static int last_cap(void)
 int drop_privileges(int keep_sys_admin)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2];
+	struct __user_cap_data_struct data[2], now[2];
 	int last = last_cap();
 
 	/* the bounding set first: dropping from it needs CAP_SETPCAP, which goes next */
@@ -54,6 +54,12 @@ int drop_privileges(int keep_sys_admin)
 		data[kept[i] / 32].effective |= 1u << (kept[i] % 32);
 		data[kept[i] / 32].permitted |= 1u << (kept[i] % 32);
 	}
+	/* keep only what it holds: a user without capabilities keeps none, and may say so */
+	if (!syscall(SYS_capget, &hdr, now))
+		for (int i = 0; i < 2; i++) {
+			data[i].permitted &= now[i].permitted;
+			data[i].effective &= now[i].permitted;
+		}
 	if (syscall(SYS_capset, &hdr, data)) {
 		int err = -errno;
 
