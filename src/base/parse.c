@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include "parse.h"
 #include "util.h"
 
@@ -127,4 +128,11 @@ int parse_size(const char *s, uint64_t *out_bytes)
 					 1024.0, 1048576.0, 1073741824.0, 1099511627776.0 };
 
 	return parse_scaled(s, units, bytes, ARRAY_SIZE(units), 1e18, out_bytes);
+}
+
+int option_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return tract_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	return tract_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }

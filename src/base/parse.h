@@ -19,4 +19,10 @@ int parse_duration(const char *s, uint64_t *out_us);
 /* A size in bytes: "1000", "500K", "20M", "2G", "1T" (powers of 1024; "MiB" too). */
 int parse_size(const char *s, uint64_t *out_bytes);
 
+/*
+ * The message for what getopt_long returned that no option takes: a missing
+ * value (':') or an unknown option; always -EINVAL.
+ */
+int option_error(const char *cmd, int c, char **argv);
+
 #endif

@@ -94,7 +94,7 @@ int tract_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tract: ", stderr);
+	fprintf(stderr, "tract %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

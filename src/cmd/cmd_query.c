@@ -5,8 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <langinfo.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +12,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "parse.h"
-#include "query.h"
-#include "record.h"
+#include "read_opts.h"
 #include "rawsql.h"
 #include "render.h"
 #include "reader.h"
@@ -56,79 +53,41 @@ static const char query_usage[] =
 "  tract query --from -15m -g minute,state      a timeline\n"
 "  tract query --hist io --from -1h             block I/O latency\n";
 
-enum { OPT_FROM = 256, OPT_TO, OPT_FORMAT, OPT_HIST, OPT_SQL, OPT_COLUMNS };
+enum { OPT_HIST = 256, OPT_SQL, OPT_COLUMNS };
 
 static const struct option query_options[] = {
-	{ "group", required_argument, NULL, 'g' },
-	{ "where", required_argument, NULL, 'w' },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
+	READ_OPTS_LONG,
 	{ "top", required_argument, NULL, 'n' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "hist", required_argument, NULL, OPT_HIST },
 	{ "sql", required_argument, NULL, OPT_SQL },
 	{ "columns", no_argument, NULL, OPT_COLUMNS },
-	{ "dir", required_argument, NULL, 'D' },
-	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 #define usage_error(...) tract_usage_error("query", __VA_ARGS__)
 
-int query_parse_range(const char *cmd, const char *from, const char *to, struct query_opts *o)
-{
-	static const char forms[] = "expected -15m, 2h, 2026-11-30 13:05, 13:05, @EPOCH or now";
-
-	o->now_us = realtime_us();
-	if (from && timespec_parse(from, o->now_us, &o->from_us))
-		return tract_usage_error(cmd, "invalid time '%s' for --from: %s", from, forms);
-	if (to && timespec_parse(to, o->now_us, &o->to_us))
-		return tract_usage_error(cmd, "invalid time '%s' for --to: %s", to, forms);
-	o->has_from = from != NULL;
-	o->has_to = to != NULL;
-	return 0;
-}
-
 int query_parse_args(int argc, char **argv, struct query_opts *o)
 {
-	const char *from = NULL, *to = NULL;
-	int c, format;
+	int c, taken;
 	uint64_t v;
 
-	memset(o, 0, sizeof(*o));
-	o->dir = store_default_dir();
-	o->render.format = RENDER_TABLE;
+	read_opts_init(o);
 	o->render.top = (size_t)-1;
-	o->cat = &catalog_samples;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:w:n:D:vh", query_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" READ_OPTS_SHORT "n:h", query_options, NULL)) != -1) {
+		taken = read_opts_take("query", c, optarg, o);
+		if (taken < 0)
+			return taken;
+		if (taken)
+			continue;
 		switch (c) {
-		case 'g':
-			o->group = optarg;
-			break;
-		case 'w':
-			o->filter = optarg;
-			break;
-		case OPT_FROM:
-			from = optarg;
-			break;
-		case OPT_TO:
-			to = optarg;
-			break;
 		case 'n':
 			if (parse_u64(optarg, 0, 1000000000, &v))
 				return usage_error("invalid value '%s' for --top: expected a number of rows", optarg);
 			o->render.top = v;
 			o->top_given = 1;
-			break;
-		case OPT_FORMAT:
-			format = render_parse_format(optarg);
-			if (format < 0)
-				return usage_error("invalid value '%s' for --format: expected table, csv or json",
-						   optarg);
-			o->render.format = format;
 			break;
 		case OPT_HIST:
 			if (!strcmp(optarg, "syscall"))
@@ -147,51 +106,18 @@ int query_parse_args(int argc, char **argv, struct query_opts *o)
 		case OPT_COLUMNS:
 			o->list_columns = 1;
 			break;
-		case 'D':
-			o->dir = optarg;
-			break;
-		case 'v':
-			tract_verbose = 1;
-			break;
 		case 'h':
 			fputs(query_usage, stdout);
 			return 1;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error("query", c, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->sql && (o->hist || o->group || o->filter))
 		return usage_error("%s", "--sql takes the whole query: no -g, -w or --hist with it");
 	if (o->render.top == (size_t)-1)
 		o->render.top = o->render.format == RENDER_TABLE && !o->hist ? 30 : 0;
-	return query_parse_range("query", from, to, o);
-}
-
-/* The range the options leave open: up to the newest sample, an hour long. */
-int query_resolve_range(const struct store_reader *set, struct query_opts *o)
-{
-	uint64_t newest;
-	int err;
-
-	if (!o->has_to) {
-		err = store_reader__newest_us(set, &newest);
-		if (err)
-			return err;
-		o->to_us = newest ? newest + 1 : o->now_us;
-		if (o->has_from && o->from_us >= o->to_us)
-			o->to_us = o->now_us;
-	}
-	if (!o->has_from)
-		o->from_us = o->to_us > USEC_PER_HOUR ? o->to_us - USEC_PER_HOUR : 0;
-	if (o->from_us >= o->to_us) {
-		tract_err("--from must be before --to");
-		return -EINVAL;
-	}
-	return 0;
+	return read_opts_finish("query", argc, argv, o);
 }
 
 static void list_columns(const struct catalog *cat)
@@ -199,12 +125,6 @@ static void list_columns(const struct catalog *cat)
 	printf("Columns of %s (group with -g, filter with -w):\n", cat->name);
 	for (size_t i = 0; i < cat->ncolumns; i++)
 		printf("  %-14s %s\n", cat->columns[i].name, cat->columns[i].doc);
-}
-
-int query_utf8_terminal(void)
-{
-	setlocale(LC_CTYPE, "");
-	return !strcmp(nl_langinfo(CODESET), "UTF-8");
 }
 
 int cmd_query(int argc, char **argv)

@@ -22,7 +22,7 @@
 #include "timespec.h"
 #include "top.h"
 #include "top_screen.h"
-#include "query.h"
+#include "read_opts.h"
 #include "util.h"
 
 static const char top_usage[] =
@@ -37,11 +37,12 @@ static const char top_usage[] =
 "  -w, --where FILTER    only samples that match (see tract query)\n"
 "      --live            sample in-process (needs root); the default for root\n"
 "                        when no store or range is named\n"
-"  -F, --frequency HZ    live sampling rate (default 1)\n"
+"  -F, --frequency HZ    live sampling rate (default 1, up to 1000)\n"
 "  -D, --dir DIR         follow the store in DIR (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
 "      --from TIME       history: start of the window (-15m, 13:05, 2026-11-30 13:05, @EPOCH)\n"
 "      --to TIME         history: end of the window (default: the newest sample)\n"
 "      --span DURATION   window length when following or live (default 5m)\n"
+"      --format FORMAT   with -b: table (default), csv or json\n"
 "  -i, --interval SECS   refresh every SECS seconds (default 1)\n"
 "  -b, --batch           print refreshes as text instead of the screen\n"
 "  -n, --iterations N    with -b: how many refreshes (default 1)\n"
@@ -51,29 +52,24 @@ static const char top_usage[] =
 "Keys: Enter drill down, Backspace back, g group, / filter, p peek at stacks,\n"
 "+/- zoom, </> pan, f follow, s sort, ? help, q quit.\n";
 
-enum { OPT_FROM = 256, OPT_TO, OPT_SPAN, OPT_LIVE };
+enum { OPT_SPAN = 256, OPT_LIVE };
 
 static const struct option top_options[] = {
-	{ "group", required_argument, NULL, 'g' },
-	{ "where", required_argument, NULL, 'w' },
+	READ_OPTS_LONG,
 	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "frequency", required_argument, NULL, 'F' },
-	{ "dir", required_argument, NULL, 'D' },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
 	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "iterations", required_argument, NULL, 'n' },
-	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct top_opts {
 	struct query_opts q;
-	int live, batch, dir_given;
-	const char *hz;
+	int live, batch;
+	double hz;
 	uint64_t span_us, interval_ns, iterations;
 };
 
@@ -81,43 +77,30 @@ struct top_opts {
 
 static int top_parse_args(int argc, char **argv, struct top_opts *o)
 {
-	const char *from = NULL, *to = NULL;
-	int c;
+	int c, taken;
 
 	memset(o, 0, sizeof(*o));
-	o->q.dir = store_default_dir();
-	o->q.cat = &catalog_samples;
-	o->q.render.format = RENDER_TABLE;
+	read_opts_init(&o->q);
 	o->q.render.top = 30;
-	o->hz = "1";
+	o->hz = 1;
 	o->span_us = 300 * 1000000ull;
 	o->interval_ns = NSEC_PER_SEC;
 	o->iterations = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:w:F:D:i:bn:vh", top_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" READ_OPTS_SHORT "F:i:bn:h", top_options, NULL)) != -1) {
+		taken = read_opts_take("top", c, optarg, &o->q);
+		if (taken < 0)
+			return taken;
+		if (taken)
+			continue;
 		switch (c) {
-		case 'g':
-			o->q.group = optarg;
-			break;
-		case 'w':
-			o->q.filter = optarg;
-			break;
 		case OPT_LIVE:
 			o->live = 1;
 			break;
 		case 'F':
-			o->hz = optarg;
-			break;
-		case 'D':
-			o->q.dir = optarg;
-			o->dir_given = 1;
-			break;
-		case OPT_FROM:
-			from = optarg;
-			break;
-		case OPT_TO:
-			to = optarg;
+			if (record_parse_hz(optarg, &o->hz))
+				return usage_error("invalid value '%s' for --frequency: %s", optarg, RECORD_HZ_EXPECTED);
 			break;
 		case OPT_SPAN:
 			if (parse_duration(optarg, &o->span_us) || o->span_us < 10 * 1000000ull)
@@ -136,25 +119,20 @@ static int top_parse_args(int argc, char **argv, struct top_opts *o)
 			if (parse_u64(optarg, 1, 1000000, &o->iterations))
 				return usage_error("invalid value '%s' for --iterations: expected a number >= 1", optarg);
 			break;
-		case 'v':
-			tract_verbose = 1;
-			break;
 		case 'h':
 			fputs(top_usage, stdout);
 			return 1;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error("top", c, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (query_parse_range("top", from, to, &o->q))
+	if (read_opts_finish("top", argc, argv, &o->q))
 		return -EINVAL;
-	if (o->live && (o->dir_given || from || to))
+	if (o->q.format_given && !o->batch)
+		return usage_error("%s", "--format is for the text of -b; the screen is a table");
+	if (o->live && (o->q.dir_given || o->q.from || o->q.to))
 		return usage_error("%s", "--live records its own store: no --dir, --from or --to with it");
-	if (!o->live && !o->dir_given && !from && !to && geteuid() == 0)
+	if (!o->live && !o->q.dir_given && !o->q.from && !o->q.to && geteuid() == 0)
 		o->live = 1;
 	return 0;
 }
@@ -194,9 +172,8 @@ static void *live_main(void *arg)
 }
 
 /* Starts recording; 0 once the programs are attached, else the recorder's exit status. */
-static int live_start(struct live *l, const char *hz)
+static int live_start(struct live *l, double hz)
 {
-	char *argv[] = { "record", "-F", (char *)hz, "-o", l->dir, NULL };
 	int err;
 
 	snprintf(l->dir, sizeof(l->dir), "/tmp/tract-top.XXXXXX");
@@ -204,10 +181,10 @@ static int live_start(struct live *l, const char *hz)
 		tract_err("cannot create a directory for the live store: %s", strerror(errno));
 		return 1;
 	}
-	if (record_parse_args(5, argv, &l->rec)) {
-		store_hours_remove_all(l->dir);
-		return EXIT_USAGE;
-	}
+	record_opts_init(&l->rec);
+	l->rec.hz = hz;
+	l->rec.dir = l->dir;
+	l->rec.output = OUT_SQLITE;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	record_install_signals();

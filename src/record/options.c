@@ -84,11 +84,9 @@ static int bad_value(const char *opt, const char *value, const char *expected)
 }
 
 /* 0, 1 when --help was shown, or -EINVAL after a message. */
-int record_parse_args(int argc, char **argv, struct record_opts *o)
+void record_opts_init(struct record_opts *o)
 {
-	const char *bad, *idle_list = default_idle_syscalls;
-	int format = -1, c;
-	uint64_t v;
+	const char *bad;
 
 	memset(o, 0, sizeof(*o));
 	o->hz = 1;
@@ -96,13 +94,30 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	o->sampler.kstacks = 1;
 	o->sampler.ustacks = 1;
 	o->gid = -1;
+	idle_syscalls__parse(default_idle_syscalls, o->sampler.idle_syscalls, 0, &bad);
+	fd_syscalls_bitmap(o->sampler.fd_syscalls, TRACT_SYSCALLS_MAX);
+}
+
+int record_parse_hz(const char *s, double *hz)
+{
+	return parse_hz(s, MAX_HZ, hz);
+}
+
+int record_parse_args(int argc, char **argv, struct record_opts *o)
+{
+	const char *bad, *idle_list = NULL;
+	int format = -1, c;
+	uint64_t v;
+
+	record_opts_init(o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":F:d:o:p:avh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (parse_hz(optarg, MAX_HZ, &o->hz))
-				return bad_value("--frequency", optarg, "a number of passes per second in (0, 1000]");
+			if (record_parse_hz(optarg, &o->hz))
+				return tract_usage_error("record", "invalid value '%s' for --frequency: %s", optarg,
+							 RECORD_HZ_EXPECTED);
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o->duration_ns))
@@ -182,17 +197,14 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			fputs(record_usage, stdout);
 			return 1;
-		case ':':
-			return tract_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return tract_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+			return option_error("record", c, argv);
 		}
 	}
 	if (optind < argc)
 		return tract_usage_error("record", "unexpected argument '%s'", argv[optind]);
-	if (idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, idle_list != default_idle_syscalls, &bad))
+	if (idle_list && idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, 1, &bad))
 		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
-	fd_syscalls_bitmap(o->sampler.fd_syscalls, TRACT_SYSCALLS_MAX);
 	if (o->dir || format >= 0) {
 		o->output = format >= 0 ? (enum output)format : OUT_SQLITE;
 		if (!o->dir)

@@ -22,8 +22,13 @@ struct record_opts {
 	struct sampler_config sampler;
 };
 
+/* The defaults of every option: what live top records with, and record starts from. */
+void record_opts_init(struct record_opts *o);
 /* 0; 1 when --help was printed; -EINVAL after a message on stderr. */
 int record_parse_args(int argc, char **argv, struct record_opts *o);
+/* A sampling rate, as -F takes it (record and live top); 0 or -EINVAL. */
+int record_parse_hz(const char *s, double *hz);
+#define RECORD_HZ_EXPECTED "expected a number of passes per second in (0, 1000]"
 /* SIGINT, SIGTERM and SIGUSR1 end the recording after the pass under way. */
 void record_install_signals(void);
 /*

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "aggregate.h"
-#include "query.h"
+#include "read_opts.h"
 #include "render.h"
 
 #define TOP_DEPTH_MAX 16

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 22
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -16,6 +16,14 @@ for bad in "-F 0" "-F fast" "-d -2" "--format json" "-p 1,,2" "--bogus"; do
 	# shellcheck disable=SC2086
 	ok "record $bad exits 2 with a hint" sh -c "'$TRACT' record $bad 2>&1 >/dev/null | grep -q 'Try .tract record --help.'; \
 		'$TRACT' record $bad >/dev/null 2>&1; [ \$? -eq 2 ]"
+done
+
+# the shared options of the commands that read the store, and their own, name the command
+for bad in "top -F 0" "top --format xml -b" "top --format csv" "query --from yesterday" "query -n lots"; do
+	cmd=${bad%% *}
+	# shellcheck disable=SC2086
+	ok "$bad exits 2 naming tract $cmd" sh -c "'$TRACT' $bad -D /nonexistent 2>&1 >/dev/null | grep -q '^tract $cmd: '; \
+		'$TRACT' $bad -D /nonexistent >/dev/null 2>&1; [ \$? -eq 2 ]"
 done
 
 for cmd in record query top; do
@@ -45,5 +53,8 @@ ok "record as a normal user falls back to /proc, says so once, and prints passes
 	"[ $rc -eq 0 ] && [ \$(printf '%s\n' '$out' | grep -c 'using the /proc source') -eq 1 ] &&
 	 printf '%s\n' '$out' | grep -q 'active of'"
 [ -n "${bin:-}" ] && rm -rf "$bin"
-ok "schema documents every samples column" sh -c "'$TRACT' schema | grep -q 'CREATE VIEW samples'"
+documented=$("$TRACT" schema | grep -c '^--   [a-z_0-9]* ')
+columns=$( ("$TRACT" schema; echo "select count(*) from pragma_table_info('samples');") | sqlite3)
+ok "schema documents every samples column ($documented of $columns)" \
+	sh -c "'$TRACT' schema | grep -q 'CREATE VIEW samples' && [ $documented -eq $columns ] && [ $columns -gt 30 ]"
 done_testing

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <string.h>
+#include "clock.h"
+#include "read_opts.h"
+#include "timespec.h"
+#include "util.h"
+
+void read_opts_init(struct query_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->dir = store_default_dir();
+	o->cat = &catalog_samples;
+	o->render.format = RENDER_TABLE;
+}
+
+int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o)
+{
+	int format;
+
+	switch (c) {
+	case 'g':
+		o->group = arg;
+		return 1;
+	case 'w':
+		o->filter = arg;
+		return 1;
+	case READ_OPT_FROM:
+		o->from = arg;
+		return 1;
+	case READ_OPT_TO:
+		o->to = arg;
+		return 1;
+	case READ_OPT_FORMAT:
+		format = render_parse_format(arg);
+		if (format < 0)
+			return tract_usage_error(cmd, "invalid value '%s' for --format: expected table, csv or json",
+						 arg);
+		o->render.format = format;
+		o->format_given = 1;
+		return 1;
+	case 'D':
+		o->dir = arg;
+		o->dir_given = 1;
+		return 1;
+	case 'v':
+		tract_verbose = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *o)
+{
+	static const char forms[] = "expected -15m, 2h, 2026-11-30 13:05, 13:05, @EPOCH or now";
+
+	if (optind < argc)
+		return tract_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	o->now_us = realtime_us();
+	if (o->from && timespec_parse(o->from, o->now_us, &o->from_us))
+		return tract_usage_error(cmd, "invalid time '%s' for --from: %s", o->from, forms);
+	if (o->to && timespec_parse(o->to, o->now_us, &o->to_us))
+		return tract_usage_error(cmd, "invalid time '%s' for --to: %s", o->to, forms);
+	o->has_from = o->from != NULL;
+	o->has_to = o->to != NULL;
+	return 0;
+}
+
+/* The range the options leave open: up to the newest sample, an hour long. */
+int query_resolve_range(const struct store_reader *set, struct query_opts *o)
+{
+	uint64_t newest;
+	int err;
+
+	if (!o->has_to) {
+		err = store_reader__newest_us(set, &newest);
+		if (err)
+			return err;
+		o->to_us = newest ? newest + 1 : o->now_us;
+		if (o->has_from && o->from_us >= o->to_us)
+			o->to_us = o->now_us;
+	}
+	if (!o->has_from)
+		o->from_us = o->to_us > USEC_PER_HOUR ? o->to_us - USEC_PER_HOUR : 0;
+	if (o->from_us >= o->to_us) {
+		tract_err("--from must be before --to");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int query_utf8_terminal(void)
+{
+	setlocale(LC_CTYPE, "");
+	return !strcmp(nl_langinfo(CODESET), "UTF-8");
+}

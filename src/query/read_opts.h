@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The options of every command that reads the store, parsed once: the
+ * store (-D), the time range (--from, --to), grouping (-g), the filter
+ * (-w), the output form (--format) and -v.  Each command's own loop hands
+ * every option to read_opts_take() first.
+ */
+#ifndef TRACT_READ_OPTS_H
+#define TRACT_READ_OPTS_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include "catalog.h"
+#include "format.h"
+#include "reader.h"
+
+struct query_opts {
+	const char *dir;
+	int dir_given;			/* -D was given */
+	const char *group;		/* NULL: the catalog's default */
+	const char *filter;
+	const char *sql;
+	const struct catalog *cat;
+	int hist, list_columns;
+	int top_given;			/* -n was given */
+	int format_given;		/* --format was given */
+	int has_from, has_to;
+	const char *from, *to;		/* as given, until read_opts_finish() */
+	uint64_t from_us, to_us, now_us;
+	struct render_opts render;
+};
+
+enum { READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT };
+
+#define READ_OPTS_SHORT "g:w:D:v"
+#define READ_OPTS_LONG							\
+	{ "group", required_argument, NULL, 'g' },			\
+	{ "where", required_argument, NULL, 'w' },			\
+	{ "from", required_argument, NULL, READ_OPT_FROM },		\
+	{ "to", required_argument, NULL, READ_OPT_TO },			\
+	{ "format", required_argument, NULL, READ_OPT_FORMAT },		\
+	{ "dir", required_argument, NULL, 'D' },			\
+	{ "verbose", no_argument, NULL, 'v' }
+
+/* The defaults: the default store, the samples, a table. */
+void read_opts_init(struct query_opts *o);
+/* Takes option c of getopt_long if it is a shared one: 1 if it was, 0 if not, -EINVAL after a message. */
+int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o);
+/* After the loop: no stray arguments, and the time range read; 0 or -EINVAL after a message. */
+int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *o);
+/* Fills the open ends of the range from the store; 0 or -errno after a message. */
+int query_resolve_range(const struct store_reader *set, struct query_opts *o);
+/* Whether the terminal takes UTF-8 (for bars of block characters). */
+int query_utf8_terminal(void);
+
+/* tract query's own options, for tests; 0, 1 when --help was shown, or -EINVAL after a message. */
+int query_parse_args(int argc, char **argv, struct query_opts *o);
+
+#endif
