@@ -247,39 +247,25 @@ static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
 	return set[n / 64] & (1ull << (n % 64));
 }
 
-#define NR_futex 202
-
-static __always_inline bool is_lock_wait(__s32 nr, const __u64 *args)
-{
-	return nr == NR_futex && tract_futex_is_lock(args[1], args[2]);
-}
-
-/* The documented "active" policy (doc/tract.8, ACTIVE THREADS). */
+/* The documented "active" policy: tract_is_active() of abi.h, shared with the /proc source. */
 static __always_inline bool is_active(const struct tract_sample *s)
 {
+	struct tract_policy_facts f = {
+		.state = s->state,
+		.kthread = !!(s->flags & TRACT_SF_KTHREAD),
+		.in_syscall = !!(s->flags & TRACT_SF_IN_SYSCALL),
+		.has_state_time = !!(s->flags & TRACT_SF_STATE_TIME),
+		.state_ns = s->state_ns,
+		.idle_grace_ns = idle_grace_ns,
+	};
+
 	if (all_threads)
 		return true;
-	switch (s->state) {
-	case TRACT_STATE_RUN:
-	case TRACT_STATE_RUNQ:
-	case TRACT_STATE_DISK:
-	case TRACT_STATE_TRACED:
-		return true;
-	case TRACT_STATE_SLEEP:
-	case TRACT_STATE_STOPPED:
-		break;
-	default:
-		return false;
+	if (f.in_syscall) {
+		f.idle_syscall = syscall_in(idle_syscalls, s->syscall_nr);
+		f.lock_wait = s->syscall_nr == TRACT_NR_FUTEX && tract_futex_is_lock(s->sc_args[1], s->sc_args[2]);
 	}
-	if (s->flags & TRACT_SF_KTHREAD)
-		return false;
-	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL) &&
-	    !syscall_in(idle_syscalls, s->syscall_nr))
-		return true;
-	if (s->state == TRACT_STATE_SLEEP && is_lock_wait(s->syscall_nr, s->sc_args))
-		return true;
-	/* Idle waits count only while they are young. */
-	return (s->flags & TRACT_SF_STATE_TIME) && s->state_ns < idle_grace_ns;
+	return tract_is_active(&f);
 }
 
 /*

@@ -255,4 +255,46 @@ static inline int tract_futex_is_lock(__u64 op, __u64 val)
 	       (cmd == TRACT_FUTEX_WAIT && (__u32)val == 2);
 }
 
+/* The futex syscall's number (x86-64; the user-space side checks it against SYS_futex). */
+#define TRACT_NR_FUTEX 202
+
+/* What the active policy looks at in a thread. */
+struct tract_policy_facts {
+	__u32 state;			/* enum tract_state */
+	__u8 kthread;
+	__u8 in_syscall;
+	__u8 idle_syscall;		/* the syscall is one of the idle waits */
+	__u8 lock_wait;			/* a futex wait that is a lock (tract_futex_is_lock) */
+	__u8 has_state_time;		/* state_ns is known (not from /proc) */
+	__u64 state_ns;			/* time in the state so far */
+	__u64 idle_grace_ns;
+};
+
+/*
+ * The documented "active" policy (tract(8), ACTIVE THREADS), for both
+ * sources: a thread whose time in its state is unknown is never active for
+ * being young.
+ */
+static inline int tract_is_active(const struct tract_policy_facts *f)
+{
+	switch (f->state) {
+	case TRACT_STATE_RUN:
+	case TRACT_STATE_RUNQ:
+	case TRACT_STATE_DISK:
+	case TRACT_STATE_TRACED:
+		return 1;
+	case TRACT_STATE_SLEEP:
+	case TRACT_STATE_STOPPED:
+		break;
+	default:
+		return 0;
+	}
+	if (f->kthread)
+		return 0;
+	if (f->state == TRACT_STATE_SLEEP && f->in_syscall && (!f->idle_syscall || f->lock_wait))
+		return 1;
+	/* idle waits, and stopped threads, count only while they are young */
+	return f->has_state_time && f->state_ns < f->idle_grace_ns;
+}
+
 #endif /* TRACT_ABI_H */

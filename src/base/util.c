@@ -16,14 +16,24 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-char tract_last_error[512];
+static __thread char last_error[512];
+
+const char *tract_last_error(void)
+{
+	return last_error;
+}
+
+void tract_clear_error(void)
+{
+	last_error[0] = '\0';
+}
 
 void tract_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(tract_last_error, sizeof(tract_last_error), fmt, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
 	va_start(ap, fmt);
 	vsay("", fmt, ap);
@@ -105,4 +115,15 @@ int tract_usage_error(const char *cmd, const char *fmt, ...)
 int exit_status(int err)
 {
 	return !err ? 0 : err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+size_t printable_copy(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t n = 0;
+
+	for (; n < len && n + 1 < cap && src[n]; n++)
+		dst[n] = printable_byte((unsigned char)src[n]);
+	if (cap)
+		dst[n] = '\0';
+	return n;
 }

@@ -22,7 +22,13 @@ int exit_status(int err);
 /* "tract: <message>" on stderr, git style: lowercase, no full stop. */
 void tract_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The latest tract_err() message, for a screen that hides stderr. */
-extern char tract_last_error[512];
+/*
+ * The latest message tract_err() printed in the calling thread ("" if none
+ * since tract_clear_error()): each thread has its own, so live top's screen
+ * shows the errors of what it asked, not the recorder's.
+ */
+const char *tract_last_error(void);
+void tract_clear_error(void);
 void tract_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int tract_verbose;
 void tract_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -34,5 +40,13 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* c, or '?' for a control byte (below 0x20, and DEL): names must not move a terminal's cursor. */
+static inline char printable_byte(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f ? '?' : (char)c;
+}
+/* Up to len bytes of src, to its first NUL, made printable into dst (cap bytes with the NUL); the length. */
+size_t printable_copy(char *dst, size_t cap, const char *src, size_t len);
 
 #endif

@@ -46,12 +46,9 @@ size_t render_cell(const struct agg_value *v, char *buf, size_t cap)
 	case SQLITE_FLOAT:
 		return (size_t)snprintf(buf, cap, "%g", v->r);
 	case SQLITE_TEXT:
-		/* a thread name is not allowed to move the cursor */
-		for (size_t i = 0; i < v->len && n + 1 < cap; i++) {
-			unsigned char c = (unsigned char)v->text[i];
-
-			buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-		}
+		/* a thread name is not allowed to move the cursor (a NUL in it shows as '?' too) */
+		for (size_t i = 0; i < v->len && n + 1 < cap; i++)
+			buf[n++] = printable_byte((unsigned char)v->text[i]);
 		buf[n] = '\0';
 		return n;
 	default:

@@ -8,6 +8,7 @@
 #include "dict.h"
 #include "expr.h"
 #include "sqlfuncs.h"
+#include "strbuf.h"
 #include "util.h"
 
 int agg_parse_group(const struct catalog *cat, const char *list, const struct catalog_column **cols,
@@ -262,28 +263,12 @@ static int is_fact_base(const char *base)
 	return 0;
 }
 
-static size_t appendf(char *buf, size_t cap, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static size_t appendf(char *buf, size_t cap, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (len >= cap)
-		return len;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + len, cap - len, fmt, ap);
-	va_end(ap);
-	return n < 0 ? len : len + (size_t)n;
-}
-
 static void make_plan(const struct agg_query *q, const struct agg_result *r, const struct expr_sql *filter,
 		      struct plan *pl)
 {
 	uint32_t scan_joins = filter ? catalog__joins_of(q->cat, filter->used) : 0, lookup_joins = 0;
-	size_t cap = 8192, len = 0, i, time_base = (size_t)-1;
-	char *sql = xcalloc(1, cap), *look = xcalloc(1, cap);
+	struct strbuf sql = { 0 }, look = { 0 };
+	size_t i, time_base = (size_t)-1;
 
 	memset(pl, 0, sizeof(*pl));
 	for (size_t c = 0; c < r->ncols; c++) {
@@ -300,42 +285,41 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 			scan_joins |= r->cols[c]->joins;
 	}
 	/* phase 1: the bases and the weight of every fact in range */
-	len = appendf(sql, cap, len, "SELECT ");
+	strbuf_add(&sql, "SELECT ");
 	for (i = 0; i < pl->nbase; i++)
-		len = appendf(sql, cap, len, "%s, ", pl->base[i]);
-	len = appendf(sql, cap, len, "%s%s%s FROM %s", q->cat->measure, q->cat->sum ? ", " : "",
-		      q->cat->sum ? q->cat->sum : "", q->cat->from);
-	catalog__joins_sql(q->cat, scan_joins, sql, cap);
-	len = strlen(sql);
-	len = appendf(sql, cap, len, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2");
+		strbuf_addf(&sql, "%s, ", pl->base[i]);
+	strbuf_addf(&sql, "%s%s%s FROM %s", q->cat->measure, q->cat->sum ? ", " : "", q->cat->sum ? q->cat->sum : "",
+		    q->cat->from);
+	catalog__joins_sql(q->cat, scan_joins, &sql);
+	strbuf_add(&sql, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2");
 	if (filter)
-		len = appendf(sql, cap, len, " AND (%s)", filter->sql);
-	pl->scan_sql = sql;
+		strbuf_addf(&sql, " AND (%s)", filter->sql);
+	pl->scan_sql = strbuf_take(&sql);
 
 	/* phase 2: the values, from a stand-in row holding one key's bases */
-	len = appendf(look, cap, 0, "SELECT ");
+	strbuf_add(&look, "SELECT ");
 	for (size_t c = 0; c < r->ncols; c++) {
 		size_t b = pl->base_of[c];
 
 		if (r->cols[c]->base)
-			len = appendf(look, cap, len, "%s%s", c ? ", " : "", r->cols[c]->sql);
+			strbuf_addf(&look, "%s%s", c ? ", " : "", r->cols[c]->sql);
 		else
-			len = appendf(look, cap, len, "%sf.b%zu", c ? ", " : "", b);
+			strbuf_addf(&look, "%sf.b%zu", c ? ", " : "", b);
 	}
 	if (!r->ncols)
-		len = appendf(look, cap, len, "1");
-	len = appendf(look, cap, len, " FROM (SELECT 0 AS zero");
+		strbuf_add(&look, "1");
+	strbuf_add(&look, " FROM (SELECT 0 AS zero");
 	for (i = 0; i < pl->nbase; i++) {
 		if (is_fact_base(pl->base[i]))
-			len = appendf(look, cap, len, ", ?%zu AS %s", i + 1, pl->base[i] + 2);
+			strbuf_addf(&look, ", ?%zu AS %s", i + 1, pl->base[i] + 2);
 		else if (!strncmp(pl->base[i], "p.ts_us", 7))
 			time_base = i;
 		else
-			len = appendf(look, cap, len, ", ?%zu AS b%zu", i + 1, i);
+			strbuf_addf(&look, ", ?%zu AS b%zu", i + 1, i);
 	}
-	len = appendf(look, cap, len, ") f, (SELECT ?%zu AS ts_us) p", time_base != (size_t)-1 ? time_base + 1 : 99);
-	catalog__joins_sql(q->cat, lookup_joins, look, cap);
-	pl->lookup_sql = look;
+	strbuf_addf(&look, ") f, (SELECT ?%zu AS ts_us) p", time_base != (size_t)-1 ? time_base + 1 : 99);
+	catalog__joins_sql(q->cat, lookup_joins, &look);
+	pl->lookup_sql = strbuf_take(&look);
 }
 
 static void free_plan(struct plan *pl)

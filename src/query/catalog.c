@@ -3,6 +3,7 @@
 #include <strings.h>
 #include "catalog.h"
 #include "columns.h"
+#include "strbuf.h"
 #include "util.h"
 
 #define TIME_FMT(fmt) "strftime('" fmt "', p.ts_us / 1000000, 'unixepoch', 'localtime')"
@@ -115,21 +116,11 @@ struct expr_column *catalog__expr_columns(const struct catalog *c)
 	return cols;
 }
 
-void catalog__joins_sql(const struct catalog *c, uint32_t joins, char *buf, size_t cap)
+void catalog__joins_sql(const struct catalog *c, uint32_t joins, struct strbuf *sql)
 {
-	size_t len = strlen(buf);
-
-	for (unsigned int i = 0; c->joins && joins >> i; i++) {
-		size_t n;
-
-		if (!(joins & (1u << i)))
-			continue;
-		n = strlen(c->joins[i]);
-		if (len + n + 1 > cap)
-			return;
-		memcpy(buf + len, c->joins[i], n + 1);
-		len += n;
-	}
+	for (unsigned int i = 0; c->joins && joins >> i; i++)
+		if (joins & (1u << i))
+			strbuf_add(sql, c->joins[i]);
 }
 
 uint32_t catalog__joins_of(const struct catalog *c, uint64_t used)

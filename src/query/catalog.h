@@ -49,8 +49,9 @@ extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalo
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name);
 /* The column list as the filter compiler takes it; an array of c->ncolumns. */
 struct expr_column *catalog__expr_columns(const struct catalog *c);
-/* Appends " JOIN ..." for every bit of joins to buf (NUL-terminated, cap bytes). */
-void catalog__joins_sql(const struct catalog *c, uint32_t joins, char *buf, size_t cap);
+/* Appends " JOIN ..." for every bit of joins to sql. */
+struct strbuf;
+void catalog__joins_sql(const struct catalog *c, uint32_t joins, struct strbuf *sql);
 /* Bits of the joins the columns that a filter uses need (bit i of used: column i). */
 uint32_t catalog__joins_of(const struct catalog *c, uint64_t used);
 

@@ -93,7 +93,7 @@ static void put_value(FILE *f, sqlite3_stmt *st, int c, enum render_format forma
 			csv_field(f, text);
 	} else {
 		for (size_t i = 0; i < len; i++)
-			fputc((unsigned char)text[i] < 0x20 ? '?' : text[i], f);
+			fputc(printable_byte((unsigned char)text[i]), f);
 		if (type == SQLITE_NULL)
 			fputc('-', f);
 	}

@@ -16,16 +16,6 @@ struct sink_term {
 	FILE *f;
 };
 
-/* Thread names are bytes; keep control characters off the terminal. */
-static void printable(char *dst, const char *src, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++)
-		dst[i] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f) ? '?' : src[i];
-	dst[i] = '\0';
-}
-
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct sample *x = a, *y = b;
@@ -68,8 +58,9 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 		const struct sample *r = &rows[i];
 		char comm[TRACT_COMM_LEN], pcomm[TRACT_COMM_LEN], sc[32], sc_ms[24], st_ms[24];
 
-		printable(comm, r->comm, sizeof(comm));
-		printable(pcomm, r->pcomm, sizeof(pcomm));
+		/* thread names are bytes: keep control characters off the terminal */
+		printable_copy(comm, sizeof(comm), r->comm, sizeof(r->comm));
+		printable_copy(pcomm, sizeof(pcomm), r->pcomm, sizeof(r->pcomm));
 		if (r->syscall_nr < 0)
 			snprintf(sc, sizeof(sc), "-");
 		else

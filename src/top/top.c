@@ -178,10 +178,11 @@ int top__refresh(struct top *t, size_t timeline_width)
 	int err;
 
 	t->q.now_us = realtime_us();
+	tract_clear_error();
 	/* new hourly files appear while following */
 	err = store_reader__open(t->q.dir, &set);
 	if (err) {
-		snprintf(t->message, sizeof(t->message), "cannot read the store directory %s", t->q.dir);
+		snprintf(t->message, sizeof(t->message), "%s", tract_last_error());
 		return err;
 	}
 	err = window_end(t, &set);
@@ -204,8 +205,10 @@ int top__refresh(struct top *t, size_t timeline_width)
 			l->selected = t->res.nrows ? t->res.nrows - 1 : 0;
 		err = read_timeline(t, &set, timeline_width);
 	}
-	if (err && !t->message[0])
-		snprintf(t->message, sizeof(t->message), "%s", tract_last_error);
+	/* the message of this refresh's own error, never an older one */
+	if (err)
+		snprintf(t->message, sizeof(t->message), "%s",
+			 *tract_last_error() ? tract_last_error() : "cannot read the store");
 	store_reader__free(&set);
 	return err;
 }

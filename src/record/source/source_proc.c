@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "cgroups.h"
 #include "files.h"
@@ -27,11 +28,6 @@
 #include "util.h"
 
 #define PF_KTHREAD 0x00200000u
-#define NR_futex 202
-#define FUTEX_WAIT 0
-#define FUTEX_LOCK_PI 6
-#define FUTEX_LOCK_PI2 13
-#define FUTEX_CMD_MASK 0x7f
 
 struct source_proc {
 	struct sampler base;
@@ -217,34 +213,23 @@ static int syscall_in(const uint64_t *set, int32_t nr)
 	return nr >= 0 && nr < TRACT_SYSCALLS_MAX && (set[nr / 64] & (1ull << (nr % 64)));
 }
 
-/*
- * The policy of is_active() in bpf/tract.bpf.c, without times: an idle
- * wait's age is unknown here, so an idle wait is never active.
- */
+/* The active policy of abi.h, as the BPF source applies it, without times: /proc has none. */
 static int is_active(const struct source_proc *sp, const struct sample *s, int kthread)
 {
-	uint32_t cmd = (uint32_t)s->sc_args[1] & FUTEX_CMD_MASK;
+	int in_syscall = !!(s->flags & TRACT_SF_IN_SYSCALL);
+	struct tract_policy_facts f = {
+		.state = (__u32)s->state,
+		.kthread = !!kthread,
+		.in_syscall = in_syscall,
+		.idle_syscall = in_syscall && syscall_in(sp->cfg.idle_syscalls, s->syscall_nr),
+		.lock_wait = in_syscall && s->syscall_nr == TRACT_NR_FUTEX &&
+			     tract_futex_is_lock(s->sc_args[1], s->sc_args[2]),
+	};
 
-	if (sp->cfg.all_threads)
-		return 1;
-	switch (s->state) {
-	case TRACT_STATE_RUN:
-	case TRACT_STATE_RUNQ:
-	case TRACT_STATE_DISK:
-	case TRACT_STATE_TRACED:
-		return 1;
-	case TRACT_STATE_SLEEP:
-		break;
-	default:
-		return 0;
-	}
-	if (kthread || !(s->flags & TRACT_SF_IN_SYSCALL))
-		return 0;
-	if (!syscall_in(sp->cfg.idle_syscalls, s->syscall_nr))
-		return 1;
-	return s->syscall_nr == NR_futex &&
-	       (cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2 || (cmd == FUTEX_WAIT && (uint32_t)s->sc_args[2] == 2));
+	return sp->cfg.all_threads || tract_is_active(&f);
 }
+
+_Static_assert(TRACT_NR_FUTEX == SYS_futex, "the futex number BPF and user space use");
 
 static int pid_selected(const struct source_proc *sp, uint32_t tgid)
 {

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The small rules every layer shares: printable names, growing strings, exit statuses. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "strbuf.h"
+#include "util.h"
+
+static void control_bytes_are_not_shown(void **state)
+{
+	char out[16];
+
+	(void)state;
+	assert_int_equal(printable_copy(out, sizeof(out), "a\tb\x1b[2J\x7f", 8), 8);
+	assert_string_equal(out, "a?b?[2J?");
+	/* stops at a NUL and at the buffer's end, and keeps bytes above DEL (UTF-8) */
+	assert_int_equal(printable_copy(out, sizeof(out), "ab\0cd", 5), 2);
+	assert_int_equal(printable_copy(out, 4, "\xc3\xa9toile", 7), 3);
+	assert_string_equal(out, "\xc3\xa9t");
+	assert_int_equal(printable_byte(0x7f), '?');
+	assert_int_equal(printable_byte(0x80), (char)0x80);
+}
+
+static void strings_grow_and_are_never_cut(void **state)
+{
+	struct strbuf b = { 0 };
+	char *s;
+
+	(void)state;
+	assert_string_equal(strbuf_str(&b), "");
+	for (int i = 0; i < 5000; i++)
+		strbuf_addf(&b, "%04d,", i);
+	assert_int_equal(b.len, 5000 * 5);
+	assert_memory_equal(b.s + 4999 * 5, "4999,", 5);
+	s = strbuf_take(&b);
+	assert_null(b.s);
+	assert_int_equal(strlen(s), 25000);
+	free(s);
+	s = strbuf_take(&b);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+static void exit_statuses(void **state)
+{
+	(void)state;
+	assert_int_equal(exit_status(0), 0);
+	assert_int_equal(exit_status(-EINVAL), EXIT_USAGE);
+	assert_int_equal(exit_status(-EIO), EXIT_RUNTIME);
+	assert_int_equal(exit_status(-ENOMEM), EXIT_RUNTIME);
+}
+
+static void the_last_error_is_the_threads_own(void **state)
+{
+	(void)state;
+	tract_clear_error();
+	assert_string_equal(tract_last_error(), "");
+	tract_err("cannot open '%s': %s", "x", "No such file");
+	assert_string_equal(tract_last_error(), "cannot open 'x': No such file");
+	tract_clear_error();
+	assert_string_equal(tract_last_error(), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(control_bytes_are_not_shown),
+		cmocka_unit_test(strings_grow_and_are_never_cut),
+		cmocka_unit_test(exit_statuses),
+		cmocka_unit_test(the_last_error_is_the_threads_own),
+	};
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
