@@ -48,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps run test test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run bench install uninstall clean vmlinux
+.PHONY: all deps deb run test test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run bench install uninstall clean vmlinux
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
@@ -199,6 +199,16 @@ install: all
 	install -m 0644 contrib/tract.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/tract
 	sed 's|@BINDIR@|$(BINDIR)|g' contrib/tract.service > $(DESTDIR)$(UNITDIR)/tract.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/tract.service
+
+# A Debian package of the binary, man page, completion and unit, built by
+# Debian's tools into $(OUT)/deb (dpkg-buildpackage writes next to the tree).
+deb: deps
+	$(Q)test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
+		{ echo "debian/changelog is not at version $(VERSION)" >&2; exit 1; }
+	$(call msg,DEB,$(OUT)/deb/tract_$(VERSION)_$(shell dpkg --print-architecture).deb)
+	$(Q)mkdir -p $(OUT) && dpkg-buildpackage -b -us -uc > $(OUT)/deb.log 2>&1 || { tail -n 30 $(OUT)/deb.log; exit 1; }
+	$(Q)mkdir -p $(OUT)/deb && mv ../tract_$(VERSION)_* ../tract-dbgsym_$(VERSION)_* $(OUT)/deb/ 2>/dev/null; \
+		test -f $(OUT)/deb/tract_$(VERSION)_$(shell dpkg --print-architecture).deb
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tract $(DESTDIR)$(MANDIR)/man8/tract.8 \

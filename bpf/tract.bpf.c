@@ -35,12 +35,6 @@ const volatile __u64 fd_syscalls[TRACT_SYSCALLS_MAX / 64];
 
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
-__u64 rows_emitted;
-/*
- * seq_file overflows.  They lose nothing: the kernel shows the task again in
- * the next read, which is why rows never drop between here and user space.
- */
-__u64 rows_retried;
 /* max_entries and slot_mask are set before load from the kernel's pid_max. */
 const volatile __u32 slot_mask;
 
@@ -762,11 +756,12 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	/* a stack is only still while the thread is off its CPU, and a running one has none */
 	if (!on_cpu && s.state != TRACT_STATE_RUN)
 		take_stacks(seq, task, slot, tag, &s, &fresh_switches);
-	/* an overflowing seq_file is not a loss: the kernel shows this task again */
-	if (bpf_seq_write(seq, &s, sizeof(s))) {
-		rows_retried++;
+	/*
+	 * An overflowing seq_file is not a loss: the kernel shows this task
+	 * again in the next read, so rows never drop between here and user space.
+	 */
+	if (bpf_seq_write(seq, &s, sizeof(s)))
 		return 0;
-	}
 	if (fresh_switches && slot) {
 		/* a thread with no syscall since tract started takes its slot here */
 		if (slot->tag != tag)
@@ -775,6 +770,5 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		slot->ustack_hash = s.ustack_hash;
 		slot->stack_switches = fresh_switches;
 	}
-	rows_emitted++;
 	return 0;
 }

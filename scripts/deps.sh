@@ -5,7 +5,7 @@
 set -eu
 pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev
       linux-libc-dev libsqlite3-dev libncurses-dev tmux sqlite3 libcmocka-dev perl procps
-      libbpf-tools util-linux"
+      libbpf-tools util-linux debhelper dpkg-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

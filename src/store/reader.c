@@ -92,7 +92,7 @@ static int64_t user_version(sqlite3 *db)
  * recorder keeps the WAL index), "immutable": SQLite reads the main file as
  * it is, whole since every pass is a transaction, without what the WAL holds.
  */
-int store_open_readonly(const char *path, sqlite3 **db)
+int store_open_file(const char *path, sqlite3 **db)
 {
 	static const char *const modes[] = { "mode=ro", "mode=rw", "mode=ro&immutable=1" };
 	int64_t version = -1;
@@ -133,7 +133,7 @@ int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db
 {
 	char *name = store_reader__hour_name(r, i);
 	int err = is_csv(&r->hours[i]) ? store_csv__load_hour(r->dir, r->hours[i].hour_us, db) :
-					 store_open_readonly(name, db);
+					 store_open_file(name, db);
 
 	free(name);
 	return err;

@@ -35,8 +35,8 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 /* The newest pass time of the store, 0 when it has none. */
 int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us);
 
-/* An SQLite store file opened read-only, its schema version checked. */
-int store_open_readonly(const char *path, sqlite3 **db);
+/* An SQLite store file opened to read, its schema version checked; it may recover a WAL first (reader.c). */
+int store_open_file(const char *path, sqlite3 **db);
 /* file:PATH?params, with the characters a URI path must not hold escaped. */
 char *store_file_uri(const char *path, const char *params);
 

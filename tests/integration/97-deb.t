@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# make deb builds a Debian package with Debian's tools, and what it installs runs.
+. "$(dirname "$0")/lib.sh"
+plan 4
+top=$(cd "$(dirname "$0")/../.." && pwd)
+arch=$(dpkg --print-architecture)
+version=$(cat "$top/VERSION")
+deb="$WORK/deb/deb/tract_${version}_$arch.deb"
+make -C "$top" --no-print-directory OUT="$WORK/deb" deb > "$WORK/make.out" 2>&1
+ok "make deb builds tract_${version}_$arch.deb" test -f "$deb" || tail -n 20 "$WORK/make.out"
+dpkg -x "$deb" "$WORK/root"
+ok "it holds the binary, man page, completion and systemd unit" sh -c \
+	"test -x '$WORK/root/usr/bin/tract' && test -f '$WORK/root/usr/share/man/man8/tract.8.gz' &&
+	 test -f '$WORK/root/usr/share/bash-completion/completions/tract' &&
+	 grep -q '^ExecStart=/usr/bin/tract record' '$WORK/root/usr/lib/systemd/system/tract.service'"
+ok "the installed tract runs: tract --version" sh -c "'$WORK/root/usr/bin/tract' --version | grep -qx 'tract $version'"
+ok "and depends on the libraries it links" sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3"
+done_testing
