@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What query prints, from a store of known truth: the table keeps control
+ * bytes off the terminal, CSV quotes what needs quoting and reads back, JSON
+ * is valid and holds the same numbers, and the histogram view says its mean.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include "csv.h"
+#include "render.h"
+#include "../store_fixture.h"
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = fixture_dir();
+	return !dir || fixture_store(store_sqlite__open, dir);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fixture_remove(dir);
+	return 0;
+}
+
+/* The groups of -g comm,file printed in a format, as text. */
+static char *print(enum render_format format, int utf8)
+{
+	struct render_opts o = { .format = format, .top = 0, .utf8 = utf8 };
+	struct agg_query q = { .cat = &catalog_samples, .group = "comm,file", .from_us = FIXTURE_FIRST_US,
+			       .to_us = FIXTURE_FIRST_US + 20 * 1000000ull };
+	struct store_reader set;
+	struct agg_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(store_reader__open(dir, &set), 0);
+	assert_int_equal(aggregate(&set, &q, &r), 0);
+	agg_result__sort(&r);
+	render_groups(f, &r, &o);
+	fclose(f);
+	agg_result__free(&r);
+	store_reader__free(&set);
+	return buf;
+}
+
+static void the_table_shows_no_control_bytes(void **state)
+{
+	char *t = print(RENDER_TABLE, 1);
+
+	(void)state;
+	for (const char *c = t; *c; c++)
+		assert_true(*c == '\n' || (unsigned char)*c >= 0x20);
+	assert_non_null(strstr(t, "x?y"));
+	assert_non_null(strstr(t, "a\"b"));
+	assert_non_null(strstr(t, "2.55 average active threads"));
+	assert_non_null(strstr(t, "20 s sampled in 20 passes"));
+	free(t);
+}
+
+static void csv_reads_back(void **state)
+{
+	char *t = print(RENDER_CSV, 0);
+	FILE *f = fmemopen(t, strlen(t), "r");
+	struct csv_record r = { 0 };
+	int db = 0, quote = 0, esc = 0;
+
+	(void)state;
+	assert_int_equal(csv_read_record(f, &r), 1);
+	assert_string_equal(r.fields[0].s, "comm");
+	assert_string_equal(r.fields[1].s, "file");
+	while (csv_read_record(f, &r) == 1) {
+		assert_true(r.nr >= 4);
+		if (!strcmp(r.fields[0].s, "db")) {
+			db = 1;
+			assert_string_equal(r.fields[1].s, FIXTURE_FILE);
+			assert_float_equal(strtod(r.fields[2].s, NULL), 1.0, 1e-6);
+		}
+		quote |= !strcmp(r.fields[0].s, "a\"b");
+		/* CSV is for programs: the bytes as they are */
+		esc |= !strcmp(r.fields[0].s, "x\033y");
+	}
+	assert_true(db && quote && esc);
+	fclose(f);
+	csv_record_free(&r);
+	free(t);
+}
+
+static void json_is_valid_and_holds_the_numbers(void **state)
+{
+	char *t = print(RENDER_JSON, 0);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_valid(?1), ?1 ->> '$.avg_threads', "
+					    "(SELECT sum(value ->> 'avg_threads') FROM json_each(?1, '$.rows')), "
+					    "(SELECT count(*) FROM json_each(?1, '$.rows') WHERE value ->> 'comm' = 'a\"b')",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	assert_float_equal(sqlite3_column_double(st, 1), 2.55, 1e-6);
+	assert_float_equal(sqlite3_column_double(st, 2), 2.55, 1e-6);
+	assert_int_equal(sqlite3_column_int(st, 3), 1);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(t);
+}
+
+static void bars_are_as_long_as_the_share(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(render_bar(buf, sizeof(buf), 0.5, 10, 0), "#####     ");
+	assert_string_equal(render_bar(buf, sizeof(buf), 0, 4, 0), "    ");
+	assert_string_equal(render_bar(buf, sizeof(buf), 1, 4, 0), "####");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_table_shows_no_control_bytes),
+		cmocka_unit_test(csv_reads_back),
+		cmocka_unit_test(json_is_valid_and_holds_the_numbers),
+		cmocka_unit_test(bars_are_as_long_as_the_share),
+	};
+	return cmocka_run_group_tests_name("render", tests, setup, teardown);
+}
