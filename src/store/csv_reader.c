@@ -116,44 +116,58 @@ static const char *field_text(struct loader *l, const struct csv_record *r, int 
 	return keep(l, r->fields[index].s, r->fields[index].len);
 }
 
-static int read_stacks(struct loader *l)
+typedef int (*row_fn)(struct loader *l, const struct csv_record *r, const int *idx, void *arg);
+
+/*
+ * Reads the hour's file with this suffix, if it has one: its header tells
+ * where each of names is (idx[i], -1 if absent), and every later record
+ * goes to row.
+ */
+static int read_table(struct loader *l, const char *suffix, const char *const *names, size_t n, row_fn row,
+		      void *arg)
 {
-	static const char *const names[] = { "id", "kind", "frames" };
 	struct csv_record r = { 0 };
-	int idx[3], err, rc;
-	FILE *f = open_part(l, ".stacks.csv", &err);
+	int idx[16], err, rc;
+	FILE *f = open_part(l, suffix, &err);
 
 	if (!f)
 		return err;
 	rc = read_record(l, f, &r);
 	if (rc > 0)
-		find_columns(&r, names, idx, 3);
-	while (rc > 0 && (rc = read_record(l, f, &r)) > 0) {
-		struct kstack *k;
-		uint64_t hash;
-		const char *frames, *wait;
-		int added;
-
-		if ((err = field_u64(l, &r, idx[0], &hash)))
-			break;
-		dict__intern(l->stacks, &hash, sizeof(hash), &added);
-		if (!added)
-			continue;
-		if (l->nr_stacks == l->cap_stacks) {
-			l->cap_stacks = l->cap_stacks ? 2 * l->cap_stacks : 256;
-			l->kstacks = xrealloc(l->kstacks, l->cap_stacks * sizeof(*l->kstacks));
-		}
-		frames = field_text(l, &r, idx[2]);
-		frames = frames ? frames : keep(l, "", 0);
-		wait = strrchr(frames, ';');
-		k = &l->kstacks[l->nr_stacks++];
-		*k = (struct kstack){ .hash = hash, .frames = (char *)frames, .wait = wait ? wait + 1 : frames };
-		k->kind = idx[1] >= 0 && (size_t)idx[1] < r.nr && !strcmp(r.fields[idx[1]].s, "user") ? "user" :
-										   "kernel";
-	}
+		find_columns(&r, names, idx, n < 16 ? n : 16);
+	while (rc > 0 && !err && (rc = read_record(l, f, &r)) > 0)
+		err = row(l, &r, idx, arg);
 	fclose(f);
 	csv_record_free(&r);
 	return err ? err : rc < 0 ? rc : 0;
+}
+
+static const char *const stack_names[] = { "id", "kind", "frames" };
+
+static int stack_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
+{
+	struct kstack *k;
+	uint64_t hash;
+	const char *frames, *wait;
+	int added, err = field_u64(l, r, idx[0], &hash);
+
+	(void)arg;
+	if (err)
+		return err;
+	dict__intern(l->stacks, &hash, sizeof(hash), &added);
+	if (!added)
+		return 0;
+	if (l->nr_stacks == l->cap_stacks) {
+		l->cap_stacks = l->cap_stacks ? 2 * l->cap_stacks : 256;
+		l->kstacks = xrealloc(l->kstacks, l->cap_stacks * sizeof(*l->kstacks));
+	}
+	frames = field_text(l, r, idx[2]);
+	frames = frames ? frames : keep(l, "", 0);
+	wait = strrchr(frames, ';');
+	k = &l->kstacks[l->nr_stacks++];
+	*k = (struct kstack){ .hash = hash, .frames = (char *)frames, .wait = wait ? wait + 1 : frames };
+	k->kind = idx[1] >= 0 && (size_t)idx[1] < r->nr && !strcmp(r->fields[idx[1]].s, "user") ? "user" : "kernel";
+	return 0;
 }
 
 static const struct {
@@ -166,35 +180,30 @@ static const struct {
 #undef FIELD
 };
 
+static int pass_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
+{
+	struct pass *p;
+	int err = 0;
+
+	(void)arg;
+	if (l->nr == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->passes = xrealloc(l->passes, l->cap * sizeof(*l->passes));
+	}
+	p = &l->passes[l->nr++];
+	*p = (struct pass){ .seq = l->nr - 1 };
+	for (size_t i = 0; i < ARRAY_SIZE(pass_fields) && !err; i++)
+		err = field_u64(l, r, idx[i], (uint64_t *)((char *)p + pass_fields[i].offset));
+	return err;
+}
+
 static int read_passes(struct loader *l)
 {
 	const char *names[ARRAY_SIZE(pass_fields)];
-	int idx[ARRAY_SIZE(pass_fields)], err, rc;
-	struct csv_record r = { 0 };
-	FILE *f = open_part(l, ".passes.csv", &err);
 
-	if (!f)
-		return err;
 	for (size_t i = 0; i < ARRAY_SIZE(pass_fields); i++)
 		names[i] = pass_fields[i].name;
-	rc = read_record(l, f, &r);
-	if (rc > 0)
-		find_columns(&r, names, idx, ARRAY_SIZE(names));
-	while (rc > 0 && !err && (rc = read_record(l, f, &r)) > 0) {
-		struct pass *p;
-
-		if (l->nr == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 64;
-			l->passes = xrealloc(l->passes, l->cap * sizeof(*l->passes));
-		}
-		p = &l->passes[l->nr++];
-		*p = (struct pass){ .seq = l->nr - 1 };
-		for (size_t i = 0; i < ARRAY_SIZE(pass_fields) && !err; i++)
-			err = field_u64(l, &r, idx[i], (uint64_t *)((char *)p + pass_fields[i].offset));
-	}
-	fclose(f);
-	csv_record_free(&r);
-	return err ? err : rc < 0 ? rc : 0;
+	return read_table(l, ".passes.csv", names, ARRAY_SIZE(names), pass_row, NULL);
 }
 
 /* The pass of time ts_us: passes are in time order, and samples come in the same. */
@@ -262,72 +271,61 @@ static int read_samples(struct loader *l)
 }
 
 /* A histogram file's rows, by their header's names: name is dev or pcomm, what is op or syscall. */
-static int read_hist(struct loader *l, const char *suffix, size_t offset)
+static const char *const hist_names[] = { "ts_us", "dev", "pcomm", "op", "syscall", "le_us", "count", "sum_us",
+					  "tgid" };
+
+struct hist_file {
+	size_t offset;			/* of its struct hist_rows in a pass */
+	size_t hint;
+};
+
+static int hist_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
 {
-	static const char *const names[] = { "ts_us", "dev", "pcomm", "op", "syscall", "le_us", "count", "sum_us",
-					     "tgid" };
-	struct csv_record r = { 0 };
-	int idx[ARRAY_SIZE(names)], err, rc;
-	size_t hint = 0;
-	FILE *f = open_part(l, suffix, &err);
+	struct hist_file *hf = arg;
+	uint64_t ts_us, v[4];
+	struct hist_row *h;
+	struct pass *p;
+	int err = field_u64(l, r, idx[0], &ts_us);
 
-	if (!f)
+	for (size_t i = 0; i < 4 && !err; i++)
+		err = field_u64(l, r, idx[5 + i], &v[i]);
+	if (err || !(p = pass_at(l, ts_us, &hf->hint)))
 		return err;
-	rc = read_record(l, f, &r);
-	if (rc > 0)
-		find_columns(&r, names, idx, ARRAY_SIZE(names));
-	while (rc > 0 && !err && (rc = read_record(l, f, &r)) > 0) {
-		uint64_t ts_us, v[4];
-		struct pass *p;
-		struct hist_row *h;
-
-		err = field_u64(l, &r, idx[0], &ts_us);
-		for (size_t i = 0; i < 4 && !err; i++)
-			err = field_u64(l, &r, idx[5 + i], &v[i]);
-		if (err || !(p = pass_at(l, ts_us, &hint)))
-			continue;
-		h = hist_rows__add((struct hist_rows *)((char *)p + offset));
-		*h = (struct hist_row){ .le_us = v[0], .count = v[1], .sum_us = v[2], .tgid = (uint32_t)v[3] };
-		h->name = field_text(l, &r, idx[1] >= 0 ? idx[1] : idx[2]);
-		h->what = field_text(l, &r, idx[3] >= 0 ? idx[3] : idx[4]);
-	}
-	fclose(f);
-	csv_record_free(&r);
-	return err ? err : rc < 0 ? rc : 0;
+	h = hist_rows__add((struct hist_rows *)((char *)p + hf->offset));
+	*h = (struct hist_row){ .le_us = v[0], .count = v[1], .sum_us = v[2], .tgid = (uint32_t)v[3] };
+	h->name = field_text(l, r, idx[1] >= 0 ? idx[1] : idx[2]);
+	h->what = field_text(l, r, idx[3] >= 0 ? idx[3] : idx[4]);
+	return 0;
 }
 
-static int read_wakeups(struct loader *l)
+static int read_hist(struct loader *l, const char *suffix, size_t offset)
 {
-	static const char *const names[] = { "ts_us", "waker_tgid", "wakee_tgid", "count", "runq_us", "blocked_us",
-					     "waker", "wakee" };
-	struct csv_record r = { 0 };
-	int idx[ARRAY_SIZE(names)], err, rc;
-	size_t hint = 0;
-	FILE *f = open_part(l, ".wakeups.csv", &err);
+	struct hist_file hf = { .offset = offset };
 
-	if (!f)
+	return read_table(l, suffix, hist_names, ARRAY_SIZE(hist_names), hist_row, &hf);
+}
+
+static const char *const wakeup_names[] = { "ts_us", "waker_tgid", "wakee_tgid", "count", "runq_us", "blocked_us",
+					    "waker", "wakee" };
+
+static int wakeup_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
+{
+	size_t *hint = arg;
+	struct wakeup_row *w;
+	struct pass *p;
+	uint64_t v[6];
+	int err = 0;
+
+	for (size_t i = 0; i < 6 && !err; i++)
+		err = field_u64(l, r, idx[i], &v[i]);
+	if (err || !(p = pass_at(l, v[0], hint)))
 		return err;
-	rc = read_record(l, f, &r);
-	if (rc > 0)
-		find_columns(&r, names, idx, ARRAY_SIZE(names));
-	while (rc > 0 && !err && (rc = read_record(l, f, &r)) > 0) {
-		uint64_t v[6];
-		struct pass *p;
-		struct wakeup_row *w;
-
-		for (size_t i = 0; i < 6 && !err; i++)
-			err = field_u64(l, &r, idx[i], &v[i]);
-		if (err || !(p = pass_at(l, v[0], &hint)))
-			continue;
-		w = wakeup_rows__add(&p->wakeups);
-		*w = (struct wakeup_row){ .waker_tgid = (uint32_t)v[1], .wakee_tgid = (uint32_t)v[2], .count = v[3],
-					  .runq_us = v[4], .blocked_us = v[5] };
-		w->waker = field_text(l, &r, idx[6]);
-		w->wakee = field_text(l, &r, idx[7]);
-	}
-	fclose(f);
-	csv_record_free(&r);
-	return err ? err : rc < 0 ? rc : 0;
+	w = wakeup_rows__add(&p->wakeups);
+	*w = (struct wakeup_row){ .waker_tgid = (uint32_t)v[1], .wakee_tgid = (uint32_t)v[2], .count = v[3],
+				  .runq_us = v[4], .blocked_us = v[5] };
+	w->waker = field_text(l, r, idx[6]);
+	w->wakee = field_text(l, r, idx[7]);
+	return 0;
 }
 
 /* meta.csv's keys and values, as the SQLite file's meta table holds them. */
@@ -378,10 +376,14 @@ int store_csv__load_hour(const char *dir, uint64_t hour_us, sqlite3 **db)
 	int err;
 
 	*db = NULL;
-	err = read_stacks(&l) ?: read_passes(&l) ?: read_samples(&l) ?:
+	size_t hint = 0;
+
+	err = read_table(&l, ".stacks.csv", stack_names, ARRAY_SIZE(stack_names), stack_row, NULL) ?:
+	      read_passes(&l) ?: read_samples(&l) ?:
 	      read_hist(&l, ".io_latency.csv", offsetof(struct pass, io_hist)) ?:
 	      read_hist(&l, ".syscall_latency.csv", offsetof(struct pass, sc_hist)) ?:
-	      read_hist(&l, ".runq_latency.csv", offsetof(struct pass, runq_hist)) ?: read_wakeups(&l);
+	      read_hist(&l, ".runq_latency.csv", offsetof(struct pass, runq_hist)) ?:
+	      read_table(&l, ".wakeups.csv", wakeup_names, ARRAY_SIZE(wakeup_names), wakeup_row, &hint);
 	if (err == -ENOENT)
 		tract_err("'%s' is missing", l.path);
 	if (!err)

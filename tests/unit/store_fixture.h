@@ -75,4 +75,24 @@ static inline void fixture_remove(char *dir)
 	free(dir);
 }
 
+/* cmocka group setup and teardown: the fixture in both formats, and gone after. */
+static char *fixture_sqlite, *fixture_csv;
+
+static int fixture_setup(void **state)
+{
+	(void)state;
+	fixture_sqlite = fixture_dir();
+	fixture_csv = fixture_dir();
+	return !fixture_sqlite || !fixture_csv || fixture_store(store_sqlite__open, fixture_sqlite) ||
+	       fixture_store(store_csv__open, fixture_csv);
+}
+
+static int fixture_teardown(void **state)
+{
+	(void)state;
+	fixture_remove(fixture_sqlite);
+	fixture_remove(fixture_csv);
+	return 0;
+}
+
 #endif

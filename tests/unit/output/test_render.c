@@ -15,22 +15,6 @@
 #include "render.h"
 #include "../store_fixture.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-	(void)state;
-	dir = fixture_dir();
-	return !dir || fixture_store(store_sqlite__open, dir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	fixture_remove(dir);
-	return 0;
-}
-
 /* The groups of -g comm,file printed in a format, as text. */
 static char *print(enum render_format format, int utf8)
 {
@@ -43,7 +27,7 @@ static char *print(enum render_format format, int utf8)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_int_equal(store_reader__open(dir, &set), 0);
+	assert_int_equal(store_reader__open(fixture_sqlite, &set), 0);
 	assert_int_equal(aggregate(&set, &q, &r), 0);
 	agg_result__sort(&r);
 	render_groups(f, &r, &o);
@@ -136,5 +120,5 @@ int main(void)
 		cmocka_unit_test(json_is_valid_and_holds_the_numbers),
 		cmocka_unit_test(bars_are_as_long_as_the_share),
 	};
-	return cmocka_run_group_tests_name("render", tests, setup, teardown);
+	return cmocka_run_group_tests_name("render", tests, fixture_setup, fixture_teardown);
 }

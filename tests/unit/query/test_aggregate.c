@@ -15,25 +15,6 @@
 #include "aggregate.h"
 #include "../store_fixture.h"
 
-static char *sqlite_dir, *csv_dir;
-
-static int setup(void **state)
-{
-	(void)state;
-	sqlite_dir = fixture_dir();
-	csv_dir = fixture_dir();
-	return !sqlite_dir || !csv_dir || fixture_store(store_sqlite__open, sqlite_dir) ||
-	       fixture_store(store_csv__open, csv_dir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	fixture_remove(sqlite_dir);
-	fixture_remove(csv_dir);
-	return 0;
-}
-
 static void run(const char *dir, const char *group, const char *filter, uint64_t from, uint64_t to,
 		struct agg_result *r)
 {
@@ -87,13 +68,13 @@ static void two_hours_are_one_answer(const char *dir)
 static void hours_merge_sqlite(void **state)
 {
 	(void)state;
-	two_hours_are_one_answer(sqlite_dir);
+	two_hours_are_one_answer(fixture_sqlite);
 }
 
 static void hours_merge_csv(void **state)
 {
 	(void)state;
-	two_hours_are_one_answer(csv_dir);
+	two_hours_are_one_answer(fixture_csv);
 }
 
 static void null_is_a_group(void **state)
@@ -101,7 +82,7 @@ static void null_is_a_group(void **state)
 	struct agg_result r;
 
 	(void)state;
-	run(sqlite_dir, "syscall", NULL, all_from, all_to, &r);
+	run(fixture_sqlite, "syscall", NULL, all_from, all_to, &r);
 	/* spin and x\033y, in user mode */
 	assert_float_equal(avg_of(&r, NULL), 1.05, 1e-9);
 	assert_float_equal(avg_of(&r, "fsync"), 1.0, 1e-9);
@@ -114,12 +95,12 @@ static void filters_and_ranges_select(void **state)
 	struct agg_result r;
 
 	(void)state;
-	run(sqlite_dir, "comm", "state = DISK and file ~ \",\"", all_from, all_to, &r);
+	run(fixture_sqlite, "comm", "state = DISK and file ~ \",\"", all_from, all_to, &r);
 	assert_int_equal(r.nrows, 1);
 	assert_float_equal(avg_of(&r, "db"), 1.0, 1e-9);
 	agg_result__free(&r);
 	/* the second hour alone: 10 passes, read only in the even ones */
-	run(sqlite_dir, "comm", NULL, FIXTURE_FIRST_US + 10 * 1000000ull, all_to, &r);
+	run(fixture_sqlite, "comm", NULL, FIXTURE_FIRST_US + 10 * 1000000ull, all_to, &r);
 	assert_int_equal(r.passes, 10);
 	assert_int_equal(r.files, 1);
 	assert_float_equal(avg_of(&r, "a\"b"), 0.5, 1e-9);
@@ -132,7 +113,7 @@ static void minutes_average_over_what_they_sampled(void **state)
 	struct agg_result r;
 
 	(void)state;
-	run(sqlite_dir, "minute", NULL, all_from, all_to, &r);
+	run(fixture_sqlite, "minute", NULL, all_from, all_to, &r);
 	assert_int_equal(r.nbuckets, 2);
 	for (size_t i = 0; i < r.nrows; i++) {
 		const struct agg_bucket *b = agg_result__bucket(&r, &r.rows[i]);
@@ -152,8 +133,8 @@ static void sqlite_and_csv_give_the_same_rows(void **state)
 	struct agg_result a, b;
 
 	(void)state;
-	run(sqlite_dir, "comm,state,syscall,file,wait", NULL, all_from, all_to, &a);
-	run(csv_dir, "comm,state,syscall,file,wait", NULL, all_from, all_to, &b);
+	run(fixture_sqlite, "comm,state,syscall,file,wait", NULL, all_from, all_to, &a);
+	run(fixture_csv, "comm,state,syscall,file,wait", NULL, all_from, all_to, &b);
 	assert_int_equal(a.nrows, b.nrows);
 	assert_int_equal(a.total, b.total);
 	for (size_t i = 0; i < a.nrows; i++) {
@@ -184,5 +165,5 @@ int main(void)
 		cmocka_unit_test(minutes_average_over_what_they_sampled),
 		cmocka_unit_test(sqlite_and_csv_give_the_same_rows),
 	};
-	return cmocka_run_group_tests_name("aggregate", tests, setup, teardown);
+	return cmocka_run_group_tests_name("aggregate", tests, fixture_setup, fixture_teardown);
 }

@@ -15,29 +15,13 @@
 #include "top.h"
 #include "../store_fixture.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-	(void)state;
-	dir = fixture_dir();
-	return !dir || fixture_store(store_sqlite__open, dir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	fixture_remove(dir);
-	return 0;
-}
-
 /* History of the fixture's 20 s, grouped by state. */
 static void open_top(struct top *t, const char *group)
 {
 	struct query_opts q;
 
 	read_opts_init(&q);
-	q.dir = dir;
+	q.dir = fixture_sqlite;
 	q.group = group;
 	q.from_us = FIXTURE_FIRST_US;
 	q.to_us = FIXTURE_FIRST_US + 20 * 1000000ull;
@@ -151,5 +135,5 @@ int main(void)
 		cmocka_unit_test(drill_and_back),
 		cmocka_unit_test(zoom_and_pan_move_the_window),
 	};
-	return cmocka_run_group_tests_name("top", tests, setup, teardown);
+	return cmocka_run_group_tests_name("top", tests, fixture_setup, fixture_teardown);
 }
