@@ -67,7 +67,8 @@ static const struct option query_options[] = {
 
 #define usage_error(...) tract_usage_error("query", __VA_ARGS__)
 
-int query_parse_args(int argc, char **argv, struct query_opts *o)
+/* 0, 1 when --help was shown, or -EINVAL after a message. */
+static int query_parse_args(int argc, char **argv, struct query_opts *o)
 {
 	int c, taken;
 	uint64_t v;

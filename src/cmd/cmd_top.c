@@ -184,7 +184,7 @@ static int live_start(struct live *l, double hz)
 	record_opts_init(&l->rec);
 	l->rec.hz = hz;
 	l->rec.dir = l->dir;
-	l->rec.output = OUT_SQLITE;
+	l->rec.store = store_kind_named("sqlite");
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	record_install_signals();

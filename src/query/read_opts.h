@@ -53,7 +53,4 @@ int query_resolve_range(const struct store_reader *set, struct query_opts *o);
 /* Whether the terminal takes UTF-8 (for bars of block characters). */
 int query_utf8_terminal(void);
 
-/* tract query's own options, for tests; 0, 1 when --help was shown, or -EINVAL after a message. */
-int query_parse_args(int argc, char **argv, struct query_opts *o);
-
 #endif

@@ -106,7 +106,8 @@ int record_parse_hz(const char *s, double *hz)
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	const char *bad, *idle_list = NULL;
-	int format = -1, c;
+	const struct store_kind *format = NULL;
+	int c;
 	uint64_t v;
 
 	record_opts_init(o);
@@ -127,11 +128,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			o->dir = optarg;
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "sqlite"))
-				format = OUT_SQLITE;
-			else if (!strcmp(optarg, "csv"))
-				format = OUT_CSV;
-			else
+			format = store_kind_named(optarg);
+			if (!format)
 				return bad_value("--format", optarg, "sqlite or csv");
 			break;
 		case 'p':
@@ -205,8 +203,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		return tract_usage_error("record", "unexpected argument '%s'", argv[optind]);
 	if (idle_list && idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, 1, &bad))
 		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
-	if (o->dir || format >= 0) {
-		o->output = format >= 0 ? (enum output)format : OUT_SQLITE;
+	if (o->dir || format) {
+		o->store = format ? format : &store_kinds[0];
 		if (!o->dir)
 			o->dir = store_default_dir();
 	}

@@ -5,17 +5,17 @@
 
 #include <stdint.h>
 #include "sampler.h"
+#include "sink.h"
 
 #define MAX_HZ 1000.0
 
-enum output { OUT_TERMINAL, OUT_SQLITE, OUT_CSV };
 enum source { SOURCE_AUTO, SOURCE_BPF, SOURCE_PROC };
 
 struct record_opts {
 	double hz;
 	uint64_t duration_ns;		/* 0: until signalled */
 	const char *dir;		/* NULL: print to the terminal */
-	enum output output;
+	const struct store_kind *store;	/* NULL: print to the terminal */
 	uint64_t keep_us, max_bytes;	/* retention; 0: none */
 	long gid;			/* --group; -1: none */
 	enum source source;

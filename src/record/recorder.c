@@ -195,9 +195,9 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	store.keep_us = o->keep_us;
 	store.gid = o->gid;
 	store.max_bytes = o->max_bytes;
-	if (o->output == OUT_TERMINAL)
+	if (!o->store)
 		sink = sink_term__new(stdout);
-	else if ((o->output == OUT_SQLITE ? store_sqlite__open(&store, &sink) : store_csv__open(&store, &sink))) {
+	else if (o->store->open(&store, &sink)) {
 		err = 1;
 		goto cleanup;
 	}
@@ -214,7 +214,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	writer = writer__start(sink, writer_depth(o->hz));
 	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);
-	if (!ready && (o->output != OUT_TERMINAL || tract_verbose))
+	if (!ready && (o->store || tract_verbose))
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
 			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));

@@ -45,6 +45,15 @@ struct store_config {
 
 int store_sqlite__open(const struct store_config *cfg, struct sink **out);
 int store_csv__open(const struct store_config *cfg, struct sink **out);
+
+/* The stores a recorder can write, by the name --format takes: the one place a new store is added. */
+struct store_kind {
+	const char *name;
+	int (*open)(const struct store_config *cfg, struct sink **out);
+};
+extern const struct store_kind store_kinds[];	/* NULL-terminated */
+/* The store kind of that name, or NULL. */
+const struct store_kind *store_kind_named(const char *name);
 /*
  * An SQLite store in memory, one database whatever the hours of its passes:
  * closing the sink hands it to *db (the caller closes it).  name is for

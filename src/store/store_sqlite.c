@@ -20,6 +20,7 @@
 #include "util.h"
 
 #define SYSCALL_BITS 1024
+_Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 
 enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_IO_HIST,
        INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };

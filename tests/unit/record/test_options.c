@@ -116,7 +116,7 @@ static void record_defaults_print_to_the_terminal(void **state)
 	unsetenv("TRACT_DATA");
 	assert_int_equal(parse(&o, "record"), 0);
 	assert_true(o.hz == 1.0);
-	assert_int_equal(o.output, OUT_TERMINAL);
+	assert_null(o.store);
 	assert_null(o.dir);
 	assert_int_equal(o.duration_ns, 0);
 	assert_int_equal(o.sampler.all_threads, 0);
@@ -135,7 +135,7 @@ static void record_options_are_applied(void **state)
 	assert_true(o.hz == 100.0);
 	assert_int_equal(o.duration_ns, 3000000000ull);
 	assert_string_equal(o.dir, "/x");
-	assert_int_equal(o.output, OUT_CSV);
+	assert_ptr_equal(o.store, store_kind_named("csv"));
 	assert_int_equal(o.sampler.nr_pids, 2);
 	assert_int_equal(o.sampler.pids[1], 8);
 	assert_int_equal(o.sampler.all_threads, 1);
@@ -157,7 +157,7 @@ static void format_alone_uses_the_data_directory(void **state)
 	setenv("TRACT_DATA", "/srv/tract", 1);
 	assert_int_equal(parse(&o, "record --format sqlite"), 0);
 	assert_string_equal(o.dir, "/srv/tract");
-	assert_int_equal(o.output, OUT_SQLITE);
+	assert_ptr_equal(o.store, store_kind_named("sqlite"));
 	unsetenv("TRACT_DATA");
 	assert_int_equal(parse(&o, "record --format sqlite"), 0);
 	assert_string_equal(o.dir, DEFAULT_DATA_DIR);
