@@ -35,6 +35,7 @@ const volatile __u64 fd_syscalls[TRACT_SYSCALLS_MAX / 64];
 
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
+__u64 threads_selected;			/* of those, threads of the processes -p names */
 /* max_entries and slot_mask are set before load from the kernel's pid_max. */
 const volatile __u32 slot_mask;
 
@@ -716,6 +717,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		note_outside(task);
 		return 0;
 	}
+	threads_selected++;
 
 	s.kind = TRACT_REC_SAMPLE;
 	s.tid = task->pid;

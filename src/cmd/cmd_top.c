@@ -270,6 +270,11 @@ int cmd_top(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	o.q.render.utf8 = query_utf8_terminal();
+	/* getch() on a pipe or /dev/null returns at once: the screen would spin */
+	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		tract_usage_error("top", "%s", "the screen needs a terminal on stdin and stdout; -b prints text");
+		return EXIT_USAGE;
+	}
 	if (o.live) {
 		err = live_start(&live, o.hz);
 		if (err)

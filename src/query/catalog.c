@@ -14,7 +14,8 @@ static const struct catalog_column sample_columns_def[] = {
 #include "sample_columns.def"
 #undef COLUMN
 	/* derived dimensions */
-	{ "comm_folded", "fold_digits(t.comm)", JOIN_THREAD, "thread name, digits as * (kworker/*:*)", "f.thread", 0 },
+	{ "comm_folded", "fold_digits(t.comm)", JOIN_THREAD, "thread name, digits as *, a kworker's +/- as - (kworker/*:*)",
+	  "f.thread", 0 },
 	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0 },
 	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0 },
 	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0 },

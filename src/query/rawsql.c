@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sqlite3.h>
 #include "csv.h"
 #include "json.h"
@@ -148,6 +150,48 @@ static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, 
 	return 0;
 }
 
+/* Only reading: no ATTACH (the files are the store's), no PRAGMA that sets anything. */
+static int only_reads(void *arg, int action, const char *a, const char *b, const char *db, const char *trigger)
+{
+	static const char *const inspecting[] = { "table_info", "table_xinfo", "table_list", "index_list",
+						  "index_info", "index_xinfo", "foreign_key_list", "function_list" };
+
+	(void)arg, (void)db, (void)trigger;
+	switch (action) {
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		return SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		for (size_t i = 0; i < ARRAY_SIZE(inspecting); i++)
+			if (!strcasecmp(a, inspecting[i]))
+				return SQLITE_OK;
+		/* a pragma without a value only reads */
+		return b ? SQLITE_DENY : SQLITE_OK;
+	}
+	return SQLITE_OK;
+}
+
+/* Whether text holds nothing but blanks and comments. */
+static int only_blank(const char *s)
+{
+	while (*s) {
+		if (isspace((unsigned char)*s)) {
+			s++;
+		} else if (s[0] == '-' && s[1] == '-') {
+			s += strcspn(s, "\n");
+		} else if (s[0] == '/' && s[1] == '*') {
+			const char *end = strstr(s + 2, "*/");
+
+			if (!end)
+				return 1;
+			s = end + 2;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, const char *sql,
 	       enum render_format format, FILE *out)
 {
@@ -171,11 +215,19 @@ int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us,
 	/* an empty range still gets the tables, from the newest file, so that the SQL runs */
 	if (!err && !copied && set->n)
 		err = copy_hour(db, set, set->n - 1, 0, 0);
+	if (!err)
+		sqlite3_set_authorizer(db, only_reads, NULL);
 	if (!err && sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-		tract_err("--sql: %s", sqlite3_errmsg(db));
+		if (sqlite3_errcode(db) == SQLITE_AUTH)
+			tract_err("--sql: only statements that read are allowed (no ATTACH, no PRAGMA that sets)");
+		else
+			tract_err("--sql: %s", sqlite3_errmsg(db));
 		err = -EINVAL;
 	} else if (!err && !st) {
 		tract_err("--sql: no statement");
+		err = -EINVAL;
+	} else if (!err && !only_blank(tail)) {
+		tract_err("--sql: one statement at a time; this is after the first: '%.40s'", tail);
 		err = -EINVAL;
 	} else if (!err && !sqlite3_stmt_readonly(st)) {
 		tract_err("--sql: only statements that read are allowed");

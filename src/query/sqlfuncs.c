@@ -101,7 +101,19 @@ static void sql_fold_digits(sqlite3_context *ctx, int argc, sqlite3_value **argv
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
+	/*
+	 * A kernel worker's name marks whether it runs its workqueue now
+	 * (kworker/u8:3+ext4) or ran it last (kworker/u8:3-ext4): one worker, one group.
+	 */
+	int kworker = n > 8 && !memcmp(s, "kworker/", 8), marked = 0;
+
 	for (size_t i = 0; i < n;) {
+		if (kworker && !marked && (s[i] == '+' || s[i] == '-')) {
+			out[o++] = '-';
+			marked = 1;
+			i++;
+			continue;
+		}
 		if (!is_digit(s[i])) {
 			out[o++] = s[i++];
 			continue;

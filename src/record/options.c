@@ -78,6 +78,26 @@ static const struct option record_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A pid that names a process now: not gone, and not one of a process's threads. */
+static int check_process(uint32_t pid)
+{
+	char path[64], line[256];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return tract_usage_error("record", "no process %u for --pid", pid);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	if (tgid >= 0 && tgid != (long)pid)
+		return tract_usage_error("record", "%u is a thread of process %ld; --pid takes process ids", pid, tgid);
+	return 0;
+}
+
 static int bad_value(const char *opt, const char *value, const char *expected)
 {
 	return tract_usage_error("record", "invalid value '%s' for %s: expected %s", value, opt, expected);
@@ -135,6 +155,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case 'p':
 			if (parse_pid_list(optarg, o->sampler.pids, TRACT_PID_FILTER_MAX, &o->sampler.nr_pids))
 				return bad_value("--pid", optarg, "process ids separated by commas (at most 64)");
+			for (size_t i = 0; i < o->sampler.nr_pids; i++)
+				if (check_process(o->sampler.pids[i]))
+					return -EINVAL;
 			break;
 		case 'a':
 			o->sampler.all_threads = 1;

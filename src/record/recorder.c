@@ -80,6 +80,34 @@ static void raise_sampler_priority(void)
 		tract_debug("cannot raise the sampler's priority: %s", strerror(errno));
 }
 
+/* Whether a process has exited: gone, or a zombie its parent has not reaped yet. */
+static int process_gone(uint32_t pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the name may hold parentheses, the state follows the last */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* With -p: whether every process named has exited. */
+static int targets_gone(const struct sampler_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_pids; i++)
+		if (!process_gone(cfg->pids[i]))
+			return 0;
+	return cfg->nr_pids > 0;
+}
+
 static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
 		       struct record_totals *tot)
 {
@@ -132,6 +160,10 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		tot->dropped += p->dropped;
 		if (p != &spare)
 			writer__submit(writer, p);
+		if (targets_gone(&o->sampler)) {
+			tract_warn("every process -p names has exited; recording stops");
+			break;
+		}
 	}
 	pass__free_rows(&spare);
 	return err;
@@ -171,7 +203,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	struct ksyms *ks = NULL;
 	struct usyms *us = NULL;
 	struct sink *sink = NULL;
-	int err;
+	int err, lock = -1;
 
 	ks = ksyms__load(NULL);
 	if (!ks && o->sampler.kstacks)
@@ -204,7 +236,9 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	/* before the writer thread exists: capabilities are per thread, and it inherits them */
 	raise_sampler_priority();
 	/* never record with more privilege than it needs */
-	if (drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks)) {
+	/* then the store as the recorder will write it: without overriding permissions, and alone */
+	if (drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks) ||
+	    (o->store && (store_check_writable(o->dir) || (lock = store_lock(o->dir)) < 0))) {
 		err = 1;
 		goto cleanup;
 	}
@@ -220,6 +254,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
 cleanup:
 	sink__close(sink);
+	if (lock >= 0)
+		close(lock);
 	sampler__free(sampler);
 	blockdevs__free(res.blockdevs);
 	runq_history__free(res.runq);

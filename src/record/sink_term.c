@@ -51,7 +51,7 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	fprintf(t->f, "\n%s.%03u UTC  pass %llu: %zu active of %llu threads%s\n", when,
 		(unsigned)(p->ts_us / 1000 % 1000), (unsigned long long)p->seq, p->nr,
-		(unsigned long long)p->visited, p->dropped ? "  (rows dropped!)" : "");
+		(unsigned long long)p->selected, p->dropped ? "  (rows dropped!)" : "");
 	fprintf(t->f, "%8s %-16s %-16s %-5s %3s %-16s %9s %10s  %s\n", "TID", "PROCESS", "THREAD",
 		"STATE", "CPU", "SYSCALL", "SC_MS", "STATE_MS", "WAITING IN / ON");
 	for (size_t i = 0; i < p->nr; i++) {

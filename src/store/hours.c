@@ -114,6 +114,7 @@ void store_hours_remove(const char *dir, uint64_t hour_us)
 void store_hours_remove_all(const char *dir)
 {
 	struct store_hour *hours;
+	char *lock;
 	size_t n;
 
 	if (store_hours_list(dir, &hours, &n))
@@ -121,6 +122,11 @@ void store_hours_remove_all(const char *dir)
 	for (size_t i = 0; i < n; i++)
 		store_hours_remove(dir, hours[i].hour_us);
 	free(hours);
+	/* the lock file is the store's too */
+	lock = xcalloc(1, strlen(dir) + sizeof(STORE_LOCK_NAME) + 1);
+	sprintf(lock, "%s/%s", dir, STORE_LOCK_NAME);
+	unlink(lock);
+	free(lock);
 	rmdir(dir);
 }
 

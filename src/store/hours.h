@@ -14,6 +14,9 @@
 #define HOUR_SQLITE_SUFFIX ".db"
 #define HOUR_CSV_SUFFIX ".samples.csv"	/* the file that makes an hour a CSV hour */
 
+/* The file a recorder holds locked while it writes the store (store_lock()). */
+#define STORE_LOCK_NAME "tract.lock"
+
 enum hour_format { HOUR_SQLITE = 1 << 0, HOUR_CSV = 1 << 1 };
 
 struct store_hour {

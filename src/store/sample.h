@@ -87,6 +87,7 @@ struct pass {
 	uint64_t ts_us;			/* UTC microseconds at the start of the pass */
 	uint64_t weight_us;		/* the real interval this pass stands for */
 	uint64_t visited;		/* threads the iterator looked at */
+	uint64_t selected;		/* of those, threads of the processes -p names (all without -p) */
 	uint64_t dropped;		/* rows the source could not deliver */
 	uint64_t displaced;		/* rows reported RUN that tract's own thread had taken the CPU from */
 	uint64_t unsampled_us;		/* time before this pass that no pass stands for (the recorder was late) */

@@ -70,6 +70,13 @@ int store_create_file(const char *path);
  * 0 or -errno after a message.
  */
 int store_make_dir(const char *dir, long gid);
+/*
+ * Locks the store directory for one recorder: an fd to keep open while
+ * recording, or -EBUSY after a message naming the process that holds it.
+ */
+int store_lock(const char *dir);
+/* Whether a file can be created in dir now (after capabilities are dropped); 0 or -errno after a message. */
+int store_check_writable(const char *dir);
 /* key/value pairs every file's meta table holds; NULL-terminated pairs */
 void store_meta(const struct store_config *cfg, const char *kv[][2], size_t max);
 

@@ -341,7 +341,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 	struct tract_bpf__bss *bss = sb->skel->bss;
-	uint64_t visited0 = bss->threads_visited, lost0 = maps_full(bss);
+	uint64_t visited0 = bss->threads_visited, selected0 = bss->threads_selected, lost0 = maps_full(bss);
 	uint64_t t0 = mono_ns();
 	size_t have = 0;
 	int fd, err = 0;
@@ -385,6 +385,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		p->dropped++;
 	}
 	p->visited = bss->threads_visited - visited0;
+	p->selected = bss->threads_selected - selected0;
 	p->moment_read = bss->at_moment;
 	if (p->moment_read) {
 		p->displaced = observer__at_moment(p, bss->moment_tid, sb->skel->rodata->nr_cpus);

@@ -298,6 +298,7 @@ static void sample_process(struct source_proc *sp, uint32_t tgid, struct pass *p
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		p->visited++;
+		p->selected++;
 		snprintf(thread_dir, sizeof(thread_dir), "%s/%s", task_dir, e->d_name);
 		s.tid = (uint32_t)strtoul(e->d_name, NULL, 10);
 		s.tgid = tgid;

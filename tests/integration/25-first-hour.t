@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# What a new user met in a first hour with tract: no silent failures, checked
+# targets, one recorder per store, --sql that does only what it says, and a
+# top that needs a terminal.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+plan 15
+
+# a store directory root may not write once it records without CAP_DAC_OVERRIDE
+mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
+"$TRACT" record -F 2 -d 2 -o "$WORK/nobody" > /dev/null 2> "$WORK/nobody.err"
+ok "a store directory it cannot write: exit 1 at once" test $? -eq 1
+ok "with one message saying why, and nothing left in it" sh -c \
+	"[ \$(grep -c 'cannot write into the store directory' '$WORK/nobody.err') -eq 1 ] &&
+	 [ \$(wc -l < '$WORK/nobody.err') -eq 1 ] && [ -z \"\$(ls -A '$WORK/nobody')\" ]"
+
+# -o makes the directories it needs, with the store's permissions
+"$TRACT" record -F 5 -d 0.5 -p 1 -o "$WORK/deep/er/store" > /dev/null 2>&1
+ok "-o creates missing parents (0750) and the store" sh -c \
+	"[ \$(stat -c %a '$WORK/deep') = 750 ] && [ \$(stat -c %a '$WORK/deep/er') = 750 ] && ls '$WORK'/deep/er/store/tract-*.db"
+
+# one recorder per store
+"$TRACT" record -F 5 -d 4 -p 1 -o "$WORK/one" > /dev/null 2>&1 &
+first=$!
+for _ in $(seq 100); do [ -f "$WORK/one/tract.lock" ] && [ -s "$WORK/one/tract.lock" ] && break; sleep 0.05; done
+"$TRACT" record -F 5 -d 1 -p 1 -o "$WORK/one" > /dev/null 2> "$WORK/second.err"
+ok "a second recorder in the same store exits 1" test $? -eq 1
+ok "and names the process that records there" grep -q "is being recorded into by process $first" "$WORK/second.err"
+wait $first
+ok "the first one was not disturbed" at_least "$(q "$(one_store "$WORK/one")" "select count(*) from passes")" 15
+
+# -p names a process that exists, a process and not one of its threads
+"$TRACT" record -p 999999 -d 1 > /dev/null 2> "$WORK/nopid.err"
+ok "-p of no process is a usage error" sh -c "[ $? -eq 2 ] && grep -q 'no process 999999' '$WORK/nopid.err'"
+start_workload --only spin,futex || exit 1
+tid=$(ls "/proc/$WL_PID/task" | grep -v "^$WL_PID\$" | head -n 1)
+"$TRACT" record -p "$tid" -d 1 > /dev/null 2> "$WORK/tid.err"
+ok "-p of a thread says whose thread it is" sh -c "[ $? -eq 2 ] && grep -q '$tid is a thread of process $WL_PID' '$WORK/tid.err'"
+"$TRACT" record -F 5 -d 1 -p "$WL_PID" > "$WORK/header.txt" 2>&1
+threads=$(ls "/proc/$WL_PID/task" | wc -l)
+ok "the pass header counts the target's threads ($threads)" grep -q "active of $threads threads" "$WORK/header.txt"
+stop_workload
+# the recorder stops when what it follows is gone
+sleep 1 &
+"$TRACT" record -F 5 -p $! -d 30 > /dev/null 2> "$WORK/gone.err"
+ok "when every process -p names has exited, the recorder says so and stops" sh -c \
+	"[ $? -eq 0 ] && grep -q 'every process -p names has exited' '$WORK/gone.err'"
+
+# --sql reads, one statement at a time
+"$TRACT" record -F 5 -d 1 -p 1 -o "$WORK/sql" > /dev/null 2>&1
+for bad in "select 1; delete from samples" "attach '/etc/passwd' as x" "pragma writable_schema = 1"; do
+	"$TRACT" query -D "$WORK/sql" --sql "$bad" > "$WORK/sql.out" 2> "$WORK/sql.err"
+	ok "--sql refuses '$bad' (exit 2, one message)" sh -c "[ $? -eq 2 ] && [ \$(wc -l < '$WORK/sql.err') -eq 1 ] && [ ! -s '$WORK/sql.out' ]"
+done
+ok "--sql still reads what it may: pragma table_info" sh -c \
+	"'$TRACT' query -D '$WORK/sql' --sql \"select count(*) from pragma_table_info('samples')\" | tail -n 1 | grep -qx '[0-9][0-9]*'"
+
+# top without a terminal: a message, not a spinning screen
+start=$(date +%s)
+"$TRACT" top -D "$WORK/sql" < /dev/null > /dev/null 2> "$WORK/top.err"
+ok "top without a terminal exits 2 at once and points to -b" sh -c \
+	"[ $? -eq 2 ] && [ \$(( \$(date +%s) - $start )) -le 2 ] && grep -q -- '-b prints text' '$WORK/top.err'"
+done_testing
