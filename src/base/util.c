@@ -17,6 +17,12 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 }
 
 static __thread char last_error[512];
+static __thread int holding;
+
+void tract_hold_errors(int on)
+{
+	holding = on;
+}
 
 const char *tract_last_error(void)
 {
@@ -35,6 +41,8 @@ void tract_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
+	if (holding)
+		return;
 	va_start(ap, fmt);
 	vsay("", fmt, ap);
 	va_end(ap);

@@ -29,6 +29,8 @@ void tract_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 const char *tract_last_error(void);
 void tract_clear_error(void);
+/* While on, tract_err() in this thread keeps its message for tract_last_error() and prints nothing. */
+void tract_hold_errors(int on);
 void tract_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int tract_verbose;
 void tract_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -44,6 +44,7 @@ static const char query_usage[] =
 "                        io_latency, syscall_latency and runq_latency tables\n"
 "      --columns         list the columns to group and filter by\n"
 "  -D, --dir DIR         the store (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
+"      --strict          fail on a damaged store file instead of skipping it\n"
 "  -v, --verbose         say more\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -148,10 +149,10 @@ int cmd_query(int argc, char **argv)
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);
 	if (!err && o.sql)
-		err = rawsql_run(&set, o.from_us, o.to_us, o.sql, o.render.format, stdout);
+		err = rawsql_run(&set, o.from_us, o.to_us, o.strict, o.sql, o.render.format, stdout);
 	if (!err && !o.sql) {
 		q = (struct agg_query){ .cat = o.cat, .group = o.group ? o.group : o.cat->default_group,
-					.filter = o.filter, .from_us = o.from_us, .to_us = o.to_us };
+					.filter = o.filter, .from_us = o.from_us, .to_us = o.to_us, .strict = o.strict };
 		if (o.hist) {
 			/* the buckets are the innermost group */
 			snprintf(hist_group, sizeof(hist_group), "%s,le_us", q.group);

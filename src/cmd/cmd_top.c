@@ -43,6 +43,7 @@ static const char top_usage[] =
 "      --to TIME         history: end of the window (default: the newest sample)\n"
 "      --span DURATION   window length when following or live (default 5m)\n"
 "      --format FORMAT   with -b: table (default), csv or json\n"
+"      --strict          fail on a damaged store file instead of skipping it\n"
 "  -i, --interval SECS   refresh every SECS seconds (default 1)\n"
 "  -b, --batch           print refreshes as text instead of the screen\n"
 "  -n, --iterations N    with -b: how many refreshes (default 1)\n"

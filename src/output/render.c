@@ -22,7 +22,10 @@ void render_range(FILE *f, const struct agg_result *r)
 	char from[32], to[32];
 
 	if (!r->passes) {
-		fprintf(f, "no passes in the time range (%zu store files read)\n", r->files);
+		fprintf(f, "no passes in the time range (%zu store files read", r->files);
+		if (r->skipped)
+			fprintf(f, ", %zu damaged ones skipped", r->skipped);
+		fputs(")\n", f);
 		return;
 	}
 	timespec_format(r->first_us, from, sizeof(from));
@@ -33,6 +36,8 @@ void render_range(FILE *f, const struct agg_result *r)
 		fprintf(f, ", %.0f s not sampled (the recorder was late)", (double)r->unsampled_us / 1e6);
 	if (r->dropped)
 		fprintf(f, ", %" PRIu64 " rows DROPPED", r->dropped);
+	if (r->skipped)
+		fprintf(f, ", %zu damaged store files skipped", r->skipped);
 	fputc('\n', f);
 }
 

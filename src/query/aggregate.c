@@ -508,7 +508,12 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 
 		if (!store_hour_overlaps(set->hours[i].hour_us, q->from_us, q->to_us))
 			continue;
-		err = store_reader__open_hour(set, i, &db);
+		err = store_reader__open_or_skip(set, i, q->strict, &db);
+		if (err > 0) {
+			r->skipped++;
+			err = 0;
+			continue;
+		}
 		if (err)
 			break;
 		if (sqlfuncs_register(db)) {
@@ -521,6 +526,10 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 		free(name);
 		sqlite3_close(db);
 		r->files++;
+	}
+	if (!err && !r->files && r->skipped) {
+		tract_err("no hour of the range could be read");
+		err = -EIO;
 	}
 	free_plan(&plan);
 	expr_sql_free(&filter);

@@ -23,6 +23,7 @@ struct agg_query {
 	size_t ncols;
 	const char *filter;		/* -w expression, or NULL */
 	uint64_t from_us, to_us;	/* [from, to) */
+	int strict;			/* a damaged hour is an error, not skipped */
 };
 
 /* One value of a group, as SQLite gave it. */
@@ -71,6 +72,7 @@ struct agg_result {
 	size_t nbuckets, bucket_cap;
 	uint64_t first_us, last_us;	/* the passes in range */
 	size_t files;			/* store files read */
+	size_t skipped;			/* damaged hours skipped, with a warning each */
 };
 
 /* 0, or -EINVAL after a message (unknown column, bad filter, bad file). */

@@ -56,11 +56,17 @@ static int run_bound(sqlite3 *db, const char *sql, uint64_t from_us, uint64_t to
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-/* Copies hour i's rows in [from_us, to_us) into db's tables. */
-static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint64_t from_us, uint64_t to_us)
+/* Copies hour i's rows in [from_us, to_us) into db's tables; 1 when it is damaged and skipped. */
+static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint64_t from_us, uint64_t to_us,
+		     int strict)
 {
-	int err = store_reader__attach_hour(set, i, db, "src");
+	sqlite3 *check;
+	int err = store_reader__open_or_skip(set, i, strict, &check);
 
+	if (err)
+		return err;
+	sqlite3_close(check);
+	err = store_reader__attach_hour(set, i, db, "src");
 	if (err)
 		return err;
 	for (size_t k = 0; k < ARRAY_SIZE(copy_sql) && !err; k++)
@@ -192,7 +198,7 @@ static int only_blank(const char *s)
 	return 1;
 }
 
-int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, const char *sql,
+int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
 	       enum render_format format, FILE *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -209,12 +215,14 @@ int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us,
 	}
 	for (size_t i = 0; i < set->n && !err; i++)
 		if (store_hour_overlaps(set->hours[i].hour_us, from_us, to_us)) {
-			err = copy_hour(db, set, i, from_us, to_us);
-			copied++;
+			err = copy_hour(db, set, i, from_us, to_us, strict);
+			copied += !err;
+			err = err > 0 ? 0 : err;
 		}
 	/* an empty range still gets the tables, from the newest file, so that the SQL runs */
 	if (!err && !copied && set->n)
-		err = copy_hour(db, set, set->n - 1, 0, 0);
+		if ((err = copy_hour(db, set, set->n - 1, 0, 0, strict)) > 0)
+			err = 0;
 	if (!err)
 		sqlite3_set_authorizer(db, only_reads, NULL);
 	if (!err && sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {

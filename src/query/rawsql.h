@@ -15,7 +15,7 @@
 #include "reader.h"
 
 /* 0, or -EINVAL after a message (bad SQL, bad file). */
-int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, const char *sql,
+int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
 	       enum render_format format, FILE *out);
 
 #endif

@@ -48,6 +48,9 @@ int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o
 	case 'v':
 		tract_verbose = 1;
 		return 1;
+	case READ_OPT_STRICT:
+		o->strict = 1;
+		return 1;
 	}
 	return 0;
 }

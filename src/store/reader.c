@@ -139,6 +139,27 @@ int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db
 	return err;
 }
 
+int store_reader__open_or_skip(const struct store_reader *r, size_t i, int strict, sqlite3 **db)
+{
+	char why[512];
+	int err;
+
+	tract_clear_error();
+	tract_hold_errors(1);
+	err = store_reader__open_hour(r, i, db);
+	tract_hold_errors(0);
+	if (!err)
+		return 0;
+	snprintf(why, sizeof(why), "%s", tract_last_error());
+	/* no memory is no damage: never skipped */
+	if (strict || err == -ENOMEM) {
+		tract_err("%s", why);
+		return err;
+	}
+	tract_warn("skipping a damaged hour (--strict fails instead): %s", why);
+	return 1;
+}
+
 static int attach(sqlite3 *db, const char *uri_or_name, const char *as)
 {
 	sqlite3_stmt *st;
@@ -211,9 +232,16 @@ int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us)
 		sqlite3 *db;
 		int err;
 
+		tract_hold_errors(1);
 		err = store_reader__open_hour(r, i, &db);
-		if (err)
+		tract_hold_errors(0);
+		/* a damaged hour says so when a query reads it */
+		if (err == -ENOMEM) {
+			tract_err("out of memory");
 			return err;
+		}
+		if (err)
+			continue;
 		if (sqlite3_prepare_v2(db, "SELECT max(ts_us) FROM passes", -1, &st, NULL) == SQLITE_OK) {
 			if (sqlite3_step(st) == SQLITE_ROW)
 				*ts_us = (uint64_t)sqlite3_column_int64(st, 0);

@@ -30,6 +30,11 @@ void store_reader__free(struct store_reader *r);
 char *store_reader__hour_name(const struct store_reader *r, size_t i);
 /* Hour i, read-only, as a database of the store's schema; 0, or -errno after a message naming it. */
 int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db);
+/*
+ * The same, but a damaged hour is skipped with a warning naming it (1)
+ * unless strict, when it is an error.
+ */
+int store_reader__open_or_skip(const struct store_reader *r, size_t i, int strict, sqlite3 **db);
 /* Attaches hour i to db under the schema name as; detaching it is the caller's. */
 int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as);
 /* The newest pass time of the store, 0 when it has none. */

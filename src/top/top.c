@@ -72,9 +72,12 @@ static int read_coverage(struct top *t, const struct store_reader *set, uint64_t
 
 		if (!store_hour_overlaps(set->hours[i].hour_us, from, t->end_us + 2 * bucket))
 			continue;
+		tract_hold_errors(1);
 		err = store_reader__open_hour(set, i, &db);
+		tract_hold_errors(0);
+		/* the refresh's own read of the hour has said it is damaged, or failed with strict */
 		if (err)
-			return err;
+			continue;
 		if (sqlite3_prepare_v2(db, "SELECT ts_us, weight_us, emitted FROM passes "
 					   "WHERE ts_us >= ?1 AND ts_us - weight_us < ?2", -1, &st, NULL) != SQLITE_OK) {
 			char *name = store_reader__hour_name(set, i);
@@ -114,7 +117,7 @@ static int timeline_of_filter(struct top *t, const struct store_reader *set, uin
 			      const double (*sums)[2])
 {
 	struct catalog_column col = { .name = "bucket", .bucket_us = bucket };
-	struct agg_query q = { .cat = t->q.cat, .filter = top__level(t)->filter, .ncols = 1,
+	struct agg_query q = { .cat = t->q.cat, .filter = top__level(t)->filter, .ncols = 1, .strict = t->q.strict,
 			       .from_us = from, .to_us = t->end_us };
 	int has[TOP_TIMELINE_MAX] = { 0 };
 	struct agg_result r;
@@ -173,7 +176,7 @@ static int read_timeline(struct top *t, const struct store_reader *set, size_t w
 int top__refresh(struct top *t, size_t timeline_width)
 {
 	struct top_level *l = top__level(t);
-	struct agg_query q = { .cat = t->q.cat, .group = l->group, .filter = l->filter };
+	struct agg_query q = { .cat = t->q.cat, .group = l->group, .filter = l->filter, .strict = t->q.strict };
 	struct store_reader set;
 	int err;
 

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!aggregate(&set, &q, &r))
 			agg_result__sort(&r);
 		agg_result__free(&r);
-		rawsql_run(&set, 0, UINT64_MAX / 2, "SELECT count(*), max(kstack) FROM samples",
+		rawsql_run(&set, 0, UINT64_MAX / 2, 0, "SELECT count(*), max(kstack) FROM samples",
 			   RENDER_CSV, null);
 		store_reader__free(&set);
 	}

@@ -5,7 +5,7 @@
 # top that needs a terminal.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 15
+plan 18
 
 # a store directory root may not write once it records without CAP_DAC_OVERRIDE
 mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
@@ -55,6 +55,21 @@ for bad in "select 1; delete from samples" "attach '/etc/passwd' as x" "pragma w
 done
 ok "--sql still reads what it may: pragma table_info" sh -c \
 	"'$TRACT' query -D '$WORK/sql' --sql \"select count(*) from pragma_table_info('samples')\" | tail -n 1 | grep -qx '[0-9][0-9]*'"
+
+# one damaged hour does not fail a query over many
+mkdir "$WORK/dmg" && cp "$WORK"/sql/tract-*.db "$WORK/dmg/"
+last=$(q "$(one_store "$WORK/sql")" "select max(ts_us) from passes")
+damaged="tract-$(date -u -d "@$((last / 1000000 - 7200))" +%Y%m%d-%H).db"
+: > "$WORK/dmg/$damaged"
+"$TRACT" query -D "$WORK/dmg" --from -3h --to now > "$WORK/dmg.out" 2> "$WORK/dmg.err"
+ok "a damaged hour is skipped with a warning naming it" sh -c \
+	"[ $? -eq 0 ] && grep -q 'warning: skipping a damaged hour.*$damaged' '$WORK/dmg.err' &&
+	 grep -q 'passes, 1 damaged store files skipped' '$WORK/dmg.out'"
+"$TRACT" query -D "$WORK/dmg" --from -3h --to now --strict > /dev/null 2> "$WORK/strict.err"
+ok "--strict fails on it instead (exit 1)" sh -c "[ $? -eq 1 ] && grep -q '$damaged' '$WORK/strict.err'"
+"$TRACT" query -D "$WORK/dmg" --from "@$((last / 1000000 - 7200))" --to "@$((last / 1000000 - 7100))" \
+	> /dev/null 2> "$WORK/only.err"
+ok "and a range of nothing but damaged hours fails (exit 1)" sh -c "[ $? -eq 1 ] && grep -q 'no hour of the range could be read' '$WORK/only.err'"
 
 # top without a terminal: a message, not a spinning screen
 start=$(date +%s)
