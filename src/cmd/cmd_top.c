@@ -5,6 +5,7 @@
  * private store it removes at exit; otherwise it follows a recorder's store
  * or shows a range of history.  -b prints refreshes as text for scripts.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "clock.h"
@@ -172,12 +174,45 @@ static void *live_main(void *arg)
 	return NULL;
 }
 
+#define LIVE_PREFIX "tract-top."
+
+/*
+ * The private stores of live tops that died without removing theirs (kill
+ * -9): named tract-top.PID.XXXXXX, they go when PID is gone and they are
+ * this user's.
+ */
+static void remove_stale_stores(void)
+{
+	struct dirent *e;
+	DIR *d = opendir("/tmp");
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[300];
+		struct stat st;
+		unsigned int pid;
+		int n = 0;
+
+		if (sscanf(e->d_name, LIVE_PREFIX "%u.%n", &pid, &n) != 1 || !n ||
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+			tract_debug("removing '%s', the store of a live top that is gone", path);
+			store_hours_remove_all(path);
+		}
+	}
+	closedir(d);
+}
+
 /* Starts recording; 0 once the programs are attached, else the recorder's exit status. */
 static int live_start(struct live *l, double hz)
 {
 	int err;
 
-	snprintf(l->dir, sizeof(l->dir), "/tmp/tract-top.XXXXXX");
+	remove_stale_stores();
+	snprintf(l->dir, sizeof(l->dir), "/tmp/" LIVE_PREFIX "%d.XXXXXX", (int)getpid());
 	if (!mkdtemp(l->dir)) {
 		tract_err("cannot create a directory for the live store: %s", strerror(errno));
 		return 1;
@@ -243,10 +278,9 @@ static int batch(struct top *t, const struct top_opts *o, int wait_first)
 			sleep_ns(o->interval_ns);
 		int err = top__refresh(t, 60);
 
-		if (err) {
-			tract_err("%s", t->message);
+		/* what failed has said so on stderr already */
+		if (err)
 			return exit_status(err);
-		}
 		printf("tract top - %s   group: %s   filter: %s\n", t->mode, top__level(t)->group,
 		       top__level(t)->filter ? top__level(t)->filter : "-");
 		print_timeline(t, t->q.render.utf8);

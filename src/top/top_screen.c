@@ -229,6 +229,9 @@ static void rows(struct top *t, int y0, int utf8)
 static void footer(const struct top *t)
 {
 	if (t->message[0]) {
+		/* the rows may reach this line: the message takes it whole */
+		move(LINES - 2, 0);
+		clrtoeol();
 		attron(COLOR_PAIR(PAIR_MESSAGE) | A_BOLD);
 		put_clipped(LINES - 2, 0, t->message, COLS);
 		attroff(COLOR_PAIR(PAIR_MESSAGE) | A_BOLD);

@@ -5,7 +5,7 @@
 # top that needs a terminal.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 18
+plan 21
 
 # a store directory root may not write once it records without CAP_DAC_OVERRIDE
 mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
@@ -70,6 +70,19 @@ ok "--strict fails on it instead (exit 1)" sh -c "[ $? -eq 1 ] && grep -q '$dama
 "$TRACT" query -D "$WORK/dmg" --from "@$((last / 1000000 - 7200))" --to "@$((last / 1000000 - 7100))" \
 	> /dev/null 2> "$WORK/only.err"
 ok "and a range of nothing but damaged hours fails (exit 1)" sh -c "[ $? -eq 1 ] && grep -q 'no hour of the range could be read' '$WORK/only.err'"
+
+# a live top killed with -9 leaves its store; the next live top removes it
+"$TRACT" top -b -n 100 -i 1 > /dev/null 2>&1 &
+live=$!
+for _ in $(seq 100); do ls -d /tmp/tract-top.$live.* > /dev/null 2>&1 && break; sleep 0.05; done
+sleep 1
+kill -9 $live
+wait $live 2> /dev/null
+ok "kill -9 of a live top leaves its private store" sh -c "ls -d /tmp/tract-top.$live.* > /dev/null 2>&1"
+"$TRACT" top -b -n 1 > /dev/null 2>&1
+ok "and the next live top removes it" sh -c "! ls -d /tmp/tract-top.$live.* > /dev/null 2>&1"
+ok "top says a bad group once" sh -c \
+	"[ \$('$TRACT' top -D '$WORK/sql' -b -g nosuch 2>&1 | grep -c 'unknown column') -eq 1 ]"
 
 # top without a terminal: a message, not a spinning screen
 start=$(date +%s)
