@@ -2,12 +2,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sqlite3.h>
 #include "csv.h"
 #include "json.h"
 #include "render.h"
 #include "timespec.h"
 #include "util.h"
+#include "width.h"
 
 #define BAR_WIDTH 20
 #define CELL_MAX 120
@@ -50,25 +52,30 @@ size_t render_cell(const struct agg_value *v, char *buf, size_t cap)
 		return (size_t)snprintf(buf, cap, "%" PRId64, v->i);
 	case SQLITE_FLOAT:
 		return (size_t)snprintf(buf, cap, "%g", v->r);
-	case SQLITE_TEXT:
+	case SQLITE_TEXT: {
+		/* NULL shows as -: a text that reads like it ("-", "NULL", nothing) is quoted */
+		int quote = !v->len || (v->len == 1 && v->text[0] == '-') ||
+			    (v->len == 4 && !strncasecmp(v->text, "NULL", 4));
+
+		if (quote && cap > 2)
+			buf[n++] = '"';
 		/* a thread name is not allowed to move the cursor (a NUL in it shows as '?' too) */
-		for (size_t i = 0; i < v->len && n + 1 < cap; i++)
+		for (size_t i = 0; i < v->len && n + 1 + (size_t)quote < cap; i++)
 			buf[n++] = printable_byte((unsigned char)v->text[i]);
+		if (quote && n + 1 < cap)
+			buf[n++] = '"';
 		buf[n] = '\0';
 		return n;
+	}
 	default:
 		return (size_t)snprintf(buf, cap, "-");
 	}
 }
 
-/* Display width of UTF-8 text: continuation bytes take no column. */
+/* Display width of UTF-8 text, in terminal cells: a CJK name takes two a character. */
 static size_t columns_of(const char *s)
 {
-	size_t w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
+	return text_cells(s, strlen(s));
 }
 
 static void put_padded(FILE *f, const char *s, size_t width)

@@ -16,6 +16,7 @@
 #include "top_screen.h"
 #include "timespec.h"
 #include "util.h"
+#include "width.h"
 
 #define KEY_ESCAPE 27
 #define BAR_COLS 16
@@ -103,20 +104,9 @@ static void start_screen(void)
 /* At most width columns of s at (y, x); the rest of the line is left alone. */
 static void put_clipped(int y, int x, const char *s, int width)
 {
-	int col = 0;
-	const char *p = s;
-
 	move(y, x);
-	while (*p && col < width) {
-		int len = 1;
-
-		/* one column per UTF-8 character */
-		while ((p[len] & 0xc0) == 0x80)
-			len++;
-		addnstr(p, len);
-		p += len;
-		col++;
-	}
+	/* in cells: a wide character takes two, and is not cut in half */
+	addnstr(s, (int)text_fit(s, width > 0 ? (size_t)width : 0));
 }
 
 static void sparkline(const struct top *t, int y, int x, int width, int utf8)
@@ -188,8 +178,10 @@ static void rows(struct top *t, int y0, int utf8)
 	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
 		agg_result__values(&t->res, &t->res.rows[i], vals);
 		for (size_t c = 0; c < t->res.ncols; c++) {
-			int n = (int)render_cell(&vals[c], cell, sizeof(cell));
+			int n;
 
+			render_cell(&vals[c], cell, sizeof(cell));
+			n = (int)text_cells(cell, strlen(cell));
 			if (n > width[c])
 				width[c] = n > 40 ? 40 : n;
 		}
@@ -213,7 +205,7 @@ static void rows(struct top *t, int y0, int utf8)
 			render_cell(&vals[c], cell, sizeof(cell));
 			addstr("  ");
 			put_clipped(y, getcurx(stdscr), cell, width[c]);
-			for (int pad = (int)strlen(cell); pad < width[c]; pad++)
+			for (int pad = (int)text_cells(cell, text_fit(cell, (size_t)width[c])); pad < width[c]; pad++)
 				addch(' ');
 		}
 		if (i == l->selected) {

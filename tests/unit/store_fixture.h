@@ -26,7 +26,7 @@ static inline struct sample *fixture_row(struct pass *p, uint32_t tid, const cha
 	*r = (struct sample){ .tid = tid, .tgid = 100, .state = state, .syscall_nr = nr, .cpu = tid % 2 };
 	if (nr >= 0)
 		r->flags |= TRACT_SF_IN_SYSCALL;
-	strncpy(r->comm, comm, sizeof(r->comm));
+	memcpy(r->comm, comm, strnlen(comm, sizeof(r->comm)));
 	memcpy(r->pcomm, "db", 3);
 	return r;
 }

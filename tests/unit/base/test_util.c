@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include "strbuf.h"
 #include "util.h"
+#include "width.h"
 
 static void control_bytes_are_not_shown(void **state)
 {
@@ -46,6 +47,22 @@ static void strings_grow_and_are_never_cut(void **state)
 	free(s);
 }
 
+static void cells_of_text(void **state)
+{
+	(void)state;
+	assert_int_equal(text_cells("abc", 3), 3);
+	/* CJK two cells each, a combining accent none, é one */
+	assert_int_equal(text_cells("\xe6\x95\xb0\xe6\x8d\xae", 6), 4);
+	assert_int_equal(text_cells("e\xcc\x81", 3), 1);
+	assert_int_equal(text_cells("caf\xc3\xa9", 5), 4);
+	/* an invalid byte is one cell, and so is each byte of a cut character */
+	assert_int_equal(text_cells("\xff\xe6\x95", 3), 3);
+	/* fitting never splits a character */
+	assert_int_equal(text_fit("\xe6\x95\xb0\xe6\x8d\xae", 3), 3);
+	assert_int_equal(text_fit("\xe6\x95\xb0\xe6\x8d\xae", 4), 6);
+	assert_int_equal(text_fit("abc", 10), 3);
+}
+
 static void exit_statuses(void **state)
 {
 	(void)state;
@@ -71,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(control_bytes_are_not_shown),
 		cmocka_unit_test(strings_grow_and_are_never_cut),
+		cmocka_unit_test(cells_of_text),
 		cmocka_unit_test(exit_statuses),
 		cmocka_unit_test(the_last_error_is_the_threads_own),
 	};

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include "csv.h"
 #include "render.h"
+#include "width.h"
 #include "../store_fixture.h"
 
 /* The groups of -g comm,file printed in a format, as text. */
@@ -112,6 +113,83 @@ static void bars_are_as_long_as_the_share(void **state)
 	assert_string_equal(render_bar(buf, sizeof(buf), 1, 4, 0), "####");
 }
 
+static const char *cell(int type, const char *text)
+{
+	static char buf[64];
+	struct agg_value v = { .type = type, .text = text, .len = text ? strlen(text) : 0 };
+
+	render_cell(&v, buf, sizeof(buf));
+	return buf;
+}
+
+static void null_looks_like_nothing_else(void **state)
+{
+	(void)state;
+	assert_string_equal(cell(SQLITE_NULL, NULL), "-");
+	assert_string_equal(cell(SQLITE_TEXT, "-"), "\"-\"");
+	assert_string_equal(cell(SQLITE_TEXT, "NULL"), "\"NULL\"");
+	assert_string_equal(cell(SQLITE_TEXT, "null"), "\"null\"");
+	assert_string_equal(cell(SQLITE_TEXT, ""), "\"\"");
+	assert_string_equal(cell(SQLITE_TEXT, "--"), "--");
+	assert_string_equal(cell(SQLITE_TEXT, "nginx"), "nginx");
+}
+
+/* A store of threads whose names take other widths than their bytes. */
+static char *wide_store(void)
+{
+	static const char *const names[] = { "\xe6\x95\xb0\xe6\x8d\xae\xe5\xba\x93", "abc", "caf\xc3\xa9", "e\xcc\x81t\xc3\xa9" };
+	struct store_config cfg = { .frequency_hz = 1, .source = "test", .gid = -1 };
+	struct pass p = { .ts_us = FIXTURE_FIRST_US, .weight_us = 1000000, .visited = 4 };
+	struct sink *s;
+	char *dir = fixture_dir();
+
+	cfg.dir = dir;
+	assert_int_equal(store_sqlite__open(&cfg, &s), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fixture_row(&p, (uint32_t)i + 1, names[i], TRACT_STATE_RUN, -1);
+	assert_int_equal(sink__write_pass(s, &p), 0);
+	sink__close(s);
+	pass__free_rows(&p);
+	return dir;
+}
+
+static void wide_names_line_up(void **state)
+{
+	struct render_opts o = { .format = RENDER_TABLE, .utf8 = 1 };
+	struct agg_result r;
+	struct store_reader set;
+	char *fixture_wide = wide_store();
+	/* pcomm after comm: a line's cells are equal only if each comm is padded to the same cells */
+	struct agg_query q = { .cat = &catalog_samples, .group = "comm,pcomm", .from_us = FIXTURE_FIRST_US - 1,
+			       .to_us = FIXTURE_FIRST_US + 1 };
+	char *buf = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	long last = -1;
+
+	(void)state;
+	assert_int_equal(store_reader__open(fixture_wide, &set), 0);
+	assert_int_equal(aggregate(&set, &q, &r), 0);
+	agg_result__sort(&r);
+	render_groups(f, &r, &o);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long cells;
+
+		if (!strstr(line, "%"))
+			continue;
+		cells = (long)text_cells(line, strlen(line));
+		if (last >= 0 && cells != last)
+			fail_msg("rows of %ld and %ld cells:\n%s", last, cells, line);
+		last = cells;
+	}
+	assert_true(last > 0);
+	free(buf);
+	agg_result__free(&r);
+	store_reader__free(&set);
+	fixture_remove(fixture_wide);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +197,8 @@ int main(void)
 		cmocka_unit_test(csv_reads_back),
 		cmocka_unit_test(json_is_valid_and_holds_the_numbers),
 		cmocka_unit_test(bars_are_as_long_as_the_share),
+		cmocka_unit_test(null_looks_like_nothing_else),
+		cmocka_unit_test(wide_names_line_up),
 	};
 	return cmocka_run_group_tests_name("render", tests, fixture_setup, fixture_teardown);
 }

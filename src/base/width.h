@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* How many terminal cells text takes: wide (CJK, emoji) characters two, combining marks none. */
+#ifndef TRACT_WIDTH_H
+#define TRACT_WIDTH_H
+
+#include <stddef.h>
+
+/* The cells of the first len bytes of UTF-8 text (invalid bytes take one each). */
+size_t text_cells(const char *s, size_t len);
+/* The bytes of s (NUL-terminated) that fit in cells cells, not splitting a character. */
+size_t text_fit(const char *s, size_t cells);
+
+#endif
