@@ -145,7 +145,7 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 		fprintf(f, "; top %zu of %zu groups", n, r->nrows);
 	fputs("\n\n", f);
 	for (size_t c = 0; c < r->ncols; c++)
-		width[c] = strlen(r->cols[c]->name);
+		width[c] = strlen(catalog_heading(r->cols[c]));
 	for (size_t i = 0; i < n; i++) {
 		if (agg_result__avg(r, &r->rows[i]) > max_avg)
 			max_avg = agg_result__avg(r, &r->rows[i]);
@@ -159,7 +159,7 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 	fprintf(f, "%8s %6s  %-*s", "avg_thr", "share", BAR_WIDTH, "");
 	for (size_t c = 0; c < r->ncols; c++) {
 		fputs("  ", f);
-		put_padded(f, r->cols[c]->name, c + 1 < r->ncols || timeline ? width[c] : 0);
+		put_padded(f, catalog_heading(r->cols[c]), c + 1 < r->ncols || timeline ? width[c] : 0);
 	}
 	if (timeline)
 		fputs("  sampled", f);
@@ -425,7 +425,11 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 	}
 	if (o->format == RENDER_JSON)
 		fputs("]\n", f);
-	if (o->format == RENDER_TABLE && !nh)
+	/* passes but not one histogram row: most likely never recorded */
+	if (o->format == RENDER_TABLE && !nh && r->passes && r->cat && r->cat->recorded_by)
+		fprintf(f, "no %s latency in this range: record it with 'tract record %s'\n", r->cat->name,
+			r->cat->recorded_by);
+	else if (o->format == RENDER_TABLE && !nh)
 		fputs("no latency histograms in this range\n", f);
 	free(h);
 }

@@ -27,7 +27,11 @@ int agg_parse_group(const struct catalog *cat, const char *list, const struct ca
 			continue;
 		c = catalog__find(cat, name);
 		if (!c) {
-			tract_err("unknown column '%s' to group by; 'tract query --columns' lists them", name);
+			if (cat == &catalog_samples)
+				tract_err("unknown column '%s' to group by; 'tract query --columns' lists them", name);
+			else
+				tract_err("unknown column '%s' to group --hist %s by; 'tract query --hist %s --columns' "
+					  "lists them", name, cat->name, cat->name);
 			err = -EINVAL;
 		} else if (*n == AGG_MAX_GROUP) {
 			tract_err("at most %d columns to group by", AGG_MAX_GROUP);
@@ -476,6 +480,7 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	struct plan plan;
 
 	memset(r, 0, sizeof(*r));
+	r->cat = q->cat;
 	r->filtered = has_filter;
 	r->keys = dict__new();
 	r->bucket_ids = dict__new();

@@ -51,6 +51,7 @@ struct agg_bucket {
 };
 
 struct agg_result {
+	const struct catalog *cat;	/* what was grouped: samples or a histogram */
 	size_t ncols;
 	const struct catalog_column *cols[AGG_MAX_GROUP];
 	struct dict *keys;

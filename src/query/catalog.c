@@ -44,6 +44,8 @@ const struct catalog catalog_samples = {
 static const struct catalog_column io_columns_def[] = {
 	{ "dev", "h.dev", 0, "block device", NULL, 0 },
 	{ "op", "h.op", 0, "read, write, flush, ...", NULL, 0 },
+	{ "io_dev", "h.dev", 0, "the same as dev, as the samples name it", NULL, 0 },
+	{ "io_op", "h.op", 0, "the same as op, as the samples name it", NULL, 0 },
 	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0 },
 	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
 	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
@@ -77,6 +79,7 @@ const struct catalog catalog_syscall = {
 	.columns = syscall_columns_def,
 	.ncolumns = ARRAY_SIZE(syscall_columns_def),
 	.default_group = "pcomm,syscall",
+	.recorded_by = "--syscall-latency",
 };
 
 static const struct catalog_column runq_columns_def[] = {
@@ -96,7 +99,21 @@ const struct catalog catalog_runq = {
 	.columns = runq_columns_def,
 	.ncolumns = ARRAY_SIZE(runq_columns_def),
 	.default_group = "pcomm,tgid",
+	.recorded_by = "--runq-latency",
 };
+
+const char *catalog_heading(const struct catalog_column *c)
+{
+	static const char *const headings[][2] = {
+		{ "waker", "last woken by" },
+		{ "waker_tid", "last woken by tid" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(headings); i++)
+		if (!strcmp(c->name, headings[i][0]))
+			return headings[i][1];
+	return c->name;
+}
 
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name)
 {

@@ -41,10 +41,17 @@ struct catalog {
 	const struct catalog_column *columns;
 	size_t ncolumns;
 	const char *default_group;	/* -g when none is given */
+	const char *recorded_by;	/* the record option that keeps these rows; NULL: always kept */
 };
 
 extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalog_runq;
 
+/*
+ * The heading a table gives a column: its name, or words where the name
+ * would be read the wrong way (waker is who woke the thread last, not who
+ * will).  CSV and JSON keep the names.
+ */
+const char *catalog_heading(const struct catalog_column *c);
 /* The column named name (case-insensitive), or NULL. */
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name);
 /* The column list as the filter compiler takes it; an array of c->ncolumns. */

@@ -174,7 +174,7 @@ static void rows(struct top *t, int y0, int utf8)
 		return;
 	first = l->selected >= (size_t)height ? l->selected - (size_t)height + 1 : 0;
 	for (size_t c = 0; c < t->res.ncols; c++)
-		width[c] = (int)strlen(t->res.cols[c]->name);
+		width[c] = (int)strlen(catalog_heading(t->res.cols[c]));
 	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
 		agg_result__values(&t->res, &t->res.rows[i], vals);
 		for (size_t c = 0; c < t->res.ncols; c++) {
@@ -189,7 +189,7 @@ static void rows(struct top *t, int y0, int utf8)
 	attron(A_BOLD);
 	mvprintw(y0, 0, "%8s %6s %-*s", "avg_thr", "share", BAR_COLS, "");
 	for (size_t c = 0; c < t->res.ncols; c++)
-		printw("  %-*s", width[c], t->res.cols[c]->name);
+		printw("  %-*s", width[c], catalog_heading(t->res.cols[c]));
 	attroff(A_BOLD);
 	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
 		const struct agg_row *r = &t->res.rows[i];

@@ -5,7 +5,7 @@
 # top that needs a terminal.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 21
+plan 25
 
 # a store directory root may not write once it records without CAP_DAC_OVERRIDE
 mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
@@ -83,6 +83,16 @@ ok "kill -9 of a live top leaves its private store" sh -c "ls -d /tmp/tract-top.
 ok "and the next live top removes it" sh -c "! ls -d /tmp/tract-top.$live.* > /dev/null 2>&1"
 ok "top says a bad group once" sh -c \
 	"[ \$('$TRACT' top -D '$WORK/sql' -b -g nosuch 2>&1 | grep -c 'unknown column') -eq 1 ]"
+
+# histograms: the samples' names work, a wrong one points to the right list, a missing one says how to record it
+ok "--hist io -g io_dev,io_op takes the samples' names" "$TRACT" query -D "$WORK/sql" --hist io -g io_dev,io_op
+"$TRACT" query -D "$WORK/sql" --hist io -g nosuch > /dev/null 2> "$WORK/hist.err"
+ok "a bad --hist column points to that histogram's columns" grep -q "'tract query --hist io --columns' lists them" "$WORK/hist.err"
+ok "--hist syscall on a store recorded without it says how to record it" sh -c \
+	"'$TRACT' query -D '$WORK/sql' --hist syscall | grep -q \"record it with 'tract record --syscall-latency'\""
+ok "waker reads as the past in a table, and keeps its name in CSV" sh -c \
+	"'$TRACT' query -D '$WORK/sql' -g waker | grep -q 'last woken by' &&
+	 '$TRACT' query -D '$WORK/sql' -g waker --format csv | head -n 1 | grep -q '^waker,'"
 
 # top without a terminal: a message, not a spinning screen
 start=$(date +%s)
