@@ -45,6 +45,7 @@ static const char query_usage[] =
 "      --columns         list the columns to group and filter by\n"
 "  -D, --dir DIR         the store (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
 "      --strict          fail on a damaged store file instead of skipping it\n"
+"      --utc, --local    read and show times in UTC, or in local time (the default)\n"
 "  -v, --verbose         say more\n"
 "  -h, --help            show this help\n"
 "\n"

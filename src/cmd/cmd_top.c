@@ -46,6 +46,7 @@ static const char top_usage[] =
 "      --span DURATION   window length when following or live (default 5m)\n"
 "      --format FORMAT   with -b: table (default), csv or json\n"
 "      --strict          fail on a damaged store file instead of skipping it\n"
+"      --utc, --local    read and show times in UTC, or in local time (the default)\n"
 "  -i, --interval SECS   refresh every SECS seconds (default 1)\n"
 "  -b, --batch           print refreshes as text instead of the screen\n"
 "  -n, --iterations N    with -b: how many refreshes (default 1)\n"

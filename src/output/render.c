@@ -32,7 +32,7 @@ void render_range(FILE *f, const struct agg_result *r)
 	}
 	timespec_format(r->first_us, from, sizeof(from));
 	timespec_format(r->last_us, to, sizeof(to));
-	fprintf(f, "%s .. %s, %.0f s sampled in %" PRIu64 " passes", from, to + 11,
+	fprintf(f, "%s .. %s %s, %.0f s sampled in %" PRIu64 " passes", from, to + 11, timespec_zone(r->last_us),
 		(double)r->sampled_us / 1e6, r->passes);
 	if (r->unsampled_us >= 1000000)
 		fprintf(f, ", %.0f s not sampled (the recorder was late)", (double)r->unsampled_us / 1e6);

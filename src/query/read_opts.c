@@ -51,6 +51,11 @@ int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o
 	case READ_OPT_STRICT:
 		o->strict = 1;
 		return 1;
+	case READ_OPT_UTC:
+	case READ_OPT_LOCAL:
+		/* the last one given wins; local is the zone TZ names, or the system's */
+		o->utc = c == READ_OPT_UTC;
+		return 1;
 	}
 	return 0;
 }
@@ -61,6 +66,8 @@ int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *
 
 	if (optind < argc)
 		return tract_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (o->utc)
+		timespec_use_utc();
 	o->now_us = realtime_us();
 	if (o->from && timespec_parse(o->from, o->now_us, &o->from_us))
 		return tract_usage_error(cmd, "invalid time '%s' for --from: %s", o->from, forms);

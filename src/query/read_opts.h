@@ -25,13 +25,14 @@ struct query_opts {
 	int top_given;			/* -n was given */
 	int format_given;		/* --format was given */
 	int strict;			/* --strict: a damaged hour fails, not skipped */
+	int utc;			/* --utc: times read and shown in UTC, not local time */
 	int has_from, has_to;
 	const char *from, *to;		/* as given, until read_opts_finish() */
 	uint64_t from_us, to_us, now_us;
 	struct render_opts render;
 };
 
-enum { READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT, READ_OPT_STRICT };
+enum { READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT, READ_OPT_STRICT, READ_OPT_UTC, READ_OPT_LOCAL };
 
 #define READ_OPTS_SHORT "g:w:D:v"
 #define READ_OPTS_LONG							\
@@ -42,6 +43,8 @@ enum { READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT, READ_OPT_STRICT };
 	{ "format", required_argument, NULL, READ_OPT_FORMAT },		\
 	{ "dir", required_argument, NULL, 'D' },			\
 	{ "strict", no_argument, NULL, READ_OPT_STRICT },		\
+	{ "utc", no_argument, NULL, READ_OPT_UTC },			\
+	{ "local", no_argument, NULL, READ_OPT_LOCAL },			\
 	{ "verbose", no_argument, NULL, 'v' }
 
 /* The defaults: the default store, the samples, a table. */

@@ -132,8 +132,8 @@ static void header(const struct top *t, int utf8)
 	timespec_format(t->end_us - t->span_us, from, sizeof(from));
 	timespec_format(t->end_us, to, sizeof(to));
 	attron(A_BOLD | COLOR_PAIR(PAIR_HEADER));
-	snprintf(line, sizeof(line), "tract top - %s   %s .. %s (%.0f s%s)   %ld CPUs", t->mode, from, to + 11,
-		 (double)t->span_us / 1e6, t->follow ? ", following" : "", cpus);
+	snprintf(line, sizeof(line), "tract top - %s   %s .. %s %s (%.0f s%s)   %ld CPUs", t->mode, from, to + 11,
+		 timespec_zone(t->end_us), (double)t->span_us / 1e6, t->follow ? ", following" : "", cpus);
 	put_clipped(0, 0, line, w);
 	attroff(A_BOLD | COLOR_PAIR(PAIR_HEADER));
 	if (t->have_res) {
