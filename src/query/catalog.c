@@ -3,6 +3,7 @@
 #include <strings.h>
 #include "catalog.h"
 #include "columns.h"
+#include "schema.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -10,24 +11,24 @@
 
 static const struct catalog_column sample_columns_def[] = {
 	/* the samples view's columns, from the column table */
-#define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, sql, joins, doc, base, 0 },
+#define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, sql, joins, doc, base, 0, type },
 #include "sample_columns.def"
 #undef COLUMN
 	/* derived dimensions */
 	{ "comm_folded", "fold_digits(t.comm)", JOIN_THREAD, "thread name, digits as *, a kworker's +/- as - (kworker/*:*)",
-	  "f.thread", 0 },
-	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0 },
-	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0 },
-	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0 },
-	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0 },
+	  "f.thread", 0, NULL },
+	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0, NULL },
+	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0, NULL },
+	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0, NULL },
+	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0, NULL },
 	{ "activity", "activity(st.name, sc.name, f.sc_us, fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
-	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0 },
-	{ "kstack", "ks.frames", JOIN_KSTACK, "kernel stack, outermost first", "f.kstack", 0 },
-	{ "ustack", "us.frames", JOIN_USTACK, "user stack, outermost first", "f.ustack", 0 },
-	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000 },
+	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0, NULL },
+	{ "kstack", "ks.frames", JOIN_KSTACK, "kernel stack, outermost first", "f.kstack", 0, NULL },
+	{ "ustack", "us.frames", JOIN_USTACK, "user stack, outermost first", "f.ustack", 0, NULL },
+	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000, NULL },
 	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute, for timelines", "p.ts_us / 60000000 * 60000000",
-	  60000000 },
-	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second", "p.ts_us / 1000000 * 1000000", 1000000 },
+	  60000000, NULL },
+	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second", "p.ts_us / 1000000 * 1000000", 1000000, NULL },
 };
 
 const struct catalog catalog_samples = {
@@ -42,13 +43,13 @@ const struct catalog catalog_samples = {
 };
 
 static const struct catalog_column io_columns_def[] = {
-	{ "dev", "h.dev", 0, "block device", NULL, 0 },
-	{ "op", "h.op", 0, "read, write, flush, ...", NULL, 0 },
-	{ "io_dev", "h.dev", 0, "the same as dev, as the samples name it", NULL, 0 },
-	{ "io_op", "h.op", 0, "the same as op, as the samples name it", NULL, 0 },
-	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0 },
-	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
-	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+	{ "dev", "h.dev", 0, "block device", NULL, 0, NULL },
+	{ "op", "h.op", 0, "read, write, flush, ...", NULL, 0, NULL },
+	{ "io_dev", "h.dev", 0, "the same as dev, as the samples name it", NULL, 0, NULL },
+	{ "io_op", "h.op", 0, "the same as op, as the samples name it", NULL, 0, NULL },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0, "INTEGER" },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER" },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL },
 };
 
 const struct catalog catalog_io = {
@@ -62,13 +63,13 @@ const struct catalog catalog_io = {
 };
 
 static const struct catalog_column syscall_columns_def[] = {
-	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0 },
-	{ "tgid", "h.tgid", 0, "process id", NULL, 0 },
-	{ "syscall", "h.syscall", 0, "syscall", NULL, 0 },
-	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0 },
-	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
-	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0 },
-	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0, NULL },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0, "INTEGER" },
+	{ "syscall", "h.syscall", 0, "syscall", NULL, 0, NULL },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0, "INTEGER" },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER" },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0, NULL },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL },
 };
 
 const struct catalog catalog_syscall = {
@@ -83,12 +84,12 @@ const struct catalog catalog_syscall = {
 };
 
 static const struct catalog_column runq_columns_def[] = {
-	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0 },
-	{ "tgid", "h.tgid", 0, "process id", NULL, 0 },
-	{ "le_us", "h.le_us", 0, "latency bucket: waited for a CPU below this many microseconds", NULL, 0 },
-	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0 },
-	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0 },
-	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0 },
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0, NULL },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0, "INTEGER" },
+	{ "le_us", "h.le_us", 0, "latency bucket: waited for a CPU below this many microseconds", NULL, 0, "INTEGER" },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER" },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0, NULL },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL },
 };
 
 const struct catalog catalog_runq = {
@@ -123,13 +124,33 @@ const struct catalog_column *catalog__find(const struct catalog *c, const char *
 	return NULL;
 }
 
+/* The states as stored: what state = ... takes, in any case. */
+static const char *const *state_choices(void)
+{
+	static const char *choices[TRACT_STATE__COUNT + 1];
+
+	for (int i = 0; i < TRACT_STATE__COUNT; i++)
+		choices[i] = state_name(i);
+	return choices;
+}
+
 struct expr_column *catalog__expr_columns(const struct catalog *c)
 {
 	struct expr_column *cols = xcalloc(c->ncolumns, sizeof(*cols));
 
 	for (size_t i = 0; i < c->ncolumns; i++) {
-		cols[i].name = c->columns[i].name;
-		cols[i].sql = c->columns[i].sql;
+		const struct catalog_column *col = &c->columns[i];
+		size_t len = strlen(col->name);
+
+		cols[i].name = col->name;
+		cols[i].sql = col->sql;
+		/* a number compares with numbers; a time in microseconds with durations too */
+		if (col->type && !strncmp(col->type, "INTEGER", 7))
+			cols[i].type = len > 3 && !strcmp(col->name + len - 3, "_us") ? EXPR_DURATION : EXPR_INT;
+		if (c == &catalog_samples && !strcmp(col->name, "state")) {
+			cols[i].type = EXPR_CHOICE;
+			cols[i].choices = state_choices();
+		}
 	}
 	return cols;
 }

@@ -30,6 +30,7 @@ struct catalog_column {
 	 * 0: not a time bucket.
 	 */
 	uint64_t bucket_us;
+	const char *type;	/* its SQL type, INTEGER or TEXT...; NULL: text made by a function */
 };
 
 struct catalog {

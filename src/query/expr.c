@@ -63,6 +63,7 @@ struct sbuf {
 struct parser {
 	const char *src;
 	const struct expr_column *cols;
+	const struct expr_column *col;	/* the column being compared, for its values' type */
 	size_t ncols;
 	size_t next_pos;	/* first byte after tok */
 	struct token tok;	/* the one token of lookahead */
@@ -407,6 +408,81 @@ static int literal(struct parser *p, const char *what, int numbers, struct expr_
 	return 1;
 }
 
+/* 250us, 10ms, 1.5s, 2m, 1h, or a plain number: microseconds. */
+static int duration_us(const char *s, size_t len, double *us)
+{
+	static const struct { const char *unit; double us; } units[] = {
+		{ "us", 1 }, { "ms", 1e3 }, { "s", 1e6 }, { "m", 60e6 }, { "h", 3600e6 },
+	};
+	char word[64], *end;
+	locale_t c_locale;
+
+	if (!len || len >= sizeof(word))
+		return -1;
+	memcpy(word, s, len);
+	word[len] = '\0';
+	c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (!c_locale)
+		return -1;
+	*us = strtod_l(word, &end, c_locale);
+	freelocale(c_locale);
+	if (end == word || *us < 0)
+		return -1;
+	if (!*end)
+		return 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*us *= units[i].us;
+			return 0;
+		}
+	return -1;
+}
+
+/* A literal as the compared column takes it: numbers for numbers, a unit for times, a known choice. */
+static int typed_literal(struct parser *p, const char *what, struct expr_param *param)
+{
+	const struct expr_column *col = p->col;
+	size_t pos = p->tok.pos;
+	char buf[160], list[256] = "";
+	double us;
+	int rc;
+
+	if (!col || col->type == EXPR_TEXT)
+		return literal(p, what, 1, param);
+	if (col->type == EXPR_INT || col->type == EXPR_DURATION) {
+		rc = p->tok.kind == TOK_WORD ? literal(p, what, 1, param) : -2;
+		if (rc == 1 && param->kind != EXPR_PARAM_TEXT)
+			return 1;
+		if (rc == 1 && col->type == EXPR_DURATION && !duration_us(param->text, strlen(param->text), &us)) {
+			free(param->text);
+			param->kind = EXPR_PARAM_INT;
+			param->i = (long long)(us + 0.5);
+			return 1;
+		}
+		if (rc == 1)
+			free(param->text);
+		if (rc == -1)
+			return -1;
+		return fail(p, pos, "%s takes %s, found %s", col->name,
+			    col->type == EXPR_DURATION ? "microseconds or a duration such as 250us, 10ms or 1.5s" :
+							 "a number",
+			    describe(p, &p->tok, buf, sizeof(buf)));
+	}
+	/* EXPR_CHOICE: any case, stored as the choices spell it */
+	if (literal(p, what, 0, param) < 0)
+		return -1;
+	for (size_t i = 0; col->choices[i]; i++)
+		if (!strcasecmp(param->text, col->choices[i])) {
+			free(param->text);
+			param->text = xstrdup(col->choices[i]);
+			return 1;
+		}
+	for (size_t i = 0; col->choices[i]; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", col->choices[i]);
+	free(param->text);
+	return fail(p, pos, "%s is one of %s, found %s", col->name, list, describe(p, &p->tok, buf, sizeof(buf)));
+}
+
 #define REGEX_MAX 256
 
 /*
@@ -491,7 +567,7 @@ static int value_list(struct parser *p, const char *col_sql, int negated)
 			    describe(p, &p->tok, buf, sizeof(buf)));
 	sbuf_add(&p->sql, "%s%s IN (", negated ? "((" : "(", col_sql);
 	for (int n = 0;; n++) {
-		if (next(p) || literal(p, "a value in the list", 1, &param) < 0 || add_param(p, param))
+		if (next(p) || typed_literal(p, "a value in the list", &param) < 0 || add_param(p, param))
 			return -1;
 		sbuf_add(&p->sql, "%s?", n ? ", " : "");
 		if (next(p))
@@ -561,7 +637,7 @@ static int operator_comparison(struct parser *p, const char *sql)
 		rc = pattern(p, &op);
 	} else {
 		snprintf(what, sizeof(what), "a value after '%.*s'", (int)op.len, p->src + op.pos);
-		rc = literal(p, what, 1, &param) < 0 ? -1 : add_param(p, param);
+		rc = typed_literal(p, what, &param) < 0 ? -1 : add_param(p, param);
 	}
 	if (rc)
 		return rc;
@@ -588,6 +664,7 @@ static int comparison(struct parser *p)
 	}
 	if (++p->comparisons > MAX_COMPARISONS)
 		return fail(p, p->tok.pos, "too many comparisons (at most %d)", MAX_COMPARISONS);
+	p->col = col;
 	if (next(p))
 		return -1;
 	sql = column_sql(col, &owned);

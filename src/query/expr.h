@@ -12,10 +12,20 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+/* What values a column compares with: a literal of another kind is an error, not "no match". */
+enum expr_type {
+	EXPR_TEXT,		/* anything */
+	EXPR_INT,		/* numbers only */
+	EXPR_DURATION,		/* microseconds: a number, or one with a unit (250us, 10ms, 1.5s, 2m, 1h) */
+	EXPR_CHOICE,		/* one of choices, any case */
+};
+
 /* A column the user may name, and the SQL expression it stands for (no '?' in it). */
 struct expr_column {
 	const char *name;
 	const char *sql;
+	enum expr_type type;
+	const char *const *choices;	/* EXPR_CHOICE: the values, NULL-terminated, as stored */
 };
 
 enum expr_param_kind { EXPR_PARAM_TEXT, EXPR_PARAM_INT, EXPR_PARAM_REAL };

@@ -5,7 +5,7 @@
 # top that needs a terminal.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 25
+plan 28
 
 # a store directory root may not write once it records without CAP_DAC_OVERRIDE
 mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
@@ -93,6 +93,22 @@ ok "--hist syscall on a store recorded without it says how to record it" sh -c \
 ok "waker reads as the past in a table, and keeps its name in CSV" sh -c \
 	"'$TRACT' query -D '$WORK/sql' -g waker | grep -q 'last woken by' &&
 	 '$TRACT' query -D '$WORK/sql' -g waker --format csv | head -n 1 | grep -q '^waker,'"
+
+# filter values of the column's kind: a wrong one fails where it is, a duration takes its unit
+start_workload --only fsync,futex,pingpong || exit 1
+"$TRACT" record -F 10 -d 2 -p "$WL_PID" -o "$WORK/wl" > /dev/null 2>&1
+stop_workload
+avg() {
+	"$TRACT" query -D "$WORK/wl" -w "$1" --format json > "$WORK/avg.json"
+	sqlite3 :memory: "select readfile('$WORK/avg.json') ->> 'avg_threads'"
+}
+ms=$(avg 'sc_us > 1ms')
+ok "sc_us > 1ms is sc_us > 1000 ($ms threads)" sh -c "[ '$ms' = '$(avg 'sc_us > 1000')' ] && [ '$ms' != '$(avg 'sc_us > 1000000')' ]"
+"$TRACT" query -D "$WORK/wl" -w 'sc_us > abc' > /dev/null 2> "$WORK/abc.err"
+ok "a word for a number column is a usage error at its position" sh -c "[ $? -eq 2 ] && grep -q 'position 8: sc_us takes' '$WORK/abc.err'"
+ok "state names take any case, and an unknown one lists them" sh -c \
+	"[ '$(avg 'state=sleep')' = '$(avg 'state=SLEEP')' ] && [ '$(avg 'state=SLEEP')' != 0 ] &&
+	 '$TRACT' query -D '$WORK/wl' -w 'state=slept' 2>&1 >/dev/null | grep -q 'RUN, RUNQ, DISK'"
 
 # top without a terminal: a message, not a spinning screen
 start=$(date +%s)

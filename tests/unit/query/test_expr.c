@@ -18,12 +18,12 @@
 #include "util.h"
 
 static const struct expr_column cols[] = {
-	{ "comm", "comm" },
-	{ "state", "state" },
-	{ "syscall", "syscall" },
-	{ "sc_us", "sc_us" },
-	{ "file", "file" },
-	{ "group", "fold_digits(comm)" },
+	{ .name = "comm", .sql = "comm" },
+	{ .name = "state", .sql = "state" },
+	{ .name = "syscall", .sql = "syscall" },
+	{ .name = "sc_us", .sql = "sc_us" },
+	{ .name = "file", .sql = "file" },
+	{ .name = "group", .sql = "fold_digits(comm)" },
 };
 
 /* Params as "T:text I:12 R:0.5", one string to compare. */
@@ -497,7 +497,7 @@ static void bind_reports_bad_indexes(void **state)
 /* Regexes that would make regcomp() take exponential time are refused at once. */
 static void costly_regexes_are_refused(void **state)
 {
-	static const struct expr_column comm[] = { { "comm", "comm" } };
+	static const struct expr_column comm[] = { { .name = "comm", .sql = "comm" } };
 	const char *bad[] = { "comm ~ 'a++'", "comm ~ ']+++++++++++++++++++'", "comm ~ 'a*?'",
 			      "comm ~ 'a{2}{3}'", "comm ~ 'x{1,1000}'", "comm ~ '(a{2})(b{2})(c{2})'", NULL };
 	const char *good[] = { "comm ~ '^kworker/[0-9]+:[0-9]+$'", "comm ~ '[+*]+x'", "comm ~ 'a\\++'",
@@ -519,6 +519,53 @@ static void costly_regexes_are_refused(void **state)
 	assert_int_not_equal(expr_compile(big, comm, 1, &out, &err), 0);
 }
 
+/* The columns of a catalog carry their type: values of another kind fail, and say so where. */
+static void values_have_their_columns_type(void **state)
+{
+	static const char *const states[] = { "RUN", "RUNQ", "DISK", "SLEEP", NULL };
+	static const struct expr_column typed[] = {
+		{ "comm", "comm", EXPR_TEXT, NULL },
+		{ "tid", "tid", EXPR_INT, NULL },
+		{ "sc_us", "sc_us", EXPR_DURATION, NULL },
+		{ "state", "state", EXPR_CHOICE, states },
+	};
+	static const struct {
+		const char *src, *params;
+	} good[] = {
+		{ "sc_us > 10ms", "I:10000" }, { "sc_us > 1.5s", "I:1500000" }, { "sc_us < 250us", "I:250" },
+		{ "sc_us >= 2m", "I:120000000" }, { "sc_us > 500", "I:500" }, { "tid = 12", "I:12" },
+		{ "state = run", "T:RUN" }, { "state in (disk, \"Sleep\")", "T:DISK T:SLEEP" }, { "comm = 12", "I:12" },
+	};
+	static const struct {
+		const char *src, *msg;
+		size_t pos;
+	} bad[] = {
+		{ "sc_us > 10 ms", "expected", 11 }, { "sc_us > abc", "sc_us takes microseconds", 8 },
+		{ "sc_us > 10parsecs", "sc_us takes microseconds", 8 }, { "tid = \"12\"", "tid takes a number", 6 },
+		{ "tid = 10ms", "tid takes a number", 6 }, { "state = bogus", "state is one of RUN, RUNQ, DISK, SLEEP", 8 },
+		{ "tid in (1, x)", "tid takes a number", 11 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		struct expr_sql e;
+		struct expr_error err = { 0 };
+
+		if (expr_compile(good[i].src, typed, ARRAY_SIZE(typed), &e, &err))
+			fail_msg("%s: %s", good[i].src, err.msg);
+		assert_string_equal(params_str(&e), good[i].params);
+		expr_sql_free(&e);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct expr_sql e;
+		struct expr_error err = { 0 };
+
+		assert_int_not_equal(expr_compile(bad[i].src, typed, ARRAY_SIZE(typed), &e, &err), 0);
+		if (!strstr(err.msg, bad[i].msg) || err.pos != bad[i].pos)
+			fail_msg("%s: '%s' at %zu", bad[i].src, err.msg, err.pos);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +583,7 @@ int main(void)
 		cmocka_unit_test(injected_text_is_only_data),
 		cmocka_unit_test(largest_accepted_filters_run),
 		cmocka_unit_test(bind_reports_bad_indexes),
+		cmocka_unit_test(values_have_their_columns_type),
 	};
 	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
 }
