@@ -284,6 +284,29 @@ char *top__and_filters(const char *a, const char *b)
 	return out;
 }
 
+/* Whether a comma-separated group names col. */
+static int groups_by(const char *group, const char *col)
+{
+	size_t n = strlen(col);
+
+	for (const char *g = group; (g = strstr(g, col)); g += n)
+		if ((g == group || g[-1] == ',') && (g[n] == ',' || !g[n]))
+			return 1;
+	return 0;
+}
+
+const char *top__next_group(const char *group)
+{
+	/* processes, then their threads, then where they wait, then how they got there */
+	if (groups_by(group, "kstack") || groups_by(group, "ustack"))
+		return group;
+	if (groups_by(group, "wait"))
+		return "kstack";
+	if (groups_by(group, "comm") || groups_by(group, "tid"))
+		return "wait";
+	return "comm,state,syscall";
+}
+
 int top__drill(struct top *t)
 {
 	struct top_level *l = top__level(t);
@@ -298,10 +321,14 @@ int top__drill(struct top *t)
 		return -EINVAL;
 	t->depth++;
 	t->levels[t->depth] = (struct top_level){
-		.group = xstrdup(l->group),
+		.group = xstrdup(top__next_group(l->group)),
 		.filter = top__and_filters(l->filter, terms),
 	};
 	free(terms);
+	/* one row drilled into is one row: look at it from the next angle, and say so */
+	if (strcmp(t->levels[t->depth].group, l->group))
+		snprintf(t->message, sizeof(t->message), "grouped by %s now; g groups otherwise, Backspace goes back",
+			 t->levels[t->depth].group);
 	return 0;
 }
 

@@ -45,8 +45,13 @@ void top__free(struct top *t);
 /* Reads the window again; 0, or negative errno with t->message saying why. */
 int top__refresh(struct top *t, size_t timeline_width);
 struct top_level *top__level(struct top *t);
-/* Drills into the selected row: its values become filter terms of a new level. */
+/*
+ * Drills into the selected row: its values become filter terms of a new
+ * level, grouped the next useful way (top__next_group()).
+ */
 int top__drill(struct top *t);
+/* After group, the grouping a drill goes to: processes, threads (comm,state,syscall), wait, kstack. */
+const char *top__next_group(const char *group);
 /* Back to the previous level; 0 when already at the first. */
 int top__back(struct top *t);
 /* Regroup or refilter the current level; 0, or -EINVAL with t->message set. */

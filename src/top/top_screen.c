@@ -386,7 +386,8 @@ static void help(const struct top *t)
 	size_t n = 0;
 	static const char *const keys[] = {
 		"Up/Down, PgUp/PgDn, Home/End   select a row",
-		"Enter        drill into the selected row: its values become a filter",
+		"Enter        drill into the selected row: its values become a filter, and the",
+		"             grouping goes on: processes, threads (comm,state,syscall), wait, kstack",
 		"Backspace    back to the view before the last drill-down",
 		"g            choose the columns to group by (comma-separated)",
 		"/            edit the filter (e.g. state=DISK and comm~\"^kworker\")",

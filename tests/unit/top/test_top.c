@@ -75,6 +75,9 @@ static void drill_and_back(void **state)
 	assert_int_equal(top__drill(&t), 0);
 	assert_int_equal(t.depth, 1);
 	assert_string_equal(top__level(&t)->filter, "state = \"SLEEP\"");
+	/* a drill looks at the row from the next angle, and says so */
+	assert_string_equal(top__level(&t)->group, "comm,state,syscall");
+	assert_non_null(strstr(t.message, "grouped by comm,state,syscall"));
 	assert_int_equal(top__set_group(&t, "comm"), 0);
 	assert_int_equal(top__refresh(&t, 20), 0);
 	assert_int_equal(t.res.nrows, 1);
@@ -82,6 +85,7 @@ static void drill_and_back(void **state)
 	/* the quote in a"b is a literal's, so drilling again selects that thread */
 	assert_int_equal(top__drill(&t), 0);
 	assert_string_equal(top__level(&t)->filter, "(state = \"SLEEP\") and comm = \"a\\\"b\"");
+	assert_string_equal(top__level(&t)->group, "wait");
 	assert_int_equal(top__refresh(&t, 20), 0);
 	assert_int_equal(t.res.nrows, 1);
 	assert_int_equal(top__back(&t), 1);
@@ -128,12 +132,25 @@ static void zoom_and_pan_move_the_window(void **state)
 	top__free(&t);
 }
 
+static void the_drill_ladder(void **state)
+{
+	(void)state;
+	assert_string_equal(top__next_group("state,syscall,pcomm"), "comm,state,syscall");
+	assert_string_equal(top__next_group("pcomm_folded"), "comm,state,syscall");
+	assert_string_equal(top__next_group("comm,state,syscall"), "wait");
+	assert_string_equal(top__next_group("tid"), "wait");
+	assert_string_equal(top__next_group("pcomm,wait"), "kstack");
+	assert_string_equal(top__next_group("kstack"), "kstack");
+	assert_string_equal(top__next_group("ustack,comm"), "ustack,comm");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_refresh_reads_the_window),
 		cmocka_unit_test(drill_and_back),
 		cmocka_unit_test(zoom_and_pan_move_the_window),
+		cmocka_unit_test(the_drill_ladder),
 	};
 	return cmocka_run_group_tests_name("top", tests, fixture_setup, fixture_teardown);
 }
