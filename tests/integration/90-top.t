@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 command -v tmux > /dev/null || skip_all "tmux is not installed"
-plan 16
+plan 17
 
 start_workload --only spin,fsync,futex,pingpong || exit 1
 "$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
@@ -39,6 +39,14 @@ tmux send-keys -t "$T" BSpace
 ok "Backspace goes back" wait_screen 'filter: -'
 tmux send-keys -t "$T" g C-u comm_folded Enter
 ok "g regroups: the futex threads fold into one row" wait_screen 'futex\*'
+# a short screen, so that rows reach the message's line
+tmux resize-window -t "$T" -x 150 -y 9
+tmux send-keys -t "$T" g C-u comm,state,syscall,wait,kstack Enter g C-u nosuch Enter
+wait_screen "cannot group by 'nosuch'" > /dev/null
+ok "a message takes its line whole: nothing of the rows shows after it" sh -c \
+	"tmux capture-pane -p -t '$T' | grep -qx \"cannot group by 'nosuch'; the columns are listed by ? *\""
+tmux resize-window -t "$T" -x 150 -y 40
+tmux send-keys -t "$T" g C-u comm_folded Enter
 tmux send-keys -t "$T" / 'comm_folded="futex*"' Enter
 ok "/ filters" wait_screen 'filter: comm_folded="futex\*"'
 tmux send-keys -t "$T" p
