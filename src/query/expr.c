@@ -417,7 +417,8 @@ static int duration_us(const char *s, size_t len, double *us)
 	char word[64], *end;
 	locale_t c_locale;
 
-	if (!len || len >= sizeof(word))
+	/* digits first: strtod() would also take "inf", "nan" and hex floats */
+	if (!len || len >= sizeof(word) || !(s[0] == '.' || (s[0] >= '0' && s[0] <= '9')))
 		return -1;
 	memcpy(word, s, len);
 	word[len] = '\0';
@@ -428,14 +429,13 @@ static int duration_us(const char *s, size_t len, double *us)
 	freelocale(c_locale);
 	if (end == word || *us < 0)
 		return -1;
-	if (!*end)
-		return 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (size_t i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].unit)) {
 			*us *= units[i].us;
-			return 0;
+			end += strlen(end);
 		}
-	return -1;
+	/* at most a century: what a long long of microseconds holds, with room */
+	return *end || !(*us <= 3.2e15) ? -1 : 0;
 }
 
 /* A literal as the compared column takes it: numbers for numbers, a unit for times, a known choice. */

@@ -544,6 +544,8 @@ static void values_have_their_columns_type(void **state)
 		{ "sc_us > 10parsecs", "sc_us takes microseconds", 8 }, { "tid = \"12\"", "tid takes a number", 6 },
 		{ "tid = 10ms", "tid takes a number", 6 }, { "state = bogus", "state is one of RUN, RUNQ, DISK, SLEEP", 8 },
 		{ "tid in (1, x)", "tid takes a number", 11 },
+		{ "sc_us > 9999999999999999999999h", "sc_us takes microseconds", 8 },
+		{ "sc_us > infs", "sc_us takes microseconds", 8 },
 	};
 
 	(void)state;
