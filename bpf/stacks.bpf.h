@@ -116,19 +116,30 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 	return buf->hdr.hash;
 }
 
+/* Whether the registers at the top of task's kernel stack are user mode's (CPL 3 in cs). */
+static __always_inline bool user_regs_saved(struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	return regs && (regs->cs & 3) == 3;
+}
+
 /*
  * A thread's stacks, reused while its switch count has not moved.  They are
  * remembered (*fresh_switches) only once the sample is written too, since an
  * overflowing seq_file drops both and shows the task again.  A user stack is
- * taken only inside a syscall: there the saved registers are the ones user
- * code left.
+ * taken wherever the registers saved at the top of the kernel stack are the
+ * ones user code left: inside a syscall, and when an interrupt preempted the
+ * thread in user mode (a RUNQ thread, a spinner switched out).  A thread
+ * that entered the kernel for a page fault or another exception has them
+ * too; a kernel thread has none.
  */
 static __always_inline void take_stacks(struct seq_file *seq, struct task_struct *task,
 					struct tract_slot *slot, __u32 tag, struct tract_sample *s,
 					__u64 *fresh_switches)
 {
 	__u64 switches = task->nvcsw + task->nivcsw;
-	bool user = take_ustacks && (s->flags & TRACT_SF_IN_SYSCALL);
+	bool user = take_ustacks && !(s->flags & TRACT_SF_KTHREAD) && user_regs_saved(task);
 
 	if (!take_kstacks && !user)
 		return;

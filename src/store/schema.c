@@ -139,7 +139,7 @@ static const struct stored_column fact_refs[] = {
 	{ "kstack", "INTEGER", "stacks.id of the kernel stack; off-CPU threads only" },
 	{ "file", "INTEGER", "files.id: the file or socket of a syscall's fd argument" },
 	{ "waker", "INTEGER", "wakers.id: who ran the latest wakeup" },
-	{ "ustack", "INTEGER", "stacks.id of the user stack; threads in a syscall only" },
+	{ "ustack", "INTEGER", "stacks.id of the user stack; off CPU with user registers saved" },
 	{ NULL, NULL, NULL },
 };
 
