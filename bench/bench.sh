@@ -270,6 +270,7 @@ for h in sys_enter sched_waking sched_switch; do
 done
 row "  BPF ns/call sys_exit (--syscall-latency)" "$(prog_ns tract_sys_exit runtime_all)" "" ""
 row "  BPF ns/call timer expiry marks (default too)" "$(prog_ns tract_hrtimer_entry runtime_all)" "" ""
+row "BPF ns/tick on-CPU profile (default, 49 Hz a CPU)" "$(prog_ns tract_profile)" "" ""
 row "BPF ns/call sampler, per task visited" "$(prog_ns tract_sample_pass)" "" ""
 row "sampler CPU us/pass, 1,000 threads (first pass)" "$c1k_med ($c1k_first)" "" ""
 row "sampler CPU us/visited thread, 1,000" "$(calc "$c1k_med / $v1k" 3)" "<= 1" "$(verdict "$c1k_med / $v1k <= 1")"

@@ -157,6 +157,7 @@ static __always_inline __u32 task_state_bits(struct task_struct *task)
 
 #include "runq.bpf.h"
 #include "wakeup.bpf.h"
+#include "profile.bpf.h"
 
 /*
  * Only with --wakeup-edges or --runq-latency (autoload off otherwise): the
@@ -747,6 +748,10 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	tag = owner_tag(task);
 	slot = slot_of(s.tid);
 	read_tracked(task, slot, tag, &s, pass_now);
+	/* what a thread on its CPU runs: its latest profile tick */
+	s.prof_kstack = s.prof_ustack = -1;
+	if (s.state == TRACT_STATE_RUN)
+		read_profile(task, tag, &s, pass_now);
 	if (s.state == TRACT_STATE_DISK)
 		read_io(slot, tag, &s);
 	s.uid = task->real_cred->uid.val;

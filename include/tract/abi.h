@@ -112,7 +112,26 @@ struct tract_sample {
 	__u64 wake_runq_ns;	/* its wait for a CPU: woken -> on CPU, or so far */
 	__u64 ustack_hash;	/* 0 when no user stack was taken */
 	__u64 arrival_ns;	/* since it last got a CPU (0: never) */
-	__u64 pad4;
+	__s32 prof_kstack;	/* on CPU: its latest profile tick's stacks (profile_stacks ids; -1 none) */
+	__s32 prof_ustack;
+	__u64 prof_age_ns;	/* ... and how long ago that tick was */
+};
+
+/* The on-CPU profile: ticks counted by thread and stacks, read and emptied every pass. */
+#define TRACT_PROFILE_STACKS 8192
+#define TRACT_PROFILE_COUNTS 16384
+
+struct tract_profile_key {
+	__u32 tid;
+	__u32 tgid;
+	__s32 kstack;		/* profile_stacks ids; negative: none */
+	__s32 ustack;
+};
+
+struct tract_profile_val {
+	__u64 ticks;
+	char comm[TRACT_COMM_LEN];
+	char pcomm[TRACT_COMM_LEN];
 };
 
 /* Followed by nr_frames __u64 addresses, innermost first. */
@@ -191,7 +210,7 @@ _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout 
 _Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
 _Static_assert(sizeof(struct tract_runq_hist_key) == 8, "tract_runq_hist_key layout changed");
 _Static_assert(sizeof(struct tract_hist_val) == 16, "tract_hist_val layout changed");
-_Static_assert(sizeof(struct tract_sample) == 256, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 264, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 _Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed");
 #endif

@@ -44,6 +44,8 @@ static const char record_usage[] =
 "                           (adds a sched_switch program and a hash update per wakeup)\n"
 "      --runq-latency       keep per-process histograms of the wait for a CPU\n"
 "                           (the same program, a clock read per switch and wakeup)\n"
+"      --profile-hz HZ      on-CPU profile ticks per second per CPU (default 49, 0: off):\n"
+"                           what running threads run, and a profile table\n"
 "  -v, --verbose            say more, including libbpf's messages\n"
 "  -h, --help               show this help\n"
 "\n"
@@ -53,7 +55,7 @@ static const char record_usage[] =
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
 enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP, OPT_SOURCE,
-       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY };
+       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY, OPT_PROFILE_HZ };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -73,6 +75,7 @@ static const struct option record_options[] = {
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
 	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
 	{ "runq-latency", no_argument, NULL, OPT_RUNQ_LATENCY },
+	{ "profile-hz", required_argument, NULL, OPT_PROFILE_HZ },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -113,6 +116,7 @@ void record_opts_init(struct record_opts *o)
 	o->sampler.idle_grace_ns = 10 * 1000000ull;
 	o->sampler.kstacks = 1;
 	o->sampler.ustacks = 1;
+	o->sampler.profile_hz = 49;
 	o->gid = -1;
 	idle_syscalls__parse(default_idle_syscalls, o->sampler.idle_syscalls, 0, &bad);
 	fd_syscalls_bitmap(o->sampler.fd_syscalls, TRACT_SYSCALLS_MAX);
@@ -208,6 +212,12 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_WAKEUP_EDGES:
 			o->sampler.wakeup_edges = 1;
+			break;
+		case OPT_PROFILE_HZ:
+			if (!strcmp(optarg, "0"))
+				o->sampler.profile_hz = 0;
+			else if (parse_hz(optarg, MAX_HZ, &o->sampler.profile_hz))
+				return bad_value("--profile-hz", optarg, "ticks per second per CPU in [0, 1000]");
 			break;
 		case OPT_RUNQ_LATENCY:
 			o->sampler.runq_latency = 1;

@@ -22,6 +22,7 @@ struct sampler_config {
 	int syscall_latency;		/* keep syscall latency histograms (a sys_exit program) */
 	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program) */
 	int runq_latency;		/* keep run-queue latency histograms (the same program) */
+	double profile_hz;		/* on-CPU profile ticks per second per CPU; 0: none */
 };
 
 struct sampler;

@@ -328,6 +328,35 @@ static int wakeup_row(struct loader *l, const struct csv_record *r, const int *i
 	return 0;
 }
 
+static const char *const profile_names[] = { "ts_us", "tid", "tgid", "kstack", "ustack", "ticks", "comm", "pcomm" };
+
+static int profile_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
+{
+	size_t *hint = arg;
+	struct profile_row *row;
+	struct pass *p;
+	uint64_t v[6];
+	const char *comm, *pcomm;
+	int err = 0;
+
+	for (size_t i = 0; i < 6 && !err; i++)
+		err = field_u64(l, r, idx[i], &v[i]);
+	if (err || !(p = pass_at(l, v[0], hint)))
+		return err;
+	row = profile_rows__add(&p->profile);
+	*row = (struct profile_row){ .tid = (uint32_t)v[1], .tgid = (uint32_t)v[2], .ticks = v[5] };
+	/* a stack column that is empty is none; one not in stacks.csv is damage */
+	if ((v[3] && !(row->kstack = stack_of(l, v[3]))) || (v[4] && !(row->ustack = stack_of(l, v[4]))))
+		return bad(l, "a stack that stacks.csv does not have");
+	comm = field_text(l, r, idx[6]);
+	pcomm = field_text(l, r, idx[7]);
+	if (comm)
+		strncpy(row->comm, comm, sizeof(row->comm) - 1);
+	if (pcomm)
+		strncpy(row->pcomm, pcomm, sizeof(row->pcomm) - 1);
+	return 0;
+}
+
 /* meta.csv's keys and values, as the SQLite file's meta table holds them. */
 static int read_meta(struct loader *l, sqlite3 *db)
 {
@@ -376,14 +405,15 @@ int store_csv__load_hour(const char *dir, uint64_t hour_us, sqlite3 **db)
 	int err;
 
 	*db = NULL;
-	size_t hint = 0;
+	size_t hint = 0, profile_hint = 0;
 
 	err = read_table(&l, ".stacks.csv", stack_names, ARRAY_SIZE(stack_names), stack_row, NULL) ?:
 	      read_passes(&l) ?: read_samples(&l) ?:
 	      read_hist(&l, ".io_latency.csv", offsetof(struct pass, io_hist)) ?:
 	      read_hist(&l, ".syscall_latency.csv", offsetof(struct pass, sc_hist)) ?:
 	      read_hist(&l, ".runq_latency.csv", offsetof(struct pass, runq_hist)) ?:
-	      read_table(&l, ".wakeups.csv", wakeup_names, ARRAY_SIZE(wakeup_names), wakeup_row, &hint);
+	      read_table(&l, ".wakeups.csv", wakeup_names, ARRAY_SIZE(wakeup_names), wakeup_row, &hint) ?:
+	      read_table(&l, ".profile.csv", profile_names, ARRAY_SIZE(profile_names), profile_row, &profile_hint);
 	if (err == -ENOENT)
 		tract_err("'%s' is missing", l.path);
 	if (!err)

@@ -33,6 +33,11 @@ struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w)
 	return array_add((void **)&w->rows, &w->nr, &w->cap, sizeof(*w->rows));
 }
 
+struct profile_row *profile_rows__add(struct profile_rows *pr)
+{
+	return array_add((void **)&pr->rows, &pr->nr, &pr->cap, sizeof(*pr->rows));
+}
+
 void pass__count_load(struct pass *p)
 {
 	p->load_rows = 0;
@@ -45,10 +50,10 @@ void pass__count_load(struct pass *p)
 void pass__reset(struct pass *p)
 {
 	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist,
-			     .runq_hist = p->runq_hist, .wakeups = p->wakeups };
+			     .runq_hist = p->runq_hist, .wakeups = p->wakeups, .profile = p->profile };
 
 	*p = keep;
-	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = 0;
+	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = p->profile.nr = 0;
 }
 
 void pass__free_rows(struct pass *p)
@@ -58,5 +63,6 @@ void pass__free_rows(struct pass *p)
 	free(p->sc_hist.rows);
 	free(p->runq_hist.rows);
 	free(p->wakeups.rows);
+	free(p->profile.rows);
 	memset(p, 0, sizeof(*p));
 }

@@ -82,6 +82,21 @@ struct wakeup_rows {
 	size_t nr, cap;
 };
 
+/* On-CPU profile ticks of one thread with one pair of stacks, over the pass's interval. */
+struct profile_row {
+	uint32_t tid, tgid;
+	char comm[TRACT_COMM_LEN];
+	char pcomm[TRACT_COMM_LEN];
+	const struct kstack *kstack;	/* NULL: none (a kernel thread has no user stack) */
+	const struct kstack *ustack;
+	uint64_t ticks;
+};
+
+struct profile_rows {
+	struct profile_row *rows;
+	size_t nr, cap;
+};
+
 struct pass {
 	uint64_t seq;			/* 0, 1, ... within a run */
 	uint64_t ts_us;			/* UTC microseconds at the start of the pass */
@@ -102,11 +117,13 @@ struct pass {
 	struct hist_rows sc_hist;	/* syscall completions (--syscall-latency) */
 	struct hist_rows runq_hist;	/* switch-ins, by their wait for a CPU (--runq-latency) */
 	struct wakeup_rows wakeups;	/* --wakeup-edges */
+	struct profile_rows profile;	/* on-CPU ticks (--profile-hz) */
 };
 
 struct sample *pass__add_row(struct pass *p);
 struct hist_row *hist_rows__add(struct hist_rows *h);
 struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
+struct profile_row *profile_rows__add(struct profile_rows *pr);
 void pass__reset(struct pass *p);
 /* Counts the rows the load average would count into p->load_rows. */
 void pass__count_load(struct pass *p);

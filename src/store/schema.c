@@ -124,6 +124,16 @@ static const char schema_histograms[] =
 "                             -- without the time tract's own threads held that CPU\n"
 "  count   INTEGER NOT NULL,\n"
 "  sum_us  INTEGER NOT NULL   -- their waits summed\n"
+");\n"
+"CREATE TABLE profile (\n"
+"  pass    INTEGER NOT NULL,  -- passes.id: on-CPU ticks since the previous pass (--profile-hz, per CPU)\n"
+"  tid     INTEGER NOT NULL,  -- the thread that was running\n"
+"  tgid    INTEGER NOT NULL,  -- its process\n"
+"  comm    TEXT,              -- thread name\n"
+"  pcomm   TEXT,              -- process name\n"
+"  kstack  INTEGER,           -- stacks.id of the kernel stack at the tick; NULL in user mode\n"
+"  ustack  INTEGER,           -- stacks.id of the user stack; NULL for kernel threads\n"
+"  ticks   INTEGER NOT NULL   -- ticks with these stacks: ticks / profile_hz is CPU seconds\n"
 ");\n";
 
 struct stored_column {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CSV store, for DuckDB, pandas and spreadsheets: per UTC hour the files
- * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,runq_latency,wakeups,meta}.csv,
+ * tract-YYYYMMDD-HH.{samples,stacks,passes,io_latency,syscall_latency,runq_latency,wakeups,profile,meta}.csv,
  * RFC 4180 with a header
  * line.  samples.csv has the columns of the SQLite samples view; kstack_id and
  * ustack_id are the stack's hash, the same in every file.
@@ -23,7 +23,7 @@
 #include "util.h"
 
 enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV_RUNQ_LATENCY, CSV_WAKEUPS,
-       CSV__COUNT };
+       CSV_PROFILE, CSV__COUNT };
 
 static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_SAMPLES] = HOUR_CSV_SUFFIX,
@@ -33,6 +33,7 @@ static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_SYSCALL_LATENCY] = ".syscall_latency.csv",
 	[CSV_RUNQ_LATENCY] = ".runq_latency.csv",
 	[CSV_WAKEUPS] = ".wakeups.csv",
+	[CSV_PROFILE] = ".profile.csv",
 };
 
 static const char *const csv_header[CSV__COUNT] = {
@@ -42,6 +43,7 @@ static const char *const csv_header[CSV__COUNT] = {
 	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,sum_us,tgid",
 	[CSV_RUNQ_LATENCY] = "ts_us,pcomm,le_us,count,sum_us,tgid",
 	[CSV_WAKEUPS] = "ts_us,waker_tgid,waker,wakee_tgid,wakee,count,runq_us,blocked_us",
+	[CSV_PROFILE] = "ts_us,tid,tgid,comm,pcomm,kstack,ustack,ticks",
 };
 
 struct store_csv {
@@ -226,6 +228,29 @@ static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int w
 	}
 }
 
+/* The profile's rows; stacks by their hash, as samples.csv has them. */
+static void write_profile(struct store_csv *st, uint64_t ts_us, const struct profile_rows *pr)
+{
+	FILE *f = st->f[CSV_PROFILE];
+
+	for (size_t i = 0; i < pr->nr; i++) {
+		const struct profile_row *r = &pr->rows[i];
+
+		fprintf(f, "%" PRIu64 ",%u,%u,", ts_us, r->tid, r->tgid);
+		csv_field_n(f, r->comm, strnlen(r->comm, sizeof(r->comm)));
+		csv_sep(f);
+		csv_field_n(f, r->pcomm, strnlen(r->pcomm, sizeof(r->pcomm)));
+		opt_u64(f, r->kstack != NULL, r->kstack ? r->kstack->hash : 0);
+		opt_u64(f, r->ustack != NULL, r->ustack ? r->ustack->hash : 0);
+		fprintf(f, ",%" PRIu64, r->ticks);
+		csv_end(f);
+		if (r->kstack)
+			write_stack(st, r->kstack);
+		if (r->ustack)
+			write_stack(st, r->ustack);
+	}
+}
+
 /* A pass is whole only once every file is flushed; a short write reports it. */
 static int csv_write_pass(struct sink *base, const struct pass *p)
 {
@@ -244,6 +269,7 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1, 1);
 	write_hist(st->f[CSV_RUNQ_LATENCY], p->ts_us, &p->runq_hist, 0, 1);
 	write_wakeups(st->f[CSV_WAKEUPS], p->ts_us, &p->wakeups);
+	write_profile(st, p->ts_us, &p->profile);
 	pf = st->f[CSV_PASSES];
 	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->ts_us, p->weight_us, p->visited, p->nr,

@@ -23,7 +23,7 @@
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 
 enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_IO_HIST,
-       INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS__COUNT };
+       INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS_PROFILE, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
@@ -41,6 +41,7 @@ static const char *const insert_sql[INS__COUNT] = {
 			"VALUES (?1,?2,?3,?4,?5,?6,?7)",
 	[INS_RUNQ_HIST] = "INSERT INTO runq_latency(pass, pcomm, le_us, count, sum_us, tgid) VALUES (?1,?2,?4,?5,?6,?7)",
 	/* INS_FACT and INS_IO come from the column table: schema_insert_*_sql() */
+	[INS_PROFILE] = "INSERT INTO profile(pass, tid, tgid, comm, pcomm, kstack, ustack, ticks) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_WAKEUP] = "INSERT INTO wakeups(pass, waker_tgid, waker, wakee_tgid, wakee, count, runq_us, blocked_us) "
 		       "VALUES (?,?,?,?,?,?,?,?)",
 };
@@ -527,6 +528,30 @@ static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct
 	return err;
 }
 
+static int insert_profile(struct store_sqlite *st, int64_t pass_id, const struct profile_rows *pr)
+{
+	sqlite3_stmt *s = st->ins[INS_PROFILE];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < pr->nr; i++) {
+		const struct profile_row *r = &pr->rows[i];
+		int64_t k = r->kstack ? stack_id(st, r->kstack) : 0, u = r->ustack ? stack_id(st, r->ustack) : 0;
+
+		if ((r->kstack && !k) || (r->ustack && !u))
+			return -EIO;
+		sqlite3_bind_int64(s, 1, pass_id);
+		sqlite3_bind_int64(s, 2, r->tid);
+		sqlite3_bind_int64(s, 3, r->tgid);
+		sqlite3_bind_text(s, 4, r->comm, (int)strnlen(r->comm, sizeof(r->comm)), SQLITE_STATIC);
+		sqlite3_bind_text(s, 5, r->pcomm, (int)strnlen(r->pcomm, sizeof(r->pcomm)), SQLITE_STATIC);
+		bind_opt(s, 6, k, k);
+		bind_opt(s, 7, u, u);
+		sqlite3_bind_int64(s, 8, (int64_t)r->ticks);
+		err = step(st, s);
+	}
+	return err;
+}
+
 static int sqlite_write_pass(struct sink *base, const struct pass *p)
 {
 	struct store_sqlite *st = (struct store_sqlite *)base;
@@ -554,6 +579,8 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 		err = insert_hist(st, st->ins[INS_RUNQ_HIST], pass_id, &p->runq_hist);
 	if (!err)
 		err = insert_wakeups(st, pass_id, &p->wakeups);
+	if (!err)
+		err = insert_profile(st, pass_id, &p->profile);
 	if (!err)
 		err = exec(st, "COMMIT");
 	if (err) {

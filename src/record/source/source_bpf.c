@@ -19,6 +19,7 @@
 #include "files.h"
 #include "observer.h"
 #include "procinfo.h"
+#include "profile.h"
 #include "runq.h"
 #include "sampler.h"
 #include "stackdict.h"
@@ -33,6 +34,7 @@ struct source_bpf {
 	int syscall_latency;
 	int wakeup_edges;
 	int runq_latency;
+	struct profile *profile;	/* NULL: no on-CPU profile */
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
@@ -121,6 +123,11 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
 	if (s->ustack_hash)
 		row->ustack = stackdict__get(sb->res.stacks, s->ustack_hash);
+	/* a thread on its CPU: the stacks of its latest profile tick, this interval's */
+	if (row->state == TRACT_STATE_RUN && !row->kstack && !row->ustack) {
+		row->kstack = profile__stack(sb->profile, sb->res.stacks, s->prof_kstack, s->tgid, 0);
+		row->ustack = profile__stack(sb->profile, sb->res.stacks, s->prof_ustack, s->tgid, 1);
+	}
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
 	row->run_delay_ns = s->run_delay_ns;
@@ -407,6 +414,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 			drain_map(sb, sb->skel->maps.wakeup_edges_map, sizeof(struct tract_wakeup_val),
 				  take_wakeup, p);
 	}
+	profile__drain(sb->profile, sb->res.stacks, p);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -452,6 +460,7 @@ static void bpf_free(struct sampler *base)
 
 	if (sb->schedstat_fd >= 0)
 		close(sb->schedstat_fd);
+	profile__free(sb->profile);
 	tract_bpf__destroy(sb->skel);
 	free(sb->buf);
 	free(sb);
@@ -527,7 +536,12 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->wakeup_edges = cfg->wakeup_edges;
 	ro->runq_latency = cfg->runq_latency;
 	bpf_program__set_autoload(skel->progs.tract_sched_switch, cfg->wakeup_edges || cfg->runq_latency);
-	return bpf_map__set_max_entries(skel->maps.slots, slots) ?:
+	/* without the profile its tables take no memory */
+	bpf_program__set_autoload(skel->progs.tract_profile, cfg->profile_hz > 0);
+	return bpf_map__set_max_entries(skel->maps.prof_latest, cfg->profile_hz > 0 ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.profile_stacks, cfg->profile_hz > 0 ? TRACT_PROFILE_STACKS : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.profile_counts, cfg->profile_hz > 0 ? TRACT_PROFILE_COUNTS : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1);
 }
@@ -589,6 +603,10 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->syscall_latency = cfg->syscall_latency;
 	sb->wakeup_edges = cfg->wakeup_edges;
 	sb->runq_latency = cfg->runq_latency;
+	if (cfg->profile_hz > 0)
+		sb->profile = profile__open(skel->progs.tract_profile, bpf_map__fd(skel->maps.profile_stacks),
+					    bpf_map__fd(skel->maps.profile_counts), &skel->bss->profile_gen,
+					    cfg->profile_hz);
 	/* opened by the thread that samples: the recorder may run in a thread of its own */
 	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	sb->buf_cap = 1 << 20;

@@ -66,6 +66,11 @@ static void make_pass(struct pass *p)
 							  .count = 3, .sum_us = 300 };
 	*hist_rows__add(&p->runq_hist) = (struct hist_row){ .tgid = 100, .name = "db,\"x\"", .le_us = 2,
 							    .count = 70, .sum_us = 90 };
+	*profile_rows__add(&p->profile) = (struct profile_row){ .tid = 102, .tgid = 100, .comm = "spin", .pcomm = "db",
+								 .ustack = &user_stack, .ticks = 49 };
+	*profile_rows__add(&p->profile) = (struct profile_row){ .tid = 7, .tgid = 7, .comm = "kworker/1:2",
+								 .pcomm = "kworker/1:2", .kstack = &kernel_stack,
+								 .ticks = 3 };
 	*wakeup_rows__add(&p->wakeups) = (struct wakeup_row){ .waker_tgid = 0, .wakee_tgid = 100, .waker = "irq",
 							      .wakee = "db", .count = 5, .runq_us = 10,
 							      .blocked_us = 1000 };
@@ -325,7 +330,7 @@ static void every_column_round_trips_through_both_stores(void **state)
 	{
 		static const char *const tables[] = {
 			"SELECT * FROM passes", "SELECT * FROM io_latency", "SELECT * FROM syscall_latency",
-			"SELECT * FROM runq_latency", "SELECT * FROM wakeups", "SELECT kind, hash, frames FROM stacks ORDER BY hash",
+			"SELECT * FROM runq_latency", "SELECT * FROM wakeups", "SELECT * FROM profile", "SELECT kind, hash, frames FROM stacks ORDER BY hash",
 			"SELECT * FROM meta ORDER BY key",
 		};
 		char path[512];
