@@ -55,8 +55,10 @@ int tract_profile(struct bpf_perf_event_data *ctx)
 	/* the idle task is no thread, and tract's own threads are never samples */
 	if (!key.tid || key.tgid == self_tgid || !pid_selected(key.tgid))
 		return 0;
-	key.kstack = bpf_get_stackid(ctx, &profile_stacks, 0);
-	key.ustack = (task->flags & PF_KTHREAD) ? -1 : bpf_get_stackid(ctx, &profile_stacks, BPF_F_USER_STACK);
+	/* --no-kstacks and --no-ustacks hold here too: ticks by thread alone */
+	key.kstack = take_kstacks ? bpf_get_stackid(ctx, &profile_stacks, 0) : -1;
+	key.ustack = !take_ustacks || (task->flags & PF_KTHREAD) ? -1 :
+		     bpf_get_stackid(ctx, &profile_stacks, BPF_F_USER_STACK);
 	v = bpf_map_lookup_elem(&profile_counts, &key);
 	if (v) {
 		__sync_fetch_and_add(&v->ticks, 1);

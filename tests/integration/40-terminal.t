@@ -17,14 +17,14 @@ ok "idle pool threads are not listed by default" sh -c "! grep -q ' idle[0-9]' '
 "$TRACT" record -F 4 -d 0.6 --all -p "$WL_PID" > "$WORK/all.txt" 2>&1
 ok "--all lists the idle pool" test "$(grep -c ' idle[0-9] ' "$WORK/all.txt")" -ge 3
 "$TRACT" record -F 100 -d 1 --no-kstacks --no-ustacks -p "$WL_PID" -o "$WORK/fast" 2> "$WORK/fast.err"
-fast=$(q "$(ls "$WORK"/fast/*.db | tail -n 1)" "select count(*) || ' ' || count(distinct ts_us) from passes")
+fast=$(q "$(one_store "$WORK/fast")" "select count(*) || ' ' || count(distinct ts_us) from passes")
 ok "100 Hz gives about 100 passes a second ($fast)" sh -c "set -- $fast; [ \$1 -ge 80 ] && [ \$1 -le 101 ] && [ \$1 -eq \$2 ]"
-ok "--no-kstacks --no-ustacks stores no stacks" test "$(q "$(ls "$WORK"/fast/*.db | tail -n 1)" "select count(*) from stacks")" -eq 0
+ok "--no-kstacks --no-ustacks stores no stacks, not even the profile's" test "$(q "$(one_store "$WORK/fast")" "select count(*) from stacks")" -eq 0
 
 # --syscall-latency: per-process histograms, kept in the kernel and emptied every pass
 # a reply takes 2 s; a whole request must start and end inside the window
 "$TRACT" record -F 10 -d 4.5 --syscall-latency -p "$WL_PID" -o "$WORK/lat" 2> "$WORK/lat.err"
-lat=$(ls "$WORK"/lat/*.db | tail -n 1)
+lat=$(one_store "$WORK/lat")
 ok "--syscall-latency records the client's recvfrom completions" \
 	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom'")" -gt 0
 ok "its slow replies land in the 1-2 s or 2-4 s buckets" \

@@ -11,8 +11,8 @@ start_workload --only spin,fsync,futex,pingpong,client,hog --hogs 2 || exit 1
 "$TRACT" record --source proc -F 10 -d 3 -p "$WL_PID" -o "$WORK/proc" 2> "$WORK/proc.err"
 ok "record --source proc exits 0" test $? -eq 0
 stop_workload
-bpf=$(ls "$WORK"/bpf/*.db)
-proc=$(ls "$WORK"/proc/*.db)
+bpf=$(one_store "$WORK/bpf")
+proc=$(one_store "$WORK/proc")
 ok "the store says which source wrote it" test "$(q "$proc" "select value from meta where key='source'")" = proc
 ok "syscalls and their files are there: the client waits in recvfrom on its socket" \
 	test "$(q "$proc" "select count(*) from samples where comm='client' and syscall='recvfrom' and file like 'tcp %'")" -gt 20

@@ -20,13 +20,13 @@ ok "once attached, every recorder thread keeps only ptrace, read-search and chec
 ok "and no_new_privs is set" test "$(awk '/^NoNewPrivs/ { print $2 }' /proc/$rec/status)" = 1
 wait $rec
 ok "it records all the same: exe paths of the sampled process are named" \
-	test "$(q "$(ls "$WORK"/caps/*.db)" "select count(*) from samples where exe like '%/workload'")" -gt 0
+	test "$(q "$(one_store "$WORK/caps")" "select count(*) from samples where exe like '%/workload'")" -gt 0
 
 # ---- a group that may read the store ------------------------------------------
 "$TRACT" record -F 10 -d 1 --group nogroup -p "$WL_PID" -o "$WORK/shared" 2> /dev/null
 ok "--group makes the store directory setgid to the group, 2750" \
 	test "$(stat -c '%a %G' "$WORK/shared")" = "2750 nogroup"
-ok "and its files the group's, 0640" test "$(stat -c '%a %G' "$(ls "$WORK"/shared/*.db)")" = "640 nogroup"
+ok "and its files the group's, 0640" test "$(stat -c '%a %G' "$(ls "$WORK"/shared/*.db | head -n 1)")" = "640 nogroup"
 chmod o+x "$WORK"
 ok "so a member of the group reads it without root" \
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACT" query -D "$WORK/shared" --from -1h --to now
@@ -50,7 +50,7 @@ done
 ok "a reader beside the writer never sees half a pass" test "$torn" -eq 0
 kill -9 $rec
 wait $rec 2> /dev/null
-db=$(ls "$WORK"/killed/*.db | tail -n 1)
+db=$(one_store "$WORK/killed")
 ok "kill -9: the store passes SQLite's integrity check" test "$(q "$db" "pragma integrity_check")" = ok
 ok "and tract query reads it" sh -c "'$TRACT' query -D '$WORK/killed' --from -1h --to now -g state > /dev/null"
 # sqlite3's own message, if any, shows with a failure
@@ -87,7 +87,7 @@ stop_workload
 names="'612C622263 0A64','FFFE3B78','273B2044524F50202D2D','313233343536373839303132333435','091B5B324A'"
 names=$(echo "$names" | tr -d ' ')
 ok "hostile names round-trip through SQLite byte for byte" \
-	test "$(q "$(ls "$WORK"/hostile/*.db)" "select count(distinct comm) from samples where hex(comm) in ($names)")" -eq 5
+	test "$(q "$(one_store "$WORK/hostile")" "select count(distinct comm) from samples where hex(comm) in ($names)")" -eq 5
 csv=$(ls "$WORK"/hostile-csv/*.samples.csv)
 ok "and through CSV" test "$(sqlite3 :memory: ".import --csv '$csv' s" \
 	"select count(distinct comm) from s where hex(comm) in ($names)")" -eq 5
@@ -106,12 +106,12 @@ stop_workload
 ok "a storm of 10,000 threads at a time: the recorder exits 0" test "$rc" -eq 0
 ok "and its memory stays bounded (max RSS $hwm KiB)" at_most "$hwm" 204800
 ok "and the storm's threads were sampled" \
-	test "$(q "$(ls "$WORK"/storm/*.db)" "select count(*) from samples where comm='storm'")" -gt 100
+	test "$(q "$(one_store "$WORK/storm")" "select count(*) from samples where comm='storm'")" -gt 100
 
 # ---- damaged store files ------------------------------------------------------------
-cp "$(ls "$WORK"/storm/*.db)" "$WORK/t.db"
+cp "$(ls "$WORK"/storm/*.db | head -n 1)" "$WORK/t.db"
 mkdir "$WORK/trunc"
-head -c 20000 "$WORK/t.db" > "$WORK/trunc/$(basename "$(ls "$WORK"/storm/*.db)")"
+head -c 20000 "$WORK/t.db" > "$WORK/trunc/$(basename "$(ls "$WORK"/storm/*.db | head -n 1)")"
 "$TRACT" query -D "$WORK/trunc" --from -1h --to now > /dev/null 2> "$WORK/trunc.err"
 ok "a truncated store file: query exits 1 and names it" sh -c "[ $? -eq 1 ] && grep -q 'tract-' '$WORK/trunc.err'"
 done_testing
