@@ -80,9 +80,11 @@ static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struc
 /*
  * Frame pointers: [bp] holds the caller's bp, [bp + 8] the return address.
  * Each step is one read of the thread's memory, which the sleepable
- * iterator may do for another task.  The walk stops at a zero, misaligned
- * or non-increasing bp: code built without frame pointers ends the stack
- * there rather than producing garbage beyond it.
+ * iterator may do for another task.  The walk ends at a zero bp or return
+ * address (the outermost frame: thread and process entry clear bp), and
+ * stops at a misaligned or non-increasing bp, an unreadable frame or after
+ * 127 frames: code built without frame pointers ends the stack there
+ * rather than producing garbage beyond it, and the stack says it was cut.
  */
 static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struct *task)
 {
@@ -90,17 +92,30 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 	__u32 zero = 0, n = 1;
 	struct ustack_buf *buf = bpf_map_lookup_elem(&ustack_scratch, &zero);
 	__u64 bp, frame[2];
+	__u32 cut = 1;
 
 	if (!buf || !regs)
 		return 0;
 	buf->ip[0] = regs->ip;
 	bp = regs->bp;
-	for (int i = 1; i < TRACT_USTACK_MAX; i++) {
-		if (!bp || (bp & 7) ||
-		    bpf_copy_from_user_task(frame, sizeof(frame), (void *)bp, task, 0) || !frame[1])
+	/* 127 frames at most: the last slot of the buffer stays free */
+	for (int i = 1; i < TRACT_USTACK_MAX - 1; i++) {
+		if (!bp) {
+			cut = 0;
 			break;
+		}
+		if ((bp & 7) || bpf_copy_from_user_task(frame, sizeof(frame), (void *)bp, task, 0))
+			break;
+		if (!frame[1]) {
+			cut = 0;
+			break;
+		}
 		buf->ip[n & (TRACT_USTACK_MAX - 1)] = frame[1];
 		n++;
+		if (!frame[0]) {
+			cut = 0;
+			break;
+		}
 		if (frame[0] <= bp)
 			break;
 		bp = frame[0];
@@ -108,7 +123,8 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 	buf->hdr.kind = TRACT_REC_USTACK;
 	buf->hdr.nr_frames = n;
 	buf->hdr.tgid = task->tgid;
-	buf->hdr.hash = hash_frames(buf->ip, n, (__u64)task->tgid << 32);
+	buf->hdr.cut = cut;
+	buf->hdr.hash = hash_frames(buf->ip, n, (__u64)task->tgid << 32 | cut);
 	if (n > TRACT_USTACK_MAX ||
 	    bpf_seq_write(seq, buf, sizeof(buf->hdr) + (n & (2 * TRACT_USTACK_MAX - 1)) * sizeof(__u64)))
 		return 0;

@@ -142,7 +142,7 @@ struct tract_kstack {
 };
 
 /* User stacks are walked by frame pointers; deeper frames are cut. */
-#define TRACT_USTACK_MAX 32
+#define TRACT_USTACK_MAX 128	/* a power of two; up to 127 frames are walked */
 
 /*
  * Followed by nr_frames __u64 user addresses, innermost first: the
@@ -153,7 +153,7 @@ struct tract_ustack {
 	__u32 nr_frames;
 	__u64 hash;		/* of the addresses and the process */
 	__u32 tgid;		/* whose address space they are in */
-	__u32 pad;
+	__u32 cut;		/* 1: the walk stopped before the outermost frame (a bound, or no frame pointer) */
 };
 
 /* Block I/O latency histogram: completions per (device, op, log2 µs bucket) since the last pass. */

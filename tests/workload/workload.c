@@ -54,6 +54,7 @@ enum group {
 	/* only when asked for */
 	G_HOSTILE = 1 << 9,
 	G_STORM = 1 << 10,
+	G_DEEP = 1 << 11,
 };
 
 static const struct {
@@ -71,6 +72,7 @@ static const struct {
 	{ "client", G_CLIENT },	/* also starts the server */
 	{ "hostile", G_HOSTILE },
 	{ "storm", G_STORM },
+	{ "deep", G_DEEP },
 };
 
 /*
@@ -111,6 +113,8 @@ static struct {
 } pipes = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 
 static long storm_size = 10000;
+static long deep_depth = 48;
+static int deep_pipe[2] = { -1, -1 };
 static long futex_threads = FUTEX_THREADS;
 static long futex_hold_ns = FUTEX_HOLD_US * 1000L;
 
@@ -136,6 +140,7 @@ static struct {
 } tcp = { .listen_fd = -1, .client_fd = -1, .conn_fd = -1 };
 
 void workload_fsync_once(int fd);
+long workload_deep(long depth);
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int err, const char *fmt, ...)
@@ -219,6 +224,28 @@ static void write_timings(const char *path)
 	}
 	if (fclose(f) != 0)
 		die(errno, "write %s", path);
+}
+
+/*
+ * Recursion to a known depth, then a wait in read() (an active wait, so
+ * sampled) on a pipe nobody writes: a user stack of depth + a few frames.
+ * The addition after the call keeps the compiler from making it a loop.
+ */
+__attribute__((noinline, noclone)) long workload_deep(long depth)
+{
+	char c;
+
+	if (depth <= 1)
+		return read(deep_pipe[0], &c, 1);
+	return workload_deep(depth - 1) + 1;
+}
+
+static void *deep_thread(void *arg)
+{
+	(void)arg;
+	while (!stopping())
+		workload_deep(deep_depth);
+	return NULL;
 }
 
 static void *spin_thread(void *arg)
@@ -640,7 +667,7 @@ static void usage(FILE *out)
 		"      --only LIST         comma-separated groups to start (default: all):\n"
 		"                          spin,fsync,direct (O_DIRECT writes),sleep,futex,\n"
 		"                          pingpong,hog,idle,client; and, only when named,\n"
-		"                          hostile (threads with hostile names), storm\n"
+		"                          hostile (threads with hostile names), storm, deep\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
@@ -651,6 +678,7 @@ static void usage(FILE *out)
 		"                          their log2 histograms and means to FILE at exit\n"
 		"      --storm N           with --only storm: threads created and ended per round\n"
 		"                          (default: 10000)\n"
+		"      --depth N           with --only deep: calls deep a thread waits in read() (default: 48)\n"
 		"  -h, --help              show this help\n",
 		DEFAULT_POOL, FUTEX_THREADS, FUTEX_HOLD_US);
 }
@@ -729,6 +757,7 @@ int main(int argc, char **argv)
 		{ "hogs", required_argument, NULL, 'H' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "storm", required_argument, NULL, 'S' },
+		{ "depth", required_argument, NULL, 'R' },
 		{ "lockers", required_argument, NULL, 'L' },
 		{ "hold-us", required_argument, NULL, 'U' },
 		{ "timings", required_argument, NULL, 'T' },
@@ -769,6 +798,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			storm_size = parse_count(optarg, "--storm");
+			break;
+		case 'R':
+			deep_depth = parse_count(optarg, "--depth");
 			break;
 		case 'L':
 			futex_threads = parse_count(optarg, "--lockers");
@@ -871,6 +903,11 @@ int main(int argc, char **argv)
 	}
 	if (groups & G_STORM)
 		start_threads("storm", 1, false, storm_thread, NULL, false);
+	if (groups & G_DEEP) {
+		if (pipe2(deep_pipe, O_CLOEXEC) != 0)
+			die(errno, "create pipe");
+		start_threads("deep", 1, false, deep_thread, NULL, true);
+	}
 	if (groups & G_FSYNC)
 		printf("fsync-file=%s\n", fsync_path);
 	if (groups & G_CLIENT)

@@ -165,7 +165,7 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 }
 
 const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
-					 const uint64_t *ip, size_t nr)
+					 const uint64_t *ip, size_t nr, int cut)
 {
 	char *lines = NULL;
 	int added;
@@ -180,6 +180,13 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 	} else {
 		/* gone already: its addresses still tell how deep it was */
 		s->frames = xstrdup("[gone]");
+	}
+	if (cut) {
+		char *marked = xcalloc(1, strlen(s->frames) + sizeof("[cut];"));
+
+		sprintf(marked, "[cut];%s", s->frames);
+		free(s->frames);
+		s->frames = marked;
 	}
 	finish_stack(s);
 	return s;

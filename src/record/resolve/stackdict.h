@@ -21,9 +21,13 @@ void stackdict__free(struct stackdict *sd);
 /* Record a raw stack (innermost frame first) under the kernel's hash. */
 const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 				    const uint64_t *ip, size_t nr);
-/* Record a raw user stack of process tgid, symbolized now: the process may exit soon. */
+/*
+ * Record a raw user stack of process tgid, symbolized now: the process may
+ * exit soon.  cut: the walk stopped before the outermost frame, which the
+ * frames say with a leading "[cut]".
+ */
 const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
-					 const uint64_t *ip, size_t nr);
+					 const uint64_t *ip, size_t nr, int cut);
 /* A stack already symbolized elsewhere ("outer;...;inner"), as /proc gives it. */
 const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded);
 /* Once per pass: lets the user symbolizer forget processes gone quiet. */

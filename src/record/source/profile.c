@@ -99,7 +99,8 @@ const struct kstack *profile__stack(struct profile *pr, struct stackdict *sd, in
 		if (n) {
 			uint64_t raw = hash_bytes(ip, n * sizeof(ip[0]), user ? 0x75736572ull ^ tgid : 0x6b65726eull);
 
-			k = user ? stackdict__add_user(sd, raw, tgid, ip, n) : stackdict__add(sd, raw, ip, n);
+			/* the kernel's walk says nothing of where it stopped */
+			k = user ? stackdict__add_user(sd, raw, tgid, ip, n, 0) : stackdict__add(sd, raw, ip, n);
 		}
 	}
 	pr->cache[id][user] = k;

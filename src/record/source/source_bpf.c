@@ -170,7 +170,7 @@ static size_t parse_stack(struct source_bpf *sb, uint32_t kind, const unsigned c
 		return 0;
 	if (user)
 		stackdict__add_user(sb->res.stacks, h.hash, h.tgid, (const uint64_t *)(rec + hdr_size),
-				    h.nr_frames);
+				    h.nr_frames, h.cut);
 	else
 		stackdict__add(sb->res.stacks, h.hash, (const uint64_t *)(rec + hdr_size), h.nr_frames);
 	return need;

@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# User stacks whole up to 127 frames, in order, and a stack cut at the bound says so.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+plan 4
+
+# the deep thread's longest user stack, and its frame count
+deepest() { q "$1" "select k.frames from samples s join stacks k on k.id = s.ustack_id where s.comm = 'deep'
+	order by length(k.frames) desc limit 1"; }
+
+start_workload --only deep --depth 48 || exit 1
+"$TRACT" record -F 10 -d 1 -p "$WL_PID" -o "$WORK/d48" 2> /dev/null
+stop_workload
+stack=$(deepest "$(one_store "$WORK/d48")")
+n=$(printf '%s' "$stack" | tr ';' '\n' | grep -c '^workload_deep$')
+# frame pointers lose the frame that called libc's read(), which keeps none: 47 of 48
+ok "a thread 48 calls deep shows them ($n of 48: the caller of libc's read has no frame pointer)" test "$n" -ge 47
+ok "in order, from the thread's start to the read it waits in, and not cut" sh -c \
+	"case '$stack' in '[cut]'*) exit 1 ;; esac; printf '%s' '$stack' | grep -q 'start_thread;deep_thread;workload_deep;.*;workload_deep;read'"
+
+start_workload --only deep --depth 200 || exit 1
+"$TRACT" record -F 10 -d 1 -p "$WL_PID" -o "$WORK/d200" 2> /dev/null
+stop_workload
+stack=$(deepest "$(one_store "$WORK/d200")")
+n=$(printf '%s\n' "$stack" | awk -F';' '{ print NF }')
+ok "a deeper one is walked to 127 frames ($n with the mark)" test "$n" -eq 128
+ok "and says it was cut" sh -c "case '$stack' in '[cut];'*) exit 0 ;; esac; exit 1"
+done_testing
