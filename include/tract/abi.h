@@ -118,7 +118,7 @@ struct tract_sample {
 };
 
 /* The on-CPU profile: ticks counted by thread and stacks, read and emptied every pass. */
-#define TRACT_PROFILE_STACKS 8192
+#define TRACT_PROFILE_STACKS 4096	/* ids emptied every pass; 4 MiB of 127-frame stacks */
 #define TRACT_PROFILE_COUNTS 16384
 
 struct tract_profile_key {
