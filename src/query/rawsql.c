@@ -34,11 +34,13 @@ static const char *const copy_sql[] = {
 	"JOIN src.passes p ON p.id = h.pass WHERE 0",
 	"INSERT INTO syscall_latency SELECT p.ts_us, h.* FROM src.syscall_latency h "
 	"JOIN src.passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
-	"CREATE TABLE IF NOT EXISTS profile AS SELECT p.ts_us, h.tid, h.tgid, h.comm, h.pcomm, ks.frames AS kstack, "
+	"CREATE TABLE IF NOT EXISTS profile AS SELECT p.ts_us, t.tid, t.tgid, t.comm, t.pcomm, ks.frames AS kstack, "
 	"us.frames AS ustack, h.ticks FROM src.profile h JOIN src.passes p ON p.id = h.pass "
+	"JOIN src.threads t ON t.id = h.thread "
 	"LEFT JOIN src.stacks ks ON ks.id = h.kstack LEFT JOIN src.stacks us ON us.id = h.ustack WHERE 0",
-	"INSERT INTO profile SELECT p.ts_us, h.tid, h.tgid, h.comm, h.pcomm, ks.frames, us.frames, h.ticks "
-	"FROM src.profile h JOIN src.passes p ON p.id = h.pass LEFT JOIN src.stacks ks ON ks.id = h.kstack "
+	"INSERT INTO profile SELECT p.ts_us, t.tid, t.tgid, t.comm, t.pcomm, ks.frames, us.frames, h.ticks "
+	"FROM src.profile h JOIN src.passes p ON p.id = h.pass JOIN src.threads t ON t.id = h.thread "
+	"LEFT JOIN src.stacks ks ON ks.id = h.kstack "
 	"LEFT JOIN src.stacks us ON us.id = h.ustack WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
 	"CREATE TABLE IF NOT EXISTS runq_latency AS SELECT p.ts_us, h.* FROM src.runq_latency h "
 	"JOIN src.passes p ON p.id = h.pass WHERE 0",

@@ -41,7 +41,7 @@ static const char *const insert_sql[INS__COUNT] = {
 			"VALUES (?1,?2,?3,?4,?5,?6,?7)",
 	[INS_RUNQ_HIST] = "INSERT INTO runq_latency(pass, pcomm, le_us, count, sum_us, tgid) VALUES (?1,?2,?4,?5,?6,?7)",
 	/* INS_FACT and INS_IO come from the column table: schema_insert_*_sql() */
-	[INS_PROFILE] = "INSERT INTO profile(pass, tid, tgid, comm, pcomm, kstack, ustack, ticks) VALUES (?,?,?,?,?,?,?,?)",
+	[INS_PROFILE] = "INSERT INTO profile(pass, thread, kstack, ustack, ticks) VALUES (?,?,?,?,?)",
 	[INS_WAKEUP] = "INSERT INTO wakeups(pass, waker_tgid, waker, wakee_tgid, wakee, count, runq_us, blocked_us) "
 		       "VALUES (?,?,?,?,?,?,?,?)",
 };
@@ -63,6 +63,7 @@ struct store_sqlite {
 	struct dimension threads, calls, stacks, files, wakers;
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
+	struct dict *sample_of_tid;	/* a pass's first sample of each tid (its index) */
 	sqlite3 **memory;		/* an in-memory store: the database goes to *memory at close */
 };
 
@@ -528,25 +529,53 @@ static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct
 	return err;
 }
 
-static int insert_profile(struct store_sqlite *st, int64_t pass_id, const struct profile_rows *pr)
+/*
+ * The thread a profile row counts, in the threads dimension: the pass's
+ * sample of that tid when it has one (the same row, with its executable and
+ * cgroup), else the names the tick saw.
+ */
+static int64_t profile_thread(struct store_sqlite *st, const struct pass *p, const struct profile_row *r)
+{
+	unsigned char key[4096 + 64];
+	struct sample named = { .tid = r->tid, .tgid = r->tgid };
+	const struct sample *t = &named;
+	uint32_t id = dict__find(st->sample_of_tid, &r->tid, sizeof(r->tid));
+
+	if (id && p->rows[*dict__value(st->sample_of_tid, id)].tgid == r->tgid)
+		t = &p->rows[*dict__value(st->sample_of_tid, id)];
+	if (t == &named) {
+		memcpy(named.comm, r->comm, sizeof(named.comm));
+		memcpy(named.pcomm, r->pcomm, sizeof(named.pcomm));
+	}
+	return dimension_id(st, &st->threads, key, thread_key(t, key, sizeof(key)), insert_thread, t);
+}
+
+static int insert_profile(struct store_sqlite *st, int64_t pass_id, const struct pass *p)
 {
 	sqlite3_stmt *s = st->ins[INS_PROFILE];
 	int err = 0;
 
-	for (size_t i = 0; !err && i < pr->nr; i++) {
-		const struct profile_row *r = &pr->rows[i];
-		int64_t k = r->kstack ? stack_id(st, r->kstack) : 0, u = r->ustack ? stack_id(st, r->ustack) : 0;
+	/* the pass's samples by tid, for the profile's threads */
+	dict__clear(st->sample_of_tid);
+	for (size_t i = 0; p->profile.nr && i < p->nr; i++) {
+		int added;
+		uint32_t id = dict__intern(st->sample_of_tid, &p->rows[i].tid, sizeof(p->rows[i].tid), &added);
 
-		if ((r->kstack && !k) || (r->ustack && !u))
+		if (added)
+			*dict__value(st->sample_of_tid, id) = i;
+	}
+	for (size_t i = 0; !err && i < p->profile.nr; i++) {
+		const struct profile_row *r = &p->profile.rows[i];
+		int64_t k = r->kstack ? stack_id(st, r->kstack) : 0, u = r->ustack ? stack_id(st, r->ustack) : 0;
+		int64_t thread = profile_thread(st, p, r);
+
+		if ((r->kstack && !k) || (r->ustack && !u) || !thread)
 			return -EIO;
 		sqlite3_bind_int64(s, 1, pass_id);
-		sqlite3_bind_int64(s, 2, r->tid);
-		sqlite3_bind_int64(s, 3, r->tgid);
-		sqlite3_bind_text(s, 4, r->comm, (int)strnlen(r->comm, sizeof(r->comm)), SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, r->pcomm, (int)strnlen(r->pcomm, sizeof(r->pcomm)), SQLITE_STATIC);
-		bind_opt(s, 6, k, k);
-		bind_opt(s, 7, u, u);
-		sqlite3_bind_int64(s, 8, (int64_t)r->ticks);
+		sqlite3_bind_int64(s, 2, thread);
+		bind_opt(s, 3, k, k);
+		bind_opt(s, 4, u, u);
+		sqlite3_bind_int64(s, 5, (int64_t)r->ticks);
 		err = step(st, s);
 	}
 	return err;
@@ -580,7 +609,7 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 	if (!err)
 		err = insert_wakeups(st, pass_id, &p->wakeups);
 	if (!err)
-		err = insert_profile(st, pass_id, &p->profile);
+		err = insert_profile(st, pass_id, p);
 	if (!err)
 		err = exec(st, "COMMIT");
 	if (err) {
@@ -602,6 +631,7 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->files.ids);
 	dict__free(st->wakers.ids);
 	dict__free(st->cgroups_written);
+	dict__free(st->sample_of_tid);
 	free((char *)st->cfg.dir);
 	free(st);
 }
@@ -624,6 +654,7 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
 	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
 	st->cgroups_written = dict__new();
+	st->sample_of_tid = dict__new();
 	return st;
 }
 
