@@ -37,6 +37,12 @@ struct {
 
 __u64 kstack_errors;
 __u64 ustacks_taken;
+/*
+ * The deepest user stack walked: 127 frames, or fewer where the kernel's
+ * verifier will not take so long a loop (6.1's gives up at a million
+ * instructions).  Read-only, so the verifier knows it as a constant.
+ */
+const volatile __u32 ustack_frames = TRACT_USTACK_MAX - 1;
 
 static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n, __u64 seed)
 {
@@ -99,7 +105,7 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 	buf->ip[0] = regs->ip;
 	bp = regs->bp;
 	/* 127 frames at most: the last slot of the buffer stays free */
-	for (int i = 1; i < TRACT_USTACK_MAX - 1; i++) {
+	for (int i = 1; i < TRACT_USTACK_MAX - 1 && i < ustack_frames; i++) {
 		if (!bp) {
 			cut = 0;
 			break;

@@ -547,7 +547,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 }
 
 /* Open, configure and load the object; NULL with *err set on failure. */
-static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack, int *err)
+static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack, uint32_t ustack_frames, int *err)
 {
 	struct tract_bpf *skel = tract_bpf__open();
 
@@ -557,6 +557,7 @@ static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack
 		return NULL;
 	}
 	skel->rodata->irq_by_stack = irq_by_stack;
+	skel->rodata->ustack_frames = ustack_frames;
 	*err = configure(skel, cfg);
 	if (!*err)
 		*err = tract_bpf__load(skel);
@@ -572,19 +573,31 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 {
 	struct source_bpf *sb = NULL;
 	struct tract_bpf *skel;
+	uint32_t frames;
 	int err;
 
 	err = check_environment();
 	if (err)
 		return err;
 	libbpf_set_print(libbpf_print);
-	skel = load(cfg, 1, &err);
+	/*
+	 * A verifier older than 6.12's counts the walk of 127 user frames as too
+	 * long a program (6.1's gives up after a million instructions, which
+	 * takes it seconds): below 6.12 the walk takes 31, and on any kernel a
+	 * refusal for size retries with 31.
+	 */
+	frames = kernel_before(6, 12) ? 31 : TRACT_USTACK_MAX - 1;
+	skel = load(cfg, 1, frames, &err);
+	if (!skel && err == -E2BIG && frames > 31)
+		skel = load(cfg, 1, frames = 31, &err);
 	if (!skel && err == -EINVAL) {
-		skel = load(cfg, 0, &err);
+		skel = load(cfg, 0, frames, &err);
 		if (skel)
 			tract_warn("this kernel's verifier refuses the interrupt-stack check; "
 				   "wakeups by interrupts of kernel code name the interrupted task");
 	}
+	if (skel && frames < TRACT_USTACK_MAX - 1)
+		tract_debug("user stacks of up to %u frames on this kernel", frames);
 	if (!skel) {
 		tract_err("cannot load the BPF programs: %s%s", strerror(-err),
 			  tract_verbose ? "" : " (run with -v for the verifier's log)");
