@@ -24,8 +24,12 @@ static void show_running(struct sample *r)
 	r->flags |= TRACT_SF_DISPLACED | TRACT_SF_STATE_TIME;
 	r->flags &= ~(uint32_t)TRACT_SF_ONLY_IF_RAN;
 	r->state_us = r->arrival_ns / 1000;
-	/* stacks are of threads off CPU; this one was on it */
-	r->kstack = r->ustack = NULL;
+	/*
+	 * The kernel stack of a thread taken off its CPU is the path that took
+	 * it off; its user stack is the code it ran then, and so are the stacks
+	 * of its latest profile tick (source_bpf.c): those stay.
+	 */
+	r->kstack = NULL;
 }
 
 /* Growing as CPUs appear; a pass names each CPU once or a few times. */
