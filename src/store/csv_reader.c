@@ -402,11 +402,10 @@ int store_csv__load_hour(const char *dir, uint64_t hour_us, sqlite3 **db)
 	struct loader l = { .dir = dir, .hour_us = hour_us, .stacks = dict__new() };
 	struct sink *sink = NULL;
 	char *name = store_hour_path(dir, hour_us, HOUR_CSV_SUFFIX);
+	size_t hint = 0, profile_hint = 0;
 	int err;
 
 	*db = NULL;
-	size_t hint = 0, profile_hint = 0;
-
 	err = read_table(&l, ".stacks.csv", stack_names, ARRAY_SIZE(stack_names), stack_row, NULL) ?:
 	      read_passes(&l) ?: read_samples(&l) ?:
 	      read_hist(&l, ".io_latency.csv", offsetof(struct pass, io_hist)) ?:
