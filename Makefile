@@ -48,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps deb run test test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run bench install uninstall clean vmlinux
+.PHONY: all deps deps-test deb run test test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench install uninstall clean vmlinux
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
@@ -77,6 +77,9 @@ all: $(OUT)/tract $(OUT)/workload $(OUT)/empty.bpf.o
 
 deps:
 	$(Q)./scripts/deps.sh
+
+deps-test:
+	$(Q)./scripts/deps.sh --test
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/vmlinux.h include/tract/abi.h $(wildcard bpf/*.bpf.h) | $(OUT)
 	$(call msg,BPF,$@)
@@ -138,9 +141,18 @@ fuzz-run: $(FUZZ_TARGETS:%=$(OUT)/fuzz/%)
 			{ tail -n 30 $(OUT)/fuzz/$$t.log; exit 1; }; \
 	done
 
-# a short bounded pass for make test
+# make test's fuzzing gives the same verdict for the same commit: every
+# committed seed replayed, then FUZZ_RUNS inputs from a fixed random seed,
+# starting from the seeds alone (never from a corpus this machine kept);
+# the store target writes a file each input, so it tries fewer
+FUZZ_RUNS ?= 20000
+FUZZ_RUNS_fuzz_store ?= 1000
 test-fuzz:
-	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-fixed
+
+fuzz-fixed: $(FUZZ_TARGETS:%=$(OUT)/fuzz/%)
+	$(Q)OUT=$(OUT) ./scripts/fuzz-fixed.sh \
+		$(foreach t,$(FUZZ_TARGETS),$(t):$(or $(FUZZ_RUNS_$(t)),$(FUZZ_RUNS)))
 
 $(OUT)/bench/%: bench/%.c | $(OUT)
 	$(call msg,CC,$@)
@@ -155,16 +167,19 @@ vmlinux:
 run: deps all
 	$(OUT)/tract record
 
-test: deps
-	$(Q)$(MAKE) --no-print-directory test-unit
-	$(Q)$(MAKE) --no-print-directory test-layers
-	$(Q)$(MAKE) --no-print-directory test-san
-	$(Q)$(MAKE) --no-print-directory test-integration
-	$(Q)$(MAKE) --no-print-directory test-kernels
-	$(Q)$(MAKE) --no-print-directory test-fuzz
+# every step, also after one fails; each one's log in $(OUT)/ci/, and a
+# summary of what failed and why at the end
+test: deps-test
+	$(Q)OUT=$(OUT) MAKE="$(MAKE)" ./scripts/test-suite.sh
 
+# the integration tests beside a busy loop on one CPU, as a noisy neighbour
+# or a forgotten process would be
+test-busy: deps-test all
+	$(Q)OUT=$(OUT) MAKE="$(MAKE)" ./scripts/test-busy.sh
+
+# every test binary runs, and each one's name heads its output
 test-unit: $(UNIT_TESTS)
-	$(Q)set -e; for t in $(UNIT_TESTS); do $$t; done
+	$(Q)fail=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
 # each layer includes only the headers of the layers below it, and those
 # above the recorder build and pass their tests without clang or bpftool
@@ -173,7 +188,8 @@ test-layers:
 	$(Q)$(MAKE) --no-print-directory OUT=build-nobpf CLANG=false BPFTOOL=false test-nobpf
 
 test-nobpf: $(NOBPF_TESTS)
-	$(Q)set -e; for t in $(NOBPF_TESTS); do $$t > /dev/null; done
+	$(Q)fail=0; for t in $(NOBPF_TESTS); do \
+		out=$$($$t 2>&1) || { echo "== $$t"; echo "$$out"; fail=1; }; done; exit $$fail
 	$(call msg,NOBPF,$(words $(NOBPF_TESTS)) unit tests without the BPF skeleton)
 
 test-san:

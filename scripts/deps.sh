@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Install the Debian packages tract builds, tests and benchmarks with.
-# Quiet and quick when everything is already there.
+# Quiet and quick when everything is already there.  --test adds what only
+# the tests need (qemu for the older kernels).
 set -eu
 pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev
       linux-libc-dev libsqlite3-dev libncurses-dev tmux sqlite3 libcmocka-dev perl procps
       libbpf-tools util-linux debhelper dpkg-dev"
+[ "${1:-}" = --test ] && pkgs="$pkgs qemu-system-x86"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

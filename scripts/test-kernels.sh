@@ -2,35 +2,76 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Boot older kernels from Debian's archive under qemu (software emulation)
 # with an initramfs holding a static tract and the workload, and report per
-# kernel the result line the guest writes.  Kernel packages are downloaded,
-# never installed, and cached in OUT/kernels.
-set -eu
+# kernel the result line the guest writes: which kernel booted, which of the
+# guest's checks failed with its figures, and the console's last lines.
+# Kernel packages are downloaded, never installed, and cached in OUT/kernels;
+# the newest build of each series in the archive is the one booted, as on a
+# fresh machine, also where the cache holds an older one.
+set -u
 OUT=${OUT:-build}
 cache="$OUT/kernels"
 mkdir -p "$cache"
-fail=0
 passed=0
 failed=0
+# a guest gets this long to boot, record and power off; under emulation a
+# boot takes 20-60 s and the guest's work about as long
+GUEST_SECONDS=${GUEST_SECONDS:-600}
+
+not_ok() {
+	echo "not ok - $*"
+	failed=$((failed + 1))
+}
+
+# Package lists older than a day may name kernels the archive has replaced
+# (their downloads fail) and miss the newest: bring them up to date first.
+lists_fresh() {
+	[ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2> /dev/null | head -n 1)" ]
+}
+if ! lists_fresh; then
+	echo "test-kernels: package lists are over a day old; apt-get update"
+	apt-get update -qq > "$cache/apt-update.log" 2>&1 || { echo "test-kernels: apt-get update failed:"; tail -n 5 "$cache/apt-update.log"; }
+fi
 
 # the newest build of each kernel series Debian 12 ships: its own 6.1, and
-# the 6.12 backport ("6.12.111+deb12") where the archive has it
+# the 6.12 backport ("6.12.111+deb12") where the archive has it; KERNELS
+# names fewer ("6.12")
 kernel_packages() {
-	for series in '6\.1' '6\.12'; do
+	for series in ${KERNELS:-6.1 6.12}; do
+		series=$(echo "$series" | sed 's/\./\\./g')
 		apt-cache search --names-only "^linux-image-${series}(\.[0-9]+)*(-[0-9]+|\+deb12)-amd64-unsigned\$" |
 			awk '{ print $1 }' | sort -V | tail -n 1
 	done
 }
 
+# fetch PACKAGE: the path of its .deb of the archive's version, downloaded
+# once; on failure, one apt-get update and a second try, then the error
 fetch() {
-	(cd "$cache" && [ -n "$(ls "$1"_*.deb 2>/dev/null)" ] || apt-get download -q "$1" > /dev/null 2>&1)
-	ls "$cache/$1"_*.deb | tail -n 1
+	version=$(apt-cache policy "$1" | sed -n 's/^  Candidate: //p')
+	deb=$(ls "$cache/$1_$(echo "$version" | sed 's/:/%3a/')_"*.deb 2> /dev/null | head -n 1)
+	if [ -z "$deb" ]; then
+		if ! (cd "$cache" && apt-get download -q "$1" > "$1.download.log" 2>&1); then
+			apt-get update -qq > /dev/null 2>&1
+			(cd "$cache" && apt-get download -q "$1" > "$1.download.log" 2>&1) || {
+				echo "download of $1 failed: $(tail -n 2 "$cache/$1.download.log" | tr '\n' ' ')" >&2
+				return 1
+			}
+		fi
+		deb=$(ls -t "$cache/$1"_*.deb | head -n 1)
+	fi
+	echo "$deb"
 }
 
-# a fresh machine may have no package lists yet
-[ -n "$(apt-cache search --names-only '^busybox-static$')" ] || apt-get update -qq
+# older_cached PACKAGE DEB: a download of the same kernel series (6.1.,
+# 6.12.) that is not DEB: one the archive has replaced since
+older_cached() {
+	series=$(echo "$1" | sed -E 's/^(linux-image-6\.[0-9]+)\..*/\1./')
+	ls "$cache/$series"*.deb 2> /dev/null | grep -v -F "$2"
+}
+
 command -v qemu-system-x86_64 > /dev/null || {
 	echo "test-kernels: installing qemu-system-x86"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 > /dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 > "$cache/qemu-install.log" 2>&1 ||
+		{ not_ok "qemu: cannot install qemu-system-x86: $(tail -n 3 "$cache/qemu-install.log" | tr '\n' ' ')"; exit 1; }
 }
 packages=$(kernel_packages)
 if [ -z "$packages" ]; then
@@ -42,47 +83,59 @@ fi
 root="$cache/root"
 rm -rf "$root"
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/tmp" "$root/dev"
-dpkg-deb -x "$(fetch busybox-static)" "$cache/busybox"
+busybox_deb=$(fetch busybox-static) || { not_ok "busybox-static: no package to build the guest with"; exit 1; }
+dpkg-deb -x "$busybox_deb" "$cache/busybox"
 cp "$cache/busybox/bin/busybox" "$root/bin/"
-for applet in sh mount ip sleep cat grep sed ls uname poweroff; do
+for applet in sh mount ip sleep cat grep sed ls uname poweroff wc awk tail; do
 	ln -sf busybox "$root/bin/$applet"
 done
 libs=""
 for layer in record top output query store base; do libs="$libs $OUT/lib/lib$layer.a"; done
 # shellcheck disable=SC2086
 ${CC:-cc} -static "$OUT"/obj/cmd/*.o $libs -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
-	-o "$root/bin/tract" 2> "$cache/link.log" || { cat "$cache/link.log"; exit 1; }
-${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload"
+	-o "$root/bin/tract" 2> "$cache/link.log" || { not_ok "static link of tract: $(tail -n 5 "$cache/link.log")"; exit 1; }
+${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload" || { not_ok "static link of the workload"; exit 1; }
 cp tests/kernels/guest-init "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | ../busybox/bin/busybox cpio -o -H newc 2> /dev/null) | gzip -1 > "$cache/initrd.gz"
 
 for pkg in $packages; do
-	dir="$cache/${pkg%-unsigned}"
-	[ -d "$dir" ] || dpkg-deb -x "$(fetch "$pkg")" "$dir"
+	deb=$(fetch "$pkg" 2> "$cache/fetch.err") || { not_ok "$pkg: $(cat "$cache/fetch.err")"; continue; }
+	for old in $(older_cached "$pkg" "$(basename "$deb")"); do
+		echo "test-kernels: the archive has moved on from $(basename "$old"); booting $(basename "$deb")"
+		rm -rf "$old" "${old%.deb}" "${old%.deb}.console"
+	done
+	dir="$cache/$(basename "$deb" .deb)"
+	[ -d "$dir" ] || dpkg-deb -x "$deb" "$dir"
 	vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
 	log="$dir.console"
-	timeout 600 qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot -kernel "$vmlinuz" \
-		-initrd "$cache/initrd.gz" -append "console=ttyS0 quiet panic=-1" > "$log" 2>&1 || true
+	echo "booting $(basename "$vmlinuz") under qemu (at most $GUEST_SECONDS s)"
+	start=$(date +%s)
+	# no standard input: -nographic would read the terminal's
+	timeout "$GUEST_SECONDS" qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot -kernel "$vmlinuz" \
+		-initrd "$cache/initrd.gz" -append "console=ttyS0 quiet panic=-1" < /dev/null > "$log" 2>&1
+	qrc=$?
+	secs=$(($(date +%s) - start))
 	line=$(grep -a '^TRACT-KERNEL-RESULT' "$log" | tail -n 1 | tr -d '\r')
 	if [ -z "$line" ]; then
-		echo "not ok - $pkg: no result line from the guest (console in $log)"
-		tail -n 20 "$log"
-		fail=1
-		failed=$((failed + 1))
+		reason="qemu exited $qrc"
+		[ "$qrc" -eq 124 ] && reason="no answer in $GUEST_SECONDS s"
+		not_ok "$pkg: no result line from the guest ($reason, after $secs s); the console's last lines ($log):"
+		grep -a -v '^\s*$' "$log" | tail -n 20 | tr -d '\r' | sed 's/^/    /'
 		continue
 	fi
+	# shellcheck disable=SC2086
 	set -- $line
-	if [ "$3" = pass ]; then
-		kernel=$2
-		shift 3
-		echo "ok - kernel $kernel: $*"
+	kernel=$2
+	verdict=$3
+	shift 3
+	if [ "$verdict" = pass ]; then
+		echo "ok - kernel $kernel in $secs s: $*"
 		passed=$((passed + 1))
 	else
-		echo "not ok - kernel $2: $*"
-		fail=1
-		failed=$((failed + 1))
+		not_ok "kernel $kernel: $* (after $secs s); the console's last lines ($log):"
+		grep -a -v -e '^TRACT-KERNEL-RESULT' -e '^\s*$' "$log" | tail -n 20 | tr -d '\r' | sed 's/^/    /'
 	fi
 done
 echo "kernels: $passed passed, $failed failed"
-exit $fail
+[ "$failed" -eq 0 ]

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# fuzz-fixed.sh TARGET:RUNS...: the fuzzing of `make test`, the same verdict
+# for the same commit.  Each target replays every committed seed, then tries
+# RUNS inputs mutated from them with a fixed random seed, in a corpus that
+# starts empty (a corpus kept from earlier runs would change the inputs).
+# A crash prints the fuzzer's report and the input's path: add the input to
+# tests/fuzz/seeds/TARGET/ with its fix.
+set -u
+OUT=${OUT:-build-fuzz}
+fail=0
+for arg in "$@"; do
+	t=${arg%:*}
+	runs=${arg##*:}
+	seeds=tests/fuzz/seeds/$t
+	corpus=$OUT/fixed-corpus/$t
+	log=$OUT/fuzz/$t.fixed.log
+	rm -rf "$corpus"
+	mkdir -p "$corpus"
+	echo "  FUZZ     $t: $(ls "$seeds" | wc -l) seeds, then $runs inputs from seed 1"
+	if UBSAN_OPTIONS=print_stacktrace=1 "$OUT/fuzz/$t" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 \
+		-artifact_prefix="$OUT/fuzz/$t-" "$corpus" "$seeds" > "$log" 2>&1; then
+		grep -a '^Done ' "$log" | sed 's/^/           /'
+	else
+		echo "  FUZZ     $t FAILED: crash input and report (whole log: $log)"
+		# the report without the shadow-memory legend, then the input
+		sed -n '/==ERROR: \|runtime error\|deadly signal/,/^SUMMARY: /p' "$log" | grep -a -v -E '^(Shadow|  [A-Z][a-z]|=?>? *0x[0-9a-f]+: )' | head -n 40
+		grep -a -E 'Test unit written to|^Base64: ' "$log" | sed 's/^/           /'
+		echo "           add it to $seeds/ with its fix"
+		fail=1
+	fi
+done
+exit $fail
