@@ -36,7 +36,7 @@ why() {
 		     /\[  FAILED  \]/ && seen[bin $0]++ { next }
 		     /\[  (ERROR|FAILED) *\]|\[   LINE   \]|runtime error|ERROR: (Address|Leak|Undefined)|^SUMMARY: / {
 			if (bin != shown) { print "  " bin; shown = bin }
-			print "      " $0; if (/ERROR: |runtime error/) frames = 8; next }
+			print "      " $0; if (/ERROR: |runtime error/) frames = 6; next }
 		     frames > 0 && /^ +#[0-9]+ / && !/fuzzer::|libc_start|in _start |in main / {
 			sub(/ \(BuildId: [0-9a-f]+\)/, ""); print "      " $0; frames--; next }
 		     /^ +#[0-9]+ / { next }
@@ -46,12 +46,12 @@ why() {
 		awk '/^  FUZZ / { target = $2; next }
 		     /ERROR: |runtime error|deadly signal|Test unit written to|Base64: |^SUMMARY: |crash input|add it to/ {
 			if (target != shown) { print "  " target; shown = target }
-			print "      " $0; if (/ERROR: |runtime error/) frames = 8; next }
+			print "      " $0; if (/ERROR: |runtime error/) frames = 6; next }
 		     frames > 0 && /^ +#[0-9]+ / && !/fuzzer::|libc_start|in _start |in main / {
 			sub(/ \(BuildId: [0-9a-f]+\)/, ""); print "      " $0; frames--; next }' "$log" | head -n 30
 		;;
 	kernels)
-		awk '/^not ok/ { print "  " $0; more = 25; next }
+		awk '/^not ok/ { print "  " $0; more = 12; next }
 		     more > 0 { print "      " $0; more--; next }
 		     /^(booting|kernels:)/ { print "  " $0 }' "$log" | head -n 40
 		;;
@@ -66,7 +66,11 @@ why() {
 }
 
 tail_lines=8
-why
+said=$(why)
+[ -n "$said" ] && echo "$said"
+# where the lines above are a report (a test's, a crash's, a guest's), the
+# log's tail would only repeat it
+case $step in integration | busy | fuzz | kernels | leftovers) [ -n "$said" ] && tail_lines=0 ;; esac
 [ "$tail_lines" -gt 0 ] || exit 0
 echo "  last lines of $log:"
 unshadowed "$log" | tail -n "$tail_lines" | sed 's/^/  | /'
