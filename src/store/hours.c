@@ -71,7 +71,9 @@ int store_hours_list(const char *dir, struct store_hour **hours, size_t *n)
 		struct stat st;
 		size_t i;
 
-		if (!hour || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		/* an hour file being made (".db.new", and its WAL) is not one yet */
+		if (!hour || strstr(suffix, ".new") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		for (i = 0; i < *n && (*hours)[i].hour_us != hour; i++)
 			;

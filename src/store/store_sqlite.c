@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sqlite3.h>
 #include "clock.h"
 #include "dict.h"
@@ -171,18 +172,54 @@ static void close_file(struct store_sqlite *st)
 
 static int prepare(struct store_sqlite *st, uint64_t ts_us);
 
+/*
+ * A new hour file appears whole: made with its schema under another name
+ * (one the hour listing does not match), then renamed into place.  A
+ * reader beside the writer (tract query on a live store, top --live) never
+ * finds it empty.
+ */
+static int create_hour_file(struct store_sqlite *st, uint64_t ts_us)
+{
+	char *tmp = store_hour_path(st->cfg.dir, ts_us, HOUR_SQLITE_SUFFIX ".new"), *final = st->path;
+	int err = store_create_file(tmp);
+
+	if (err) {
+		tract_err("cannot create '%s': %s", tmp, strerror(-err));
+		free(tmp);
+		return err;
+	}
+	st->path = tmp;
+	if (sqlite3_open_v2(tmp, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		err = db_fail(st, "open");
+	/* WAL is kept in the file's header, for the connection that opens it next */
+	if (!err && exec(st, "PRAGMA journal_mode = WAL"))
+		err = -EIO;
+	if (!err)
+		err = create_schema(st);
+	sqlite3_close(st->db);
+	st->db = NULL;
+	st->path = final;
+	if (!err && rename(tmp, final)) {
+		err = -errno;
+		tract_err("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+	}
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
 static int open_file(struct store_sqlite *st, uint64_t ts_us)
 {
 	int64_t version;
-	int err;
+	int err = 0;
 
 	close_file(st);
 	st->path = store_hour_path(st->cfg.dir, ts_us, HOUR_SQLITE_SUFFIX);
-	err = store_create_file(st->path);
-	if (err) {
-		tract_err("cannot create '%s': %s", st->path, strerror(-err));
+	if (access(st->path, F_OK) && errno == ENOENT)
+		err = create_hour_file(st, ts_us);
+	if (err)
 		return err;
-	}
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return db_fail(st, "open");
 	sqlite3_busy_timeout(st->db, 5000);

@@ -119,12 +119,42 @@ static void names_and_hours(void **state)
 	assert_false(store_hour_overlaps(1796083200000000ull, 0, 1796083200000000ull));
 }
 
+/*
+ * A reader beside the writer never finds a new hour empty: the file is made
+ * with its schema under another name, and the listing does not take that
+ * name for an hour.
+ */
+static void an_hour_being_made_is_not_listed(void **state)
+{
+	char dir[] = "/tmp/tract-hours-XXXXXX", path[128];
+	struct store_reader r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/tract-20261130-23.db.new", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	assert_int_equal(store_reader__open(dir, &r), 0);
+	assert_int_equal(r.n, 0);
+	store_reader__free(&r);
+	/* and what the writer leaves is the hour, with its schema, and no such name */
+	write_passes(store_sqlite__open, dir);
+	assert_false(exists(dir, "tract-20261201-00.db.new"));
+	assert_int_equal(store_reader__open(dir, &r), 0);
+	assert_int_equal(r.n, 2);
+	store_reader__free(&r);
+	unlink(path);
+	store_hours_remove_all(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_and_hours),
 		cmocka_unit_test(sqlite_hours_either_side_of_midnight),
 		cmocka_unit_test(csv_hours_either_side_of_midnight),
+		cmocka_unit_test(an_hour_being_made_is_not_listed),
 	};
 	return cmocka_run_group_tests_name("hours", tests, NULL, NULL);
 }
