@@ -16,9 +16,23 @@ ok "the client is listed in recvfrom with its wait location and socket" \
 ok "idle pool threads are not listed by default" sh -c "! grep -q ' idle[0-9]' '$WORK/out.txt'"
 "$TRACT" record -F 4 -d 0.6 --all -p "$WL_PID" > "$WORK/all.txt" 2>&1
 ok "--all lists the idle pool" test "$(grep -c ' idle[0-9] ' "$WORK/all.txt")" -ge 3
-"$TRACT" record -F 100 -d 1 --no-kstacks --no-ustacks -p "$WL_PID" -o "$WORK/fast" 2> "$WORK/fast.err"
-fast=$(q "$(one_store "$WORK/fast")" "select count(*) || ' ' || count(distinct ts_us) from passes")
-ok "100 Hz gives about 100 passes a second ($fast)" sh -c "set -- $fast; [ \$1 -ge 80 ] && [ \$1 -le 101 ] && [ \$1 -eq \$2 ]"
+. "$(dirname "$0")/../lib/truth.sh"
+"$TRACT" record -F 100 -d 1 --no-kstacks --no-ustacks -p "$WL_PID" -o "$WORK/fast" 2> "$WORK/fast.err" &
+rec=$!
+bg_started $rec
+# the sampler's accounting from its first stored pass to its end
+window_follow $rec "$WORK/fast" "$WORK/fast.win"
+wait $rec
+fastdb=$(one_store "$WORK/fast")
+# passes, distinct moments; covered, short, tail (slot_account); skipped, allowed (skipped_account)
+fast="$(q "$fastdb" "select count(*) || ' ' || count(distinct ts_us) from passes") $(slot_account "$fastdb" 10000 1000000) $(skipped_account "$fastdb" "$WORK/fast.win" $rec)"
+# Every 10 ms slot of the 1 s is a stored pass (each at its own moment) or
+# time the next pass counts as unsampled, but for a tail after the last pass
+# as long as its lateness and duration; and the slots skipped are no more
+# than the sampler's lateness explains: its passes' durations and its time on
+# a CPU and on a run queue over the window, as the kernel counted them.
+ok "100 Hz: a pass for each 10 ms slot of the 1 s that the sampler was on time for (passes, distinct; covered, short, tail; skipped, allowed: $fast)" \
+	sh -c "set -- $fast; [ \$1 -ge 1 ] && [ \$1 -eq \$2 ] && [ \$4 -ge 0 ] && [ \$4 -le \$5 ] && [ \$6 -le \$7 ]"
 ok "--no-kstacks --no-ustacks stores no stacks, not even the profile's" test "$(q "$(one_store "$WORK/fast")" "select count(*) from stacks")" -eq 0
 
 # --syscall-latency: per-process histograms, kept in the kernel and emptied every pass
@@ -29,6 +43,15 @@ ok "--syscall-latency records the client's recvfrom completions" \
 	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom'")" -gt 0
 ok "its slow replies land in the 1-2 s or 2-4 s buckets" \
 	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom' and le_us >= 1048576")" -gt 0
-ok "no sys_exit program is loaded without --syscall-latency" sh -c "'$TRACT' record -d 0.5 > /dev/null 2>&1 & sleep 0.3; ! bpftool prog show | grep -q 'name tract_sys_exit'; r=\$?; wait; exit \$r"
+# what this recorder holds once attached: every program it loaded (another
+# recorder on the host, with --syscall-latency, does not count)
+"$TRACT" record -p "$WL_PID" > /dev/null 2>&1 &
+rec=$!
+bg_started $rec
+wait_attached $rec
+ok "no sys_exit program is loaded without --syscall-latency" \
+	sh -c "grep -q ' tract_sample_pass\$' '$WORK/bpf.$rec' && ! grep ' tract_sys_exit\$' '$WORK/bpf.$rec'"
+kill -TERM $rec
+wait $rec
 stop_workload
 done_testing

@@ -5,8 +5,11 @@
 # order with partial buckets marked, and time no pass stands for is a gap,
 # not zero.  Runs anywhere: no root, no BPF, and the store's hour is fixed.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 14
 export TZ=UTC
+# top draws with UTF-8 under a UTF-8 locale only (a gap is "·", "_" in ASCII):
+# the locale is the test's, whatever the caller's
+export LC_ALL=C.UTF-8
 
 S=$WORK/store
 mkdir -p "$S"
@@ -66,4 +69,8 @@ ok "top's timeline peaks at the busiest minute's average, not below the headline
 	grep -q 'max 30.00' "$WORK/top.txt"
 ok "and shows the time before the first pass, the stop and the time after the last as gaps" \
 	sh -c "printf '%s\n' '$line' | grep -Eq '^timeline \|·+[^·|]+·+[^·|]+·+\|'"
+line=$(LC_ALL=C "$TRACT" top -D "$S" -b -n 1 --from "2026-11-30 12:00" --to "2026-11-30 12:03" 2>&1 | grep '^timeline')
+ok "under LC_ALL=C the timeline is ASCII, its gaps _ ($line)" \
+	sh -c "printf '%s\n' '$line' | LC_ALL=C grep -Eq '^timeline \|_+[^_|]+_+[^_|]+_+\|' &&
+	       ! printf '%s\n' '$line' | LC_ALL=C grep -q '[^ -~]'"
 done_testing

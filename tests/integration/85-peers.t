@@ -24,19 +24,37 @@ near_bucket() {
 		print "buckets below " a " and below " b " are not the same or adjacent"; exit 1 }'
 }
 
-# ---- off-CPU share per thread: within 0.05 of offcputime at 50 Hz --all ----
+# ---- off-CPU share per thread against offcputime and the kernel, over the same window ----
+# offcpu.sh prints per thread "tid comm offcputime tract kernel tract_run
+# kernel_run tract_onrq kernel_onrq samples sampler unsampled" (see there).
+# A share tract reads from N samples strays from the truth of its window by
+# sampling alone: three standard errors, 3 * sqrt(p (1 - p) / N), with p the
+# kernel's share.  To that add the window's share the sampler spent on a CPU
+# in its passes (the thread it displaced reads as running at the pass's
+# moment, while the kernel counts it off), the share no pass stands for
+# (the recorder was late; the threads may have done anything then), and
+# 0.005 for the kernel's own figures (threads start in 10 ms ticks, and a
+# running thread's time lags by up to a tick, over 10 s or more).
+SHARE_BOUND='function bound(p, n, s, u) { if (p < 0) p = 0; if (p > 1) p = 1; return 3 * sqrt(p * (1 - p) / n) + s + u + 0.005 }'
 # Two threads spinning on two CPUs: the sampler takes one of the CPUs at
 # every pass, and what it displaced must read as running, not queued.
 "$P/offcpu.sh" 10 50 "$WORK/spin" --only hog --hogs 2 > "$WORK/spin.txt" 2> "$WORK/spin.err"
 ok "two spinners: both compared ($(tr '\n' ';' < "$WORK/spin.txt"))" \
 	test "$(grep -c ' hog[01] ' "$WORK/spin.txt")" -eq 2
-ok "two spinners: each one's off-CPU share is within 0.05 of offcputime's" \
-	sh -c "awk '/ hog/ { print \$3, \$4 }' '$WORK/spin.txt' | while read peer tr; do
-		awk -v a=\$peer -v b=\$tr 'BEGIN { d = a - b; exit !(d <= 0.05 && d >= -0.05) }' || exit 1; done"
-"$TRACT" query -D "$WORK/spin/store" -g comm,state --format csv > "$WORK/spin.csv"
-ok "and tract query -g comm,state says both run: RUN in over 90% of each one's time" \
-	awk -F, '$1 ~ /^hog[01]$/ { all[$1] += $3; if ($2 == "RUN") run[$1] += $3 }
-		 END { for (t in all) if (run[t] / all[t] > 0.9) n++; exit n != 2 }' "$WORK/spin.csv"
+ok "two spinners: each one's off-CPU share is offcputime's, within the bound of its samples" \
+	awk "$SHARE_BOUND"' / hog[01] / { b = bound($3, $10, $11, $12); d = $4 - $3
+		if (d > b || d < -b) { print $2 ": tract " $4 " against " $3 " (bound " b ")"; bad = 1 } } END { exit bad }' "$WORK/spin.txt"
+# what the kernel says the spinners did in the window, whatever else ran
+# there: RUN is their time on a CPU, RUN or RUNQ that and their time queued
+# for one (all of it, for a spinner); the sampler's share counts only
+# against RUN, where what it displaced reads as running
+ok "and tract's RUN share of each is its share on a CPU, RUN and RUNQ its share on a CPU or queued" \
+	awk "$SHARE_BOUND"' / hog[01] / { n++
+		b = bound($7, $10, $11, $12); d = $6 - $7
+		if (d > b || d < -b) { print $2 ": RUN " $6 " against on a CPU " $7 " (bound " b ")"; bad = 1 }
+		b = bound($9, $10, 0, $12); d = $8 - $9
+		if (d > b || d < -b) { print $2 ": RUN+RUNQ " $8 " against " $9 " (bound " b ")"; bad = 1 } }
+	     END { exit bad || n != 2 }' "$WORK/spin.txt"
 
 # Lock contention beside a spinner, a pipe ping-pong and an fsync loop, as
 # the issue tried it: three threads take turns on a mutex held 2 ms.
@@ -49,10 +67,11 @@ ok "and tract query -g comm,state says both run: RUN in over 90% of each one's t
 	> "$WORK/mix.txt" 2> "$WORK/mix.err"
 ok "mixed: all eight threads compared ($(tr '\n' ';' < "$WORK/mix.txt"))" \
 	test "$(wc -l < "$WORK/mix.txt")" -eq 8
-ok "mixed: every thread's off-CPU share is within 0.05 of offcputime's, or of the kernel's where offcputime strays" \
-	awk '{ peer = $3; tr = $4; kern = $5; ref = peer
+ok "mixed: every thread's off-CPU share is offcputime's, or the kernel's where offcputime strays, within the bound of its samples" \
+	awk "$SHARE_BOUND"' { peer = $3; tr = $4; kern = $5; ref = peer
 	       if ((peer - kern) > 0.02 || (kern - peer) > 0.02) ref = kern
-	       d = tr - ref; if (d > 0.05 || d < -0.05) { print $2 ": tract " tr " against " ref; bad = 1 } }
+	       b = bound(ref, $10, $11, $12); d = tr - ref
+	       if (d > b || d < -b) { print $2 ": tract " tr " against " ref " (bound " b ")"; bad = 1 } }
 	     END { exit bad }' "$WORK/mix.txt"
 # offcputime is the peer: most of the threads that switch less often than
 # ping and pong must be held to it, not to the kernel's figure

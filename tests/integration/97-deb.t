@@ -8,7 +8,15 @@ arch=$(dpkg --print-architecture)
 version=$(cat "$top/VERSION")
 deb="$WORK/deb/deb/tract_${version}_$arch.deb"
 make -C "$top" --no-print-directory OUT="$WORK/deb" deb > "$WORK/make.out" 2>&1
-ok "make deb builds tract_${version}_$arch.deb" test -f "$deb" || tail -n 20 "$WORK/make.out"
+rc=$?
+# on failure the log's tail shows as diagnostics, and the whole log is kept
+# (cleanup removes $WORK) where the diagnostics say
+if ! ok "make deb builds tract_${version}_$arch.deb (make exits $rc)" test "$rc" -eq 0 -a -f "$deb"; then
+	log=$(mktemp --suffix=.log "${TMPDIR:-/tmp}/tract-deb-make.XXXXXX")
+	cp "$WORK/make.out" "$log"
+	echo "# the build log is kept in $log; its last 40 lines:"
+	tail -n 40 "$log" | sed 's/^/#   /'
+fi
 dpkg -x "$deb" "$WORK/root"
 ok "it holds the binary, man page, completion and systemd unit" sh -c \
 	"test -x '$WORK/root/usr/bin/tract' && test -f '$WORK/root/usr/share/man/man8/tract.8.gz' &&

@@ -12,8 +12,49 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/tract-test.XXXXXX")
 # fsync must reach a real disk, which /tmp may not be
 DISK_DIR=$(mktemp -d "$(dirname "$TRACT")/disk-test.XXXXXX")
 WL_PID=
+# what a test started and cleanup ends, whether the test passes, fails or is
+# interrupted: background processes (recorders, a live top, ...), tmux
+# sessions, mounts
+BG_PIDS=
+TMUX_SESSIONS=
+MOUNTS=
+
+# bg_started PID: a background process of the test, ended by cleanup if still running
+bg_started() { BG_PIDS="$BG_PIDS $1"; }
+# tmux_started NAME: a tmux session of the test, killed by cleanup
+tmux_started() { TMUX_SESSIONS="$TMUX_SESSIONS $1"; }
+# mounted DIR: a file system the test mounted, unmounted by cleanup
+mounted() { MOUNTS="$MOUNTS $1"; }
+
+# our_child PID: PID is still a child of this shell (once reaped, its pid may
+# be another process's)
+our_child() { [ "$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$1/status" 2> /dev/null)" = "$$" ]; }
+
+# end_children PIDS...: TERM (and CONT, for a stopped one), up to 5 s to end as
+# they do on TERM (a recorder detaches its programs), then KILL; reaped
+end_children() {
+	for ec_p; do
+		our_child "$ec_p" && kill -TERM "$ec_p" 2> /dev/null && kill -CONT "$ec_p" 2> /dev/null
+	done
+	for ec_p; do
+		for _ in $(seq 50); do
+			our_child "$ec_p" || break
+			case $(sed -n 's/^State:[[:space:]]*//p' "/proc/$ec_p/status" 2> /dev/null) in '' | Z*) break ;; esac
+			sleep 0.1
+		done
+		if our_child "$ec_p"; then
+			kill -KILL "$ec_p" 2> /dev/null
+			wait "$ec_p" 2> /dev/null
+		fi
+	done
+}
+
 cleanup() {
-	[ -n "$WL_PID" ] && kill "$WL_PID" 2>/dev/null && wait "$WL_PID" 2>/dev/null
+	# and, should a test have missed one, any other child still running
+	# shellcheck disable=SC2046,SC2086
+	end_children $BG_PIDS $WL_PID $(ps -o pid= --ppid $$ 2> /dev/null)
+	for cl_s in $TMUX_SESSIONS; do tmux kill-session -t "=$cl_s" 2> /dev/null; done
+	for cl_m in $MOUNTS; do umount "$cl_m" 2> /dev/null || umount -l "$cl_m" 2> /dev/null; done
 	if [ -n "${TRACT_KEEP:-}" ]; then
 		echo "# kept $WORK" >&2
 	else
@@ -22,6 +63,10 @@ cleanup() {
 	rm -rf "$DISK_DIR"
 }
 trap cleanup EXIT
+# a signal ends the test through exit, so that cleanup runs then too
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 plan() { echo "1..$1"; }
 
@@ -30,8 +75,24 @@ skip_all() {
 	exit 0
 }
 
+# skip DESCRIPTION REASON: a test that cannot run here, counted as TAP's skip
+skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $1 # SKIP $2"
+}
+
+# shquote ARG: ARG in single quotes, as a shell reads it back, on one line
+# (a newline shows as \n, a tab as \t)
+shquote() {
+	# \001 keeps a trailing newline from the command substitution
+	printf "'%s'" "$(printf '%s\001' "$1" |
+		sed -e ':a' -e '$!{N;ba' -e '}' -e "s/'/'\\\\''/g" -e 's/\n/\\n/g' -e 's/\t/\\t/g' -e 's/\x01$//')"
+}
+
 ok() {
-	# ok DESCRIPTION COMMAND...: one TAP line, with the command's output as diagnostics on failure
+	# ok DESCRIPTION COMMAND...: one TAP line; on failure, as diagnostics, the
+	# command with its arguments as run (so that the values of a test or [ show)
+	# and its output, stderr included; returns the command's status
 	desc=$1
 	shift
 	test_count=$((test_count + 1))
@@ -39,8 +100,12 @@ ok() {
 		echo "ok $test_count - $desc"
 	else
 		echo "not ok $test_count - $desc"
-		printf '%s\n' "$out" | sed 's/^/#   /'
+		ok_cmd=
+		for ok_a; do ok_cmd="$ok_cmd $(shquote "$ok_a")"; done
+		printf '#   command:%s\n' "$ok_cmd"
+		[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
 		test_failed=$((test_failed + 1))
+		return 1
 	fi
 }
 
@@ -58,8 +123,9 @@ need_root_bpf() {
 start_workload() {
 	"$WORKLOAD" --dir "$DISK_DIR" "$@" > "$WORK/workload.out" 2>&1 &
 	WL_PID=$!
-	for _ in $(seq 100); do
-		grep -q '^ready' "$WORK/workload.out" && return 0
+	# 30 s: a loaded machine can take seconds to start its threads
+	for _ in $(seq 600); do
+		grep -q '^ready' "$WORK/workload.out" 2> /dev/null && return 0
 		sleep 0.05
 	done
 	echo "workload did not start:" >&2
@@ -91,13 +157,64 @@ at_most() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 <= b + 0) exit 0; print a " > " b; exit 1 }'
 }
 
-# No tract program may be loaded once the recorder is gone.  The kernel
-# frees programs after an RCU grace period, so give it a moment.
+. "$(dirname "$0")/../lib/bpf_progs.sh"
+
+# wait_attached PID [NAME]: until the tract process PID has attached its
+# sampler (or NAME), 60 s at most, and keep what programs it holds then in
+# $WORK/bpf.PID for no_tract_programs.  Other processes' programs of the same
+# names (a concurrent test run) do not count.
+wait_attached() {
+	bpf_wait_attached "$1" "${2:-tract_sample_pass}" "$WORK/bpf.$1"
+}
+
+# no_tract_programs PID: no program the tract process PID held (as
+# wait_attached saw them while it ran) is loaded once it has ended.  The
+# kernel frees programs after an RCU grace period, so give it 20 s.
 no_tract_programs() {
-	for _ in $(seq 40); do
-		bpftool prog show 2>/dev/null | grep -q 'name tract_' || return 0
+	if [ ! -s "$WORK/bpf.$1" ]; then
+		echo "no programs of process $1 were seen: call wait_attached $1 while it runs"
+		return 1
+	fi
+	ntp_ids=$(awk '{ print $1 }' "$WORK/bpf.$1" | tr '\n' ' ')
+	ntp_end=$(($(date +%s) + 20))
+	while :; do
+		# shellcheck disable=SC2086
+		[ -z "$(bpf_loaded $ntp_ids)" ] && return 0
+		[ "$(date +%s)" -lt "$ntp_end" ] || break
 		sleep 0.05
 	done
-	bpftool prog show | grep -A1 'name tract_'
+	echo "of the $(wc -l < "$WORK/bpf.$1") programs process $1 held, still loaded after 20 s:"
+	# shellcheck disable=SC2086
+	bpf_loaded $ntp_ids
+	return 1
+}
+
+# wait_until SECONDS COMMAND...: until COMMAND succeeds, polled; past the
+# deadline, a message naming it on stderr, and 1
+wait_until() {
+	wu_end=$(($(date +%s) + $1))
+	shift
+	until "$@" 2> /dev/null; do
+		if [ "$(date +%s)" -ge "$wu_end" ]; then
+			wu_cmd=
+			for wu_a; do wu_cmd="$wu_cmd $(shquote "$wu_a")"; done
+			echo "still not so after the deadline:$wu_cmd" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# wait_stored DIR SQL [SECONDS]: until SQL, on the latest store file in DIR
+# (read-only, beside the recorder), gives 1; 30 s unless told
+wait_stored() {
+	ws_end=$(($(date +%s) + ${3:-30}))
+	while :; do
+		ws_f=$(ls "$1"/tract-*.db 2> /dev/null | tail -n 1)
+		[ -n "$ws_f" ] && [ "$(sqlite3 -batch -noheader "file:$ws_f?mode=ro" "$2" 2> /dev/null)" = 1 ] && return 0
+		[ "$(date +%s)" -lt "$ws_end" ] || break
+		sleep 0.05
+	done
+	echo "after ${3:-30} s, still not so in ${ws_f:-$1 (no store file)}: $2" >&2
 	return 1
 }

@@ -18,10 +18,10 @@ rm -rf "$out/store"
 peer_stub "$out" -d "$secs" "$@"
 biolatency -D -Q -d "$disk" "$secs" 1 > "$out/biolatency.txt" 2> "$out/biolatency.err" &
 peer=$!
-peer_attached block_rq_complete_btf
+peer_attached "$peer" block_rq_complete_btf
 "$TRACT" record -F 10 -d "$secs" -p "$stub" -o "$out/store" 2> "$out/record.err" &
 rec=$!
-peer_attached tract_sample_pass
+peer_attached "$rec" tract_sample_pass
 peer_go
 wait "$stub" "$rec" "$peer"
 

@@ -13,6 +13,7 @@ peer_stub() {
 	shift
 	sh -c 'read go < "$1"; shift; exec "$@"' sh "$fifo" "$WORKLOAD" "$@" > "$out/workload.out" 2>&1 &
 	stub=$!
+	PEER_PIDS="$PEER_PIDS $stub"
 }
 
 peer_go() {
@@ -20,17 +21,51 @@ peer_go() {
 	rm -f "$fifo"
 }
 
-# peer_attached NAME: wait until a BPF program of that name is loaded
+# peer_attached PID NAME: wait until the process PID (the peer tool or the
+# recorder, started in the background) has attached its BPF program NAME;
+# another process's of that name (a concurrent run) does not count.  PID is
+# ended on exit if it still runs then.
 peer_attached() {
-	for _ in $(seq 400); do
-		bpftool prog show 2>/dev/null | grep -q " name $1 " && return 0
-		sleep 0.025
-	done
-	echo "$1 did not load" >&2
-	return 1
+	PEER_PIDS="$PEER_PIDS $1"
+	bpf_wait_attached "$1" "$2"
 }
 
+# Whatever the script started and still runs when it exits, passing or failing
+# (set -e), is ended: the processes peer_stub and peer_attached were given,
+# and any other child of this shell (a keeper); TERM, then KILL after 5 s.
+PEER_PIDS=
+# peer_children: in $peer_left, those of them that still run (each still a
+# child of this shell: once reaped, its pid may be another process's)
+peer_children() {
+	peer_kids=$(ps -o pid= --ppid $$ 2> /dev/null || :)
+	peer_left=
+	for p in $PEER_PIDS $peer_kids; do
+		case " $peer_left " in *" $p "*) continue ;; esac
+		[ "$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$p/status" 2> /dev/null || :)" = $$ ] && bpf_running "$p" &&
+			peer_left="$peer_left $p"
+	done
+}
+peer_cleanup() {
+	set +e
+	peer_children
+	[ -n "$peer_left" ] || return 0
+	# shellcheck disable=SC2086
+	kill -TERM $peer_left 2> /dev/null
+	for _ in $(seq 50); do
+		peer_children
+		[ -n "$peer_left" ] || return 0
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $peer_left 2> /dev/null
+}
+trap peer_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 . "$(dirname "$0")/../lib/one_store.sh"
+. "$(dirname "$0")/../lib/bpf_progs.sh"
 
 # peer_db OUT: the store as one file, whatever hours the run crossed
 peer_db() {

@@ -1,48 +1,86 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Per-thread off-CPU share of the workload: tract (Σ weight of non-RUN samples
-# / Σ weight) against libbpf-tools offcputime (its off-CPU time over the
-# threads' life) and the kernel's own accounting (1 - time on a CPU from
-# /proc/PID/task/TID/schedstat, over the middle of the run).
+# Per-thread off-CPU share of the workload over one window: tract (Σ weight of
+# non-RUN samples / Σ weight) against libbpf-tools offcputime (its off-CPU
+# time) and the kernel's own accounting (/proc/PID/task/TID/schedstat: time
+# on a CPU and on a run queue).
+#
+# All three measure the same seconds: each thread's life from its birth, when
+# offcputime and tract already follow the process and schedstat starts from
+# zero, to the end of the window, when schedstat is read and offcputime is
+# stopped at once (SIGINT); tract is queried for that window (--from/--to).
+# The workload runs on after it, so that no thread ends inside it.
 #
 # usage: offcpu.sh SECONDS HZ OUTDIR WORKLOAD-ARGS...
-# prints "tid comm offcputime tract kernel" per thread of the workload.
+# prints per thread of the workload, as shares of its life in the window:
+#   tid comm offcputime tract kernel tract_run kernel_run tract_onrq kernel_onrq
+#   samples sampler unsampled
+# (off-CPU shares; RUN against on a CPU; RUN or RUNQ against on a CPU or a run
+# queue; tract's samples of the thread; the window's share the sampler spent
+# on a CPU in its passes; and the window's share no pass stands for)
 set -eu
 . "$(dirname "$0")/lib.sh"
 secs=$1 hz=$2 out=$3
 shift 3
 mkdir -p "$out"
 rm -rf "$out/store"
-peer_stub "$out" -d "$secs" "$@"
-offcputime -p "$stub" $((secs + 6)) > "$out/offcputime.txt" 2> "$out/offcputime.err" &
+peer_stub "$out" "$@"
+# offcputime until SIGINT ends its window
+offcputime -p "$stub" 3600 > "$out/offcputime.txt" 2> "$out/offcputime.err" &
 peer=$!
-peer_attached sched_switch
-"$TRACT" record --all -F "$hz" -d $((secs + 2)) -p "$stub" -o "$out/store" 2> "$out/record.err" &
+peer_attached "$peer" sched_switch
+"$TRACT" record --all -F "$hz" -p "$stub" -o "$out/store" 2> "$out/record.err" &
 rec=$!
-peer_attached tract_sample_pass
-# the recorder's first pass, so that it samples from the first thread on
-sleep 0.3
-peer_go
-# the kernel's accounting, as a third opinion: time on a CPU per thread
-sleep 1
-snap() { for t in /proc/"$stub"/task/*; do echo "${t##*/} $(cut -d' ' -f1 "$t/schedstat")"; done 2> /dev/null; }
-snap > "$out/sched0"
+peer_attached "$rec" tract_sample_pass
+# the recorder's first pass stored, so that it samples from the first thread on
+# (a deadline of 10 s)
+for _ in $(seq 200); do
+	[ "$(sqlite3 "$(ls "$out"/store/tract-*.db 2> /dev/null | tail -n 1)" "select count(*) from passes" 2> /dev/null)" -ge 1 ] 2> /dev/null && break
+	sleep 0.05
+done
 t0=$(date +%s%N)
-sleep $((secs - 3))
-snap > "$out/sched1"
+read -r up0 _ < /proc/uptime
+peer_go
+sleep "$secs"
+# per thread: tid, ns on a CPU, ns on a run queue, life in the window in ns
+# (from its start time in /proc/PID/task/TID/stat, or the window's start for
+# the main thread, which the stub was before, to now, both in ticks of
+# USER_HZ since boot, read with shell builtins so that a busy machine does
+# not stretch the reading)
+hz_user=$(getconf CLK_TCK)
+read -r up _ < /proc/uptime
+for t in /proc/"$stub"/task/*; do
+	read -r on rq _ < "$t/schedstat" && read -r stat < "$t/stat" && echo "${t##*/} $on $rq ${stat##*) }"
+done 2> /dev/null | awk -v up="$up" -v up0="$up0" -v hz="$hz_user" '{ s = $23 / hz; if (s < up0) s = up0; printf "%s %s %s %.0f\n", $1, $2, $3, (up - s) * 1e9 }' |
+	sort > "$out/sched1"
 t1=$(date +%s%N)
-wait "$stub" "$rec" "$peer"
-join "$out/sched0" "$out/sched1" | awk -v w=$((t1 - t0)) '{ printf "%s %.4f\n", $1, 1 - ($3 - $2) / w }' |
-	sort > "$out/kernel.txt"
+kill -INT "$peer"
+wait "$peer" || :
+kill "$stub"
+wait "$stub" || :
+wait "$rec"
+awk '{ printf "%s %.4f %.4f %.4f %.0f\n", $1, 1 - $2 / $4, $2 / $4, ($2 + $3) / $4, $4 }' "$out/sched1" > "$out/kernel.txt"
 # offcputime's figure is off-CPU microseconds per stack, under "- comm (tid)";
 # a thread's first interval may carry its name before the workload named it
-awk -v life="$secs" '
+awk '
 	/^ *- / { tid = $NF; gsub(/[()]/, "", tid); next }
 	/^ *[0-9]+$/ && tid != "" { off[tid] += $1; tid = "" }
-	END { for (t in off) printf "%s %.4f\n", t, off[t] / (life * 1e6) }' "$out/offcputime.txt" |
+	END { for (t in off) printf "%s %.0f\n", t, off[t] * 1000 }' "$out/offcputime.txt" |
 	sort > "$out/peer.txt"
-sqlite3 -batch -noheader -separator ' ' "$(peer_db "$out")" \
-	"select tid, (select comm from samples l where l.tid = s.tid order by ts_us desc limit 1),
-	        round(sum(case when state != 'RUN' then weight_us else 0 end) * 1.0 / sum(weight_us), 4)
-	 from samples s where pcomm = 'workload' group by tid" | sort > "$out/tract.txt"
-join "$out/peer.txt" "$out/tract.txt" | join - "$out/kernel.txt" | awk '{ print $1, $3, $2, $4, $5 }'
+at() { echo "@$(($1 / 1000000000)).$(printf %09d $(($1 % 1000000000)) | cut -c1-6)"; }
+range="--from $(at "$t0") --to $(at "$t1")"
+# the name a thread had last; shares of its samples' weight
+"$TRACT" query -D "$out/store" $range --format csv --sql "
+	select tid, comm, max(ts_us) as last,
+	       round(sum(case when state != 'RUN' then weight_us else 0 end) * 1.0 / sum(weight_us), 4) as off,
+	       round(sum(case when state = 'RUN' then weight_us else 0 end) * 1.0 / sum(weight_us), 4) as run,
+	       round(sum(case when state in ('RUN', 'RUNQ') then weight_us else 0 end) * 1.0 / sum(weight_us), 4) as onrq,
+	       count(*) as n
+	from samples where pcomm = 'workload' group by tid" | tail -n +2 | tr -d '\r' | tr ',' ' ' | sort > "$out/tract.txt"
+"$TRACT" query -D "$out/store" $range --format csv --sql "
+	select coalesce(sum(cpu_us), 0), coalesce(sum(unsampled_us), 0) from passes" | tail -n 1 | tr -d '\r' | tr ',' ' ' > "$out/passes.txt"
+read -r cpu_us unsampled_us < "$out/passes.txt"
+# tid off-ns, then tid comm last off run onrq n, then tid off run onrq life-ns
+join "$out/peer.txt" "$out/tract.txt" | join - "$out/kernel.txt" |
+	awk -v c="$cpu_us" -v u="$unsampled_us" -v w="$(((t1 - t0) / 1000))" '{
+		printf "%s %s %.4f %s %s %s %s %s %s %s %.4f %.4f\n", $1, $3, $2 / $12, $5, $9, $6, $10, $7, $11, $8, c / w, u / w }'

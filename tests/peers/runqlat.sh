@@ -15,16 +15,37 @@ shift 2
 mkdir -p "$out"
 rm -rf "$out/store"
 peer_stub "$out" -d "$secs" "$@"
-# one histogram after the workload is gone
-runqlat -P -p "$stub" $((secs + 4)) 1 > "$out/runqlat.txt" 2> "$out/runqlat.err" &
+# one histogram, printed when SIGINT comes after the workload is gone
+# (an interval counted from runqlat's start would end too early where the
+# recorder takes long to attach, on a loaded machine)
+runqlat -P -p "$stub" 99999 1 > "$out/runqlat.txt" 2> "$out/runqlat.err" &
 peer=$!
-peer_attached sched_wakeup_new
-"$TRACT" record --runq-latency -F 10 -d $((secs + 2)) -p "$stub" -o "$out/store" 2> "$out/record.err" &
+peer_attached "$peer" sched_wakeup_new
+# The histograms are per process, kept in the kernel and emptied at each
+# pass: the waits after the last pass before the workload exits are counted
+# only by a pass after it.  So the recorder also follows a keeper that
+# outlives the workload, and stops (with its last process) once a pass after
+# the workload's end is stored, however late that comes on a busy machine.
+sleep 3600 &
+keeper=$!
+"$TRACT" record --runq-latency -F 10 -p "$stub,$keeper" -o "$out/store" 2> "$out/record.err" &
 rec=$!
-peer_attached tract_sample_pass
-sleep 0.3
+peer_attached "$rec" tract_sample_pass
+# passes_after US: wait until a pass after that time is stored (a deadline of 10 s)
+passes_after() {
+	for _ in $(seq 200); do
+		[ "$(sqlite3 "$(ls "$out"/store/tract-*.db 2> /dev/null | tail -n 1)" "select count(*) from passes where ts_us > $1" 2> /dev/null)" -ge 1 ] 2> /dev/null && return
+		sleep 0.05
+	done
+}
+# the recorder's first pass, so that it samples from the first thread on
+passes_after 0
 peer_go
-wait "$stub" "$rec" "$peer"
+wait "$stub"
+kill -INT "$peer"
+passes_after $(($(date +%s%N) / 1000))
+kill "$keeper"
+wait "$rec" "$peer"
 
 # runqlat's slot s holds waits in [2^s, 2^(s+1)) us, slot 0 [0, 2): in tract's
 # terms the bucket below 2^(s+1); tract's first two buckets (below 1 and 2)

@@ -14,12 +14,27 @@ shift 2
 mkdir -p "$out"
 rm -rf "$out/store" "$out/timings.txt"
 peer_stub "$out" -d "$secs" --timings "$out/timings.txt" "$@"
-"$TRACT" record --syscall-latency -F 10 -d $((secs + 2)) -p "$stub" -o "$out/store" 2> "$out/record.err" &
+# The histograms are per process, kept in the kernel and emptied at each
+# pass: the calls after the last pass before the workload exits are counted
+# only by a pass after it.  So the recorder also follows a keeper that
+# outlives the workload, and stops (with its last process) once a pass after
+# the workload's end is stored, however late that comes on a busy machine.
+sleep 3600 &
+keeper=$!
+"$TRACT" record --syscall-latency -F 10 -p "$stub,$keeper" -o "$out/store" 2> "$out/record.err" &
 rec=$!
-peer_attached tract_sys_exit
-peer_attached tract_sample_pass
+peer_attached "$rec" tract_sys_exit
+peer_attached "$rec" tract_sample_pass
 peer_go
-wait "$stub" "$rec"
+wait "$stub"
+gone=$(($(date +%s%N) / 1000))
+# a deadline of 10 s
+for _ in $(seq 200); do
+	[ "$(sqlite3 "$(ls "$out"/store/tract-*.db 2> /dev/null | tail -n 1)" "select count(*) from passes where ts_us > $gone" 2> /dev/null)" -ge 1 ] 2> /dev/null && break
+	sleep 0.05
+done
+kill "$keeper"
+wait "$rec"
 
 # the workload's file: "syscall le_us count" per bucket, then "syscall mean_us M calls"
 awk '
