@@ -123,7 +123,9 @@ for pkg in $packages; do
 	# lockup: a guest that ends with no result is booted once more, and says so.
 	for attempt in 1 2; do
 		# no standard input: -nographic would read the terminal's
-		timeout "$GUEST_SECONDS" qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot -kernel "$vmlinuz" \
+		# one host thread runs both vCPUs (thread=single): with a thread each,
+		# a vCPU may run code the other has just patched, stale
+		timeout "$GUEST_SECONDS" qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 -nographic -no-reboot -kernel "$vmlinuz" \
 			-initrd "$cache/initrd.gz" -append "console=ttyS0 quiet panic=-1" < /dev/null > "$log" 2>&1
 		qrc=$?
 		line=$(grep -a '^TRACT-KERNEL-RESULT' "$log" | tail -n 1 | tr -d '\r')
