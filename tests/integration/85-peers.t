@@ -74,9 +74,14 @@ ok "mixed: every thread's off-CPU share is offcputime's, or the kernel's where o
 	       if (d > b || d < -b) { print $2 ": tract " tr " against " ref " (bound " b ")"; bad = 1 } }
 	     END { exit bad }' "$WORK/mix.txt"
 # offcputime is the peer: most of the threads that switch less often than
-# ping and pong must be held to it, not to the kernel's figure
-ok "mixed: at least three of the spinner and the three lockers are held to offcputime itself" \
-	awk '$2 ~ /^(spin|futex[0-2])$/ { d = $3 - $5; if (d <= 0.02 && d >= -0.02) n++ } END { exit n < 3 }' "$WORK/mix.txt"
+# ping and pong must agree with it directly, within the same bound, not only
+# with the kernel's figure (the two references drift apart by 0.02 or more
+# on a loaded machine, where interrupts and the peer's own program take
+# more of a thread's time)
+ok "mixed: at least three of the spinner and the three lockers are within the bound of offcputime itself" \
+	awk "$SHARE_BOUND"' function off(a, b) { return a > b ? a - b : b - a }
+	     $2 ~ /^(spin|futex[0-2])$/ { if (off($4, $3) <= bound($3, $10, $11, $12)) n++ }
+	     END { exit n < 3 }' "$WORK/mix.txt"
 
 # ---- run-queue delay per process against runqlat -P ----
 # Four spinners on two CPUs and a ping-pong: long waits and very short ones.
