@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "json.h"
 
-size_t utf8_len(const unsigned char *s, size_t n)
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len;
 	unsigned int cp;

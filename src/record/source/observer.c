@@ -32,14 +32,6 @@ static void show_running(struct sample *r)
 	r->kstack = NULL;
 }
 
-/* Row i stays, as row *kept: rows are large, and most stay where they are. */
-static void keep_row(struct pass *p, size_t *kept, size_t i)
-{
-	if (*kept != i)
-		p->rows[*kept] = p->rows[i];
-	(*kept)++;
-}
-
 /* Growing as CPUs appear; a pass names each CPU once or a few times. */
 static struct cpu_view *view_of(struct cpu_view **views, size_t *n, uint32_t cpu)
 {
@@ -95,7 +87,7 @@ size_t observer__resolve(struct pass *p, const uint64_t *outside_ns, size_t ncpu
 		}
 		if ((r->flags & TRACT_SF_ONLY_IF_RAN) && me != then)
 			continue;
-		keep_row(p, &kept, i);
+		p->rows[kept++] = *r;
 	}
 	p->nr = kept;
 	return displaced;
@@ -145,7 +137,7 @@ size_t observer__at_moment(struct pass *p, const uint32_t *moment_tid, size_t nc
 		} else if (r->flags & TRACT_SF_ONLY_IF_RAN) {
 			continue;
 		}
-		keep_row(p, &kept, i);
+		p->rows[kept++] = *r;
 	}
 	p->nr = kept;
 	return displaced;
