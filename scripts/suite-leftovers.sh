@@ -14,14 +14,22 @@ set -u
 : "${TRACT_SUITE_TOKEN:?the suite sets it}"
 
 # loaded BPF programs with tract's names, "id name" a line, but for those a
-# process outside the suite owns (a recorder someone else runs here)
+# process outside the suite holds (a recorder someone else runs here)
 tract_programs() {
 	bpftool -j prog show 2> /dev/null | env -u TRACT_SUITE_TOKEN perl -MJSON::PP -e '
 		my $token = shift;
 		my $progs = eval { decode_json(join "", <STDIN>) } || [];
+		# who holds each program: the fdinfo of a program or link fd names
+		# its id (bpftool has no owners where it is built without them)
+		my %owners;
+		for my $info (glob "/proc/[0-9]*/fdinfo/*") {
+			my ($pid) = $info =~ m{^/proc/(\d+)/};
+			open(my $fh, "<", $info) or next;
+			while (<$fh>) { $owners{$1}{$pid} = 1 if /^prog_id:\s*(\d+)/ }
+		}
 		for my $p (@$progs) {
 			next unless ($p->{name} // "") =~ /^tract_/;
-			my @owners = map { $_->{pid} } @{ $p->{pids} || [] };
+			my @owners = keys %{ $owners{ $p->{id} } || {} };
 			my $ours = !@owners;
 			for my $pid (@owners) {
 				open(my $fh, "<", "/proc/$pid/environ") or next;
