@@ -19,7 +19,7 @@ WARNINGS   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -W
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 $(WARNINGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
               -DTRACT_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUT)
-LIBS       := $(shell pkg-config --libs libbpf sqlite3 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -ldw -lelf -lncursesw -ltinfo -lm -pthread
+LIBS       := $(shell pkg-config --libs libbpf sqlite3 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -ldw -lelf -lncursesw -ltinfo -lm -lcurl -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -Iinclude -Wall -Wno-unused-function
 
 ifeq ($(SAN),1)
@@ -52,7 +52,7 @@ endif
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
-LAYERS     := record top output query store base
+LAYERS     := record top output query fleet store base
 SRCS       := $(shell find src -name '*.c')
 HDRS       := $(shell find src -name '*.h' -o -name '*.def')
 INCDIRS    := $(patsubst %/,-I%,$(sort $(dir $(HDRS))))
@@ -64,16 +64,17 @@ SKELS      := $(OUT)/tract.skel.h
 # what each layer's unit tests link: the layer and those below it
 uses_base   := base
 uses_store  := store base
-uses_query  := query store base
-uses_output := output query store base
-uses_top    := top output query store base
-uses_record := record store base
+uses_query  := query fleet store base
+uses_output := output query fleet store base
+uses_top    := top output query fleet store base
+uses_record := record fleet store base
+uses_fleet  := fleet store base
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/*/test_*.c))
 # the layers whose tests must build where there is no clang or bpftool
-NOBPF_TESTS = $(filter $(foreach l,base store query output top,$(OUT)/tests/$(l)/%),$(UNIT_TESTS))
+NOBPF_TESTS = $(filter $(foreach l,base store query output top fleet,$(OUT)/tests/$(l)/%),$(UNIT_TESTS))
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(wildcard bench/*.c))
 
-all: $(OUT)/tract $(OUT)/workload $(OUT)/empty.bpf.o
+all: $(OUT)/tract $(OUT)/workload $(OUT)/workload-nofp $(OUT)/empty.bpf.o
 
 deps:
 	$(Q)./scripts/deps.sh
@@ -115,6 +116,42 @@ $(OUT)/workload: tests/workload/workload.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 -pthread $< -o $@
 
+# the same workload as distributions build code: optimised, no frame pointers
+$(OUT)/workload-nofp: tests/workload/workload.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(filter-out -fno-omit-frame-pointer,$(CFLAGS)) -O2 -fomit-frame-pointer -pthread $< -o $@
+
+# Threads that publish OpenTelemetry thread contexts, the writer built every
+# way the OTEP says a reader must handle: a library with TLSDESC, with
+# general-dynamic, with initial-exec, the executable itself (local-exec),
+# and a library dlopen'ed after the threads exist; and one that publishes garbage.
+OTEL       := $(OUT)/otel
+OTEL_CC     = $(CC) -O1 -g -Wall -Iinclude -pthread
+OTEL_BINS  := $(addprefix $(OTEL)/,otel_desc otel_gd otel_ie otel_exe otel_dlopen otel_garbage libotel_dl.so)
+$(OTEL)/libotel_%.so: tests/otel/otel_lib.c include/tract/otel_thread_ctx.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(OTEL)
+	$(Q)$(OTEL_CC) -fPIC -shared $(OTEL_MODEL_$*) $< -o $@
+OTEL_MODEL_desc := -mtls-dialect=gnu2
+OTEL_MODEL_gd   := -mtls-dialect=gnu
+OTEL_MODEL_ie   := -ftls-model=initial-exec
+OTEL_MODEL_dl   := -mtls-dialect=gnu
+$(OTEL)/otel_desc $(OTEL)/otel_gd $(OTEL)/otel_ie: $(OTEL)/otel_%: tests/otel/otel_threads.c $(OTEL)/libotel_%.so
+	$(call msg,CC,$@)
+	$(Q)$(OTEL_CC) $< -L$(OTEL) -lotel_$* -Wl,-rpath,$(abspath $(OTEL)) -o $@
+$(OTEL)/otel_exe: tests/otel/otel_threads.c tests/otel/otel_lib.c include/tract/otel_thread_ctx.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(OTEL)
+	$(Q)$(OTEL_CC) tests/otel/otel_threads.c tests/otel/otel_lib.c -Wl,--export-dynamic-symbol=otel_thread_ctx_v1 -o $@
+$(OTEL)/otel_dlopen: tests/otel/otel_threads.c include/tract/otel_thread_ctx.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(OTEL)
+	$(Q)$(OTEL_CC) -DDLOPEN_ONLY $< -ldl -o $@
+$(OTEL)/otel_garbage: tests/otel/otel_garbage.c include/tract/otel_thread_ctx.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(OTEL)
+	$(Q)$(OTEL_CC) $< -Wl,--export-dynamic-symbol=otel_thread_ctx_v1 -o $@
+
 test_libs = $(call layer_libs,$(uses_$(firstword $(subst /, ,$(1)))))
 $(OUT)/tests/%: tests/unit/%.c $$(call test_libs,$$*) | $(OUT)
 	$(call msg,CC,$@)
@@ -122,6 +159,12 @@ $(OUT)/tests/%: tests/unit/%.c $$(call test_libs,$$*) | $(OUT)
 	$(Q)$(CC) $(CFLAGS) $(INCDIRS) $(LDFLAGS) $< $(call test_libs,$*) $(LIBS) -lcmocka -o $@
 
 FUZZ_LIBS := $(call layer_libs,$(uses_query))
+# the thread-context decoders of the record layer, with what they use below it
+FUZZ_OTEL_OBJS := $(OUT)/obj/record/resolve/otel_pctx.o $(OUT)/obj/record/resolve/otel_attrs.o
+$(OUT)/fuzz/fuzz_otel: tests/fuzz/fuzz_otel.c $(FUZZ_OTEL_OBJS) $(FUZZ_LIBS) | $(OUT)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(OUT)/fuzz
+	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -fsanitize=fuzzer $< $(FUZZ_OTEL_OBJS) $(FUZZ_LIBS) $(LIBS) -o $@
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBS) | $(OUT)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(OUT)/fuzz
@@ -154,9 +197,9 @@ fuzz-fixed: $(FUZZ_TARGETS:%=$(OUT)/fuzz/%)
 	$(Q)OUT=$(OUT) ./scripts/fuzz-fixed.sh \
 		$(foreach t,$(FUZZ_TARGETS),$(t):$(or $(FUZZ_RUNS_$(t)),$(FUZZ_RUNS)))
 
-$(OUT)/bench/%: bench/%.c | $(OUT)
+$(OUT)/bench/%: bench/%.c include/tract/otel_thread_ctx.h | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -pthread $< $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Iinclude -pthread $< $(LIBS) -Wl,--export-dynamic-symbol=otel_thread_ctx_v1 -o $@
 
 $(OUT):
 	$(Q)mkdir -p $(OUT)/obj $(OUT)/tests $(OUT)/bench
@@ -195,21 +238,37 @@ test-nobpf: $(NOBPF_TESTS)
 test-san:
 	$(Q)$(MAKE) --no-print-directory SAN=1 test-unit
 
-test-integration: all
+# puppeteer-core from npm drives Debian's chromium in the picture tests; it never downloads a browser.
+# Node trusts its own copy of the roots, not the system's: where the way to
+# the registry presents a certificate only the system trusts (a proxy's), a
+# plain environment fails every fetch, so the system's roots are added.
+SYSTEM_CAS := /etc/ssl/certs/ca-certificates.crt
+BROWSER_DIR := $(OUT)/browser
+$(BROWSER_DIR)/node_modules/puppeteer-core/package.json: tests/browser/package.json
+	$(call msg,NPM,puppeteer-core)
+	$(Q)mkdir -p $(BROWSER_DIR) && cp $< $(BROWSER_DIR)/package.json
+	$(Q)NODE_EXTRA_CA_CERTS=$${NODE_EXTRA_CA_CERTS:-$(SYSTEM_CAS)} \
+		npm install --prefix $(BROWSER_DIR) --no-audit --no-fund --loglevel=error < /dev/null > $(BROWSER_DIR)/npm.log 2>&1 || \
+		{ tail -n 20 $(BROWSER_DIR)/npm.log; exit 1; }
+	$(Q)touch $@
+
+test-integration: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/package.json
 	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
 	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) \
-		TRACT_SAN=$(abspath build-san/tract) prove -v tests/integration/
+		TRACT_SAN=$(abspath build-san/tract) NODE_PATH=$(abspath $(BROWSER_DIR)/node_modules) \
+		BROWSER_TESTS=$(abspath tests/browser) OTEL=$(abspath $(OTEL)) prove -v tests/integration/
 
 # Debian 12's own kernel under qemu: tract must run on kernels older than the build host's
 test-kernels: all
 	$(Q)OUT=$(OUT) ./scripts/test-kernels.sh
 
-bench: deps all $(BENCH_BINS)
+bench: deps-test all $(BENCH_BINS)
 	$(Q)OUT=$(abspath $(OUT)) ./bench/bench.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(UNITDIR)
+		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/include/tract
+	install -m 0644 include/tract/otel_thread_ctx.h $(DESTDIR)$(PREFIX)/include/tract/otel_thread_ctx.h
 	install -m 0755 $(OUT)/tract $(DESTDIR)$(BINDIR)/tract
 	install -m 0644 doc/tract.8 $(DESTDIR)$(MANDIR)/man8/tract.8
 	install -m 0644 contrib/tract.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/tract

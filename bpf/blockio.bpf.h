@@ -36,7 +36,7 @@ struct {
 	__type(value, struct tract_hist_val);
 } io_hist SEC(".maps");
 
-__u64 io_hist_full;
+__u64 io_hist_full, io_hist_added;
 
 /* The partition, or for requests without one (flushes) the whole disk. */
 static __always_inline __u32 request_dev(struct request *rq)
@@ -115,7 +115,7 @@ int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned in
 	ns = start && start < now ? now - start : 0;
 	hk.bucket = log2_us(ns);
 	bpf_map_delete_elem(&inflight, &key);
-	hist_add(&io_hist, &hk, ns, &io_hist_full);
+	hist_add(&io_hist, &hk, ns, &io_hist_full, &io_hist_added);
 	return 0;
 }
 

@@ -44,23 +44,48 @@ static __always_inline void learn_rq(struct task_struct *task, __u32 cpu)
 		rq_of_cpu[cpu] = (__u64)rq;
 }
 
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(tract_moment, struct hrtimer *t, ktime_t *now)
+/*
+ * The expiry function of a sleeping task's timer (hrtimer_wakeup), learned
+ * from the first of the sampler's: the task after another kind of timer is
+ * not read at all, and most expiries are the tick's.
+ */
+__u64 sleeper_function;
+
+static __always_inline void take_moment(struct hrtimer *t)
 {
+	__u64 function = (__u64)t->function;
 	struct task_struct *curr;
 	struct rq *rq;
 	__u32 i;
 
-	if (!sampler_task || (__u64)BPF_CORE_READ((struct hrtimer_sleeper *)t, task) != sampler_task)
-		return 0;
+	if (!sampler_task || (sleeper_function && function != sleeper_function) ||
+	    (__u64)BPF_CORE_READ((struct hrtimer_sleeper *)t, task) != sampler_task)
+		return;
+	sleeper_function = function;
 	for (i = 0; i < TRACT_CPUS_MAX && i < nr_cpus; i++) {
 		rq = (struct rq *)rq_of_cpu[i];
 		/* a CPU not met yet (offline, or new) shows nothing as running */
 		curr = rq ? BPF_CORE_READ(rq, curr) : NULL;
 		moment_task[i] = (__u64)curr;
 		moment_tid[i] = curr ? BPF_CORE_READ(curr, pid) : 0;
+		moment_clock[i] = rq ? BPF_CORE_READ(rq, clock) : 0;
+		moment_clock_task[i] = rq ? BPF_CORE_READ(rq, clock_task) : 0;
 	}
 	moment_pass = pass_seq + 1;
+	window_walks = 0;
+	window_moment = moment_pass;
+}
+
+/*
+ * One program on the hook for both the timer mark (wakeup.bpf.h) and the
+ * moment: in the cold interrupt a timer's expiry runs in, a second program
+ * costs as much as the first.
+ */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
+{
+	mark_timer(1);
+	take_moment(t);
 	return 0;
 }
 

@@ -30,7 +30,34 @@ struct tract_prof_latest {
 	__s32 kstack, ustack;
 	__u32 gen;		/* profile_gen then: its stack ids hold only until the tables are emptied */
 	__u64 ns;		/* rq clock of the tick */
+	__u64 tick;		/* its serial, when it went by the tick ring */
+	__u64 stack_top;	/* the end of the thread's stack mapping, as last looked up */
 };
+
+/*
+ * --unwind cfi: ticks of user threads go here with their stack bytes, for
+ * the recorder to unwind and count; it reads them once a pass, so no tick
+ * wakes it.  A tick that does not fit is counted in profile_counts with its
+ * frame-pointer stack instead: every tick is counted once, one way or the
+ * other.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, TRACT_TICK_RING);
+} profile_ticks_ring SEC(".maps");
+
+struct tick_buf {
+	struct tract_tick hdr;
+	__u8 bytes[TRACT_USTACK_COPY];
+	struct pt_regs ctx_regs;	/* not sent: the context's registers, where CO-RE may read them */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tick_buf);
+} tick_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -42,6 +69,62 @@ struct {
 __u64 profile_ticks;		/* ticks that counted */
 __u32 profile_gen;		/* the recorder adds one each time it empties the tables */
 __u64 profile_lost;		/* ticks the full count table could not take */
+__u64 profile_ring_full;	/* ticks counted by frame-pointer stack for want of ring space */
+__u64 profile_tick_serial;
+__u64 profile_added;		/* ticks that may have added to the tables (map_news) */
+
+/*
+ * The tick with its user stack as bytes, into the ring; its serial, or 0
+ * when the stack could not be read or the ring is full.
+ */
+static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struct task_struct *task,
+					  struct tract_profile_key *key, struct tract_prof_latest *latest)
+{
+	struct pt_regs *regs;
+	__u32 zero = 0, len;
+	struct tick_buf *buf = bpf_map_lookup_elem(&tick_scratch, &zero);
+	__u64 sp;
+
+	if (!buf)
+		return 0;
+	/*
+	 * The context's registers are copied out first: the verifier takes
+	 * no load from the context at the offsets relocations compute.
+	 */
+	if (bpf_probe_read_kernel(&buf->ctx_regs, sizeof(buf->ctx_regs), &ctx->regs))
+		return 0;
+	regs = &buf->ctx_regs;
+	/* a tick in the kernel: the registers user mode left at its entry, copied alike */
+	if ((regs->cs & 3) != 3 &&
+	    bpf_probe_read_kernel(regs, sizeof(*regs), (void *)bpf_task_pt_regs(task)))
+		return 0;
+	if ((regs->cs & 3) != 3)
+		return 0;
+	copy_uregs(buf->hdr.ustack.regs, regs);
+	sp = buf->hdr.ustack.regs[TRACT_UREG_SP];
+	len = copy_len(task, sp, latest ? &latest->stack_top : NULL);
+	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(buf->bytes, len, (void *)sp))
+		return 0;
+	buf->hdr.kind = TRACT_REC_TICK;
+	buf->hdr.tid = key->tid;
+	buf->hdr.tgid = key->tgid;
+	buf->hdr.kstack = key->kstack;
+	buf->hdr.gen = profile_gen;
+	buf->hdr.serial = __sync_fetch_and_add(&profile_tick_serial, 1) + 1;
+	__builtin_memcpy(buf->hdr.comm, task->comm, sizeof(buf->hdr.comm));
+	BPF_CORE_READ_STR_INTO(&buf->hdr.pcomm, task, group_leader, comm);
+	buf->hdr.ustack.kind = TRACT_REC_USTACK_COPY;
+	buf->hdr.ustack.len = len;
+	buf->hdr.ustack.tgid = key->tgid;
+	buf->hdr.ustack.hash = next_copy_id();
+	if (bpf_ringbuf_output(&profile_ticks_ring, buf, sizeof(buf->hdr) + len, BPF_RB_NO_WAKEUP)) {
+		profile_ring_full++;
+		return 0;
+	}
+	ustack_copies++;
+	ustack_copy_bytes += len;
+	return buf->hdr.serial;
+}
 
 SEC("perf_event")
 int tract_profile(struct bpf_perf_event_data *ctx)
@@ -50,15 +133,27 @@ int tract_profile(struct bpf_perf_event_data *ctx)
 	struct tract_profile_key key = { .tid = task->pid, .tgid = task->tgid };
 	struct tract_profile_val *v, fresh = { .ticks = 1 };
 	struct tract_prof_latest *latest;
+	__u64 tick = 0;
 	__u32 i;
 
 	/* the idle task is no thread, and tract's own threads are never samples */
 	if (!key.tid || key.tgid == self_tgid || !pid_selected(key.tgid))
 		return 0;
+	/* before a stack or a count is added: the recorder empties the tables after it moves */
+	__sync_fetch_and_add(&profile_added, 1);
+	i = slot_index(key.tid);
+	latest = bpf_map_lookup_elem(&prof_latest, &i);
+	if (latest && latest->tag != owner_tag(task))
+		latest->stack_top = 0;
 	/* --no-kstacks and --no-ustacks hold here too: ticks by thread alone */
 	key.kstack = take_kstacks ? bpf_get_stackid(ctx, &profile_stacks, 0) : -1;
-	key.ustack = !take_ustacks || (task->flags & PF_KTHREAD) ? -1 :
-		     bpf_get_stackid(ctx, &profile_stacks, BPF_F_USER_STACK);
+	key.ustack = -1;
+	if (take_ustacks && !(task->flags & PF_KTHREAD) && unwind_cfi)
+		tick = tick_to_ring(ctx, task, &key, latest);
+	if (tick)
+		goto counted;
+	if (take_ustacks && !(task->flags & PF_KTHREAD))
+		key.ustack = bpf_get_stackid(ctx, &profile_stacks, BPF_F_USER_STACK);
 	v = bpf_map_lookup_elem(&profile_counts, &key);
 	if (v) {
 		__sync_fetch_and_add(&v->ticks, 1);
@@ -71,13 +166,13 @@ int tract_profile(struct bpf_perf_event_data *ctx)
 			return 0;
 		}
 	}
+counted:
 	profile_ticks++;
-	i = slot_index(key.tid);
-	latest = bpf_map_lookup_elem(&prof_latest, &i);
 	if (latest) {
 		latest->tag = owner_tag(task);
 		latest->kstack = key.kstack;
 		latest->ustack = key.ustack;
+		latest->tick = tick;
 		latest->gen = profile_gen;
 		latest->ns = rq_clock_of(task);
 	}
@@ -95,6 +190,7 @@ static __always_inline void read_profile(struct task_struct *task, __u32 tag, st
 		return;
 	s->prof_kstack = latest->kstack;
 	s->prof_ustack = latest->ustack;
+	s->prof_tick = latest->tick;
 	s->prof_age_ns = now > latest->ns ? now - latest->ns : 0;
 }
 

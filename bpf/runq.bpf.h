@@ -47,7 +47,7 @@ struct {
 	__type(value, struct tract_hist_val);
 } runq_hist SEC(".maps");
 
-__u64 runq_hist_full;
+__u64 runq_hist_full, runq_hist_added;
 
 static __always_inline void stamp_queued(struct task_struct *task, __u64 now)
 {
@@ -110,7 +110,7 @@ static __always_inline void account_runq(bool preempt, struct task_struct *prev,
 		return;
 	k.tgid = next->tgid;
 	k.bucket = log2_us(wait);
-	hist_add(&runq_hist, &k, wait, &runq_hist_full);
+	hist_add(&runq_hist, &k, wait, &runq_hist_full, &runq_hist_added);
 }
 
 #endif

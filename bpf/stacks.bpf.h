@@ -35,8 +35,23 @@ struct {
 	__type(value, struct ustack_buf);
 } ustack_scratch SEC(".maps");
 
+struct ustack_copy_buf {
+	struct tract_ustack_copy hdr;
+	__u8 bytes[TRACT_USTACK_COPY];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ustack_copy_buf);
+} ucopy_scratch SEC(".maps");
+
 __u64 kstack_errors;
 __u64 ustacks_taken;
+__u64 ustack_copies;		/* user stacks copied for CFI unwinding, and their bytes */
+__u64 ustack_copy_bytes;
+__u64 ustack_serial;
 /*
  * The deepest user stack walked: 127 frames, or fewer where the kernel's
  * verifier will not take so long a loop (6.1's gives up at a million
@@ -53,10 +68,58 @@ static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n, __u64 seed)
 		h *= 0x100000001b3ull;
 		h ^= h >> 29;
 	}
+	/* the top bit tells copies' ids apart */
+	h &= ~TRACT_COPY_ID;
 	return h ? h : 1;
 }
 
-static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struct *task)
+/*
+ * A stack is read while its thread may be woken and given a CPU, and the
+ * walk of a kernel stack takes microseconds (some 0.5 a frame).  The walk
+ * goes from the innermost frame out, so the wait's own frames come first;
+ * a thread woken meanwhile may write over outer frames not read yet with
+ * the calls it makes next, and one that also switched out again has laid a
+ * new sleep's frames over them all.  So a stack is read only while its
+ * thread is off its CPU, and kept unless its thread switched meanwhile:
+ * dropping also the stacks of threads woken during the walk would lose
+ * most stacks of threads whose waits are tens of microseconds long, and
+ * with them the waits they wait in.  A user stack is read after the
+ * kernel's, and copied from the thread's memory, slower still: a thread in
+ * a syscall does not touch it until it has left, but one preempted in user
+ * code goes back to it as soon as it gets its CPU.
+ */
+__u64 stacks_raced;
+
+static __always_inline __u64 switch_count(struct task_struct *task)
+{
+	return task->nvcsw + task->nivcsw;
+}
+
+static __always_inline bool raced(bool yes)
+{
+	if (yes)
+		stacks_raced++;
+	return yes;
+}
+
+/*
+ * Whether a user stack moved while it was read.  A thread in a syscall
+ * leaves the registers it entered with at the top of its kernel stack until
+ * its next syscall or interrupt overwrites them (ip and sp: where its user
+ * code was then), ax holds -ENOSYS until the syscall returns, and its user
+ * stack is not touched before then, whatever it sleeps in meanwhile.  One
+ * preempted in user code goes back to it as soon as it gets its CPU.
+ */
+static __always_inline bool user_moved(struct task_struct *task, __u64 switches, const struct pt_regs *regs,
+				       __u64 ip, __u64 sp, const struct tract_sample *s)
+{
+	/* read here from the sample, not carried in a register: the verifier walks the loops before once */
+	if (s->flags & TRACT_SF_IN_SYSCALL)
+		return raced(regs->ip != ip || regs->sp != sp || (long)regs->ax != -ENOSYS);
+	return raced(task->on_cpu || switch_count(task) != switches);
+}
+
+static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struct *task, __u64 switches)
 {
 	__u32 zero = 0;
 	struct kstack_buf *buf = bpf_map_lookup_elem(&kstack_scratch, &zero);
@@ -66,6 +129,8 @@ static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struc
 	if (!buf)
 		return 0;
 	len = bpf_get_task_stack(task, buf->ip, sizeof(buf->ip), 0);
+	if (raced(switch_count(task) != switches || (len <= 0 && task->on_cpu)))
+		return 0;
 	if (len <= 0) {
 		kstack_errors++;
 		return 0;
@@ -92,18 +157,20 @@ static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struc
  * 127 frames: code built without frame pointers ends the stack there
  * rather than producing garbage beyond it, and the stack says it was cut.
  */
-static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struct *task)
+static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struct *task, __u64 switches,
+					 const struct tract_sample *s)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u32 zero = 0, n = 1;
 	struct ustack_buf *buf = bpf_map_lookup_elem(&ustack_scratch, &zero);
-	__u64 bp, frame[2];
+	__u64 bp, sp, frame[2];
 	__u32 cut = 1;
 
 	if (!buf || !regs)
 		return 0;
 	buf->ip[0] = regs->ip;
 	bp = regs->bp;
+	sp = regs->sp;
 	/* 127 frames at most: the last slot of the buffer stays free */
 	for (int i = 1; i < TRACT_USTACK_MAX - 1 && i < ustack_frames; i++) {
 		if (!bp) {
@@ -126,6 +193,8 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 			break;
 		bp = frame[0];
 	}
+	if (user_moved(task, switches, regs, buf->ip[0], sp, s))
+		return 0;
 	buf->hdr.kind = TRACT_REC_USTACK;
 	buf->hdr.nr_frames = n;
 	buf->hdr.tgid = task->tgid;
@@ -138,12 +207,115 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 	return buf->hdr.hash;
 }
 
+/* The registers, in DWARF's order (rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip). */
+static __always_inline void copy_uregs(__u64 *r, const struct pt_regs *regs)
+{
+	r[0] = regs->ax;
+	r[1] = regs->dx;
+	r[2] = regs->cx;
+	r[3] = regs->bx;
+	r[4] = regs->si;
+	r[5] = regs->di;
+	r[6] = regs->bp;
+	r[7] = regs->sp;
+	r[8] = regs->r8;
+	r[9] = regs->r9;
+	r[10] = regs->r10;
+	r[11] = regs->r11;
+	r[12] = regs->r12;
+	r[13] = regs->r13;
+	r[14] = regs->r14;
+	r[15] = regs->r15;
+	r[16] = regs->ip;
+}
+
+static long vma_end_of(struct task_struct *task, struct vm_area_struct *vma, void *end)
+{
+	*(__u64 *)end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * How many bytes from sp up may be copied: to the end of the stack's
+ * mapping, and no more than TRACT_USTACK_COPY.  *top caches the end, so a
+ * thread whose stack pointer is still under it needs no lookup.
+ */
+static __always_inline __u32 copy_len(struct task_struct *task, __u64 sp, __u64 *top)
+{
+	__u64 end = top ? *top : 0;
+
+	if (!end || sp >= end || end - sp > (1ull << 30)) {
+		end = 0;
+		if (bpf_find_vma(task, sp, vma_end_of, &end, 0) || end <= sp)
+			return 0;
+		if (top)
+			*top = end;
+	}
+	end -= sp;
+	if (end > TRACT_USTACK_COPY)
+		end = TRACT_USTACK_COPY;
+	return (__u32)end & ~7u;
+}
+
+static __always_inline __u64 next_copy_id(void)
+{
+	return TRACT_COPY_ID | (__sync_fetch_and_add(&ustack_serial, 1) + 1);
+}
+
+/*
+ * The user stack as bytes, for the recorder to unwind by CFI: what is above
+ * sp in the thread's stack mapping, up to 16 KiB.  The frame-pointer walk
+ * needs a frame pointer in every function; libc and most distribution
+ * binaries have none, and a walk through them loses the callers.
+ */
+static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_struct *task, __u64 switches,
+					      const struct tract_sample *s)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u32 zero = 0, len;
+	struct ustack_copy_buf *buf = bpf_map_lookup_elem(&ucopy_scratch, &zero);
+
+	if (!buf || !regs)
+		return 0;
+	/* the registers the bytes are unwound from, as the copy begins */
+	copy_uregs(buf->hdr.regs, regs);
+	len = copy_len(task, buf->hdr.regs[7], NULL);
+	if (len < 8 || len > TRACT_USTACK_COPY ||
+	    bpf_copy_from_user_task(buf->bytes, len, (void *)buf->hdr.regs[7], task, 0) ||
+	    user_moved(task, switches, regs, buf->hdr.regs[16], buf->hdr.regs[7], s))
+		return 0;
+	buf->hdr.kind = TRACT_REC_USTACK_COPY;
+	buf->hdr.len = len;
+	buf->hdr.tgid = task->tgid;
+	buf->hdr.hash = next_copy_id();
+	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
+		return 0;
+	ustack_copies++;
+	ustack_copy_bytes += len;
+	return buf->hdr.hash;
+}
+
+/*
+ * Set for a sample whose kernel stack is the one its wakeup in the window
+ * kept (window.bpf.h): kept in memory, not in a register the verifier would
+ * carry through the user stack's loops.
+ */
+volatile bool kstack_given;
+
 /* Whether the registers at the top of task's kernel stack are user mode's (CPL 3 in cs). */
 static __always_inline bool user_regs_saved(struct task_struct *task)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 
 	return regs && (regs->cs & 3) == 3;
+}
+
+/* Whether the thread is in another syscall than the one its sample shows (read_syscall()). */
+static __always_inline bool syscall_left(struct task_struct *task, const struct tract_sample *s)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	return !regs || regs_syscall(regs) != s->syscall_nr || regs->di != s->sc_args[0];
 }
 
 /*
@@ -157,26 +329,85 @@ static __always_inline bool user_regs_saved(struct task_struct *task)
  * too; a kernel thread has none.
  */
 static __always_inline void take_stacks(struct seq_file *seq, struct task_struct *task,
-					struct tract_slot *slot, __u32 tag, struct tract_sample *s,
+					struct tract_slot *slot, __u32 tag, struct tract_sample *s, __u64 switches,
 					__u64 *fresh_switches)
 {
-	__u64 switches = task->nvcsw + task->nivcsw;
-	bool user = take_ustacks && !(s->flags & TRACT_SF_KTHREAD) && user_regs_saved(task);
+	bool user, moved;
+	__u64 before, entry;
 
-	if (!take_kstacks && !user)
+	if (!take_kstacks && !take_ustacks)
 		return;
-	if (slot && slot->tag == tag && slot->stack_switches == switches &&
+	if (!kstack_given && slot && slot->tag == tag && slot->stack_switches == switches &&
 	    (slot->kstack_hash || slot->ustack_hash)) {
 		s->kstack_hash = slot->kstack_hash;
 		s->ustack_hash = slot->ustack_hash;
 		return;
 	}
-	if (take_kstacks)
-		s->kstack_hash = take_kstack(seq, task);
-	if (user)
-		s->ustack_hash = take_ustack(seq, task);
-	if (s->kstack_hash || s->ustack_hash)
+	user = take_ustacks && !(s->flags & TRACT_SF_KTHREAD) && user_regs_saved(task);
+	if (!take_kstacks && !user)
+		return;
+	/* a syscall left and entered again from the same place between two reads leaves the same registers */
+	entry = slot && slot->tag == tag ? slot->sc_entry : 0;
+	/*
+	 * It got its CPU or switched since the pass saw it off its CPU: that
+	 * sleep's kernel stack is gone, and so is its user stack unless it is
+	 * still in the syscall the sample shows.
+	 */
+	moved = task->on_cpu || switch_count(task) != switches;
+	if (user && ((s->flags & TRACT_SF_IN_SYSCALL) ? syscall_left(task, s) : moved))
+		user = !raced(true);
+	if (!kstack_given && take_kstacks && !raced(moved))
+		s->kstack_hash = take_kstack(seq, task, switches);
+	before = stacks_raced;
+	if (user && unwind_cfi)
+		s->ustack_hash = take_ustack_copy(seq, task, switches, s);
+	/* frame pointers where there is no copy (an unreadable stack, not one that moved) */
+	if (user && !s->ustack_hash && stacks_raced == before)
+		s->ustack_hash = take_ustack(seq, task, switches, s);
+	if (s->ustack_hash && (s->flags & TRACT_SF_IN_SYSCALL) && raced(entry && slot->sc_entry != entry))
+		s->ustack_hash = 0;
+	/* a user stack alone is not remembered: the slot keeps both */
+	if (!kstack_given && (s->kstack_hash || s->ustack_hash))
 		*fresh_switches = switches;
+}
+
+/* Whether a thread woken in the window has not switched since: its stacks are still that sleep's. */
+static __always_inline bool window_stack_still(struct task_struct *task)
+{
+	struct moment_stack *ms = moment_entry(task->pid);
+
+	return ms && ms->switches == switch_count(task);
+}
+
+/*
+ * The kernel stack a thread's wakeup in this pass's window kept
+ * (window.bpf.h), into the stream.  Copied out of the table first: a
+ * wakeup may be writing the entry over for another thread meanwhile, and
+ * a record whose length is not its own would break the stream.
+ */
+static __always_inline __u64 take_window_kstack(struct seq_file *seq, struct task_struct *task)
+{
+	__u32 tid = task->pid, zero = 0, n;
+	struct moment_stack *ms = moment_entry(tid);
+	struct kstack_buf *buf = bpf_map_lookup_elem(&kstack_scratch, &zero);
+
+	if (!buf || !ms || !ms->hdr.nr_frames ||
+	    bpf_probe_read_kernel(buf->ip, sizeof(buf->ip), ms->ip) || ms->moment != window_moment || ms->tid != tid) {
+		if (take_kstacks)
+			window_stacks_missed++;
+		return 0;
+	}
+	n = ms->hdr.nr_frames;
+	if (n > TRACT_KSTACK_MAX)
+		n = TRACT_KSTACK_MAX;
+	buf->hdr.kind = TRACT_REC_KSTACK;
+	buf->hdr.nr_frames = n;
+	buf->hdr.hash = hash_frames(buf->ip, n, 0);
+	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + n * sizeof(__u64))) {
+		kstack_errors++;
+		return 0;
+	}
+	return buf->hdr.hash;
 }
 
 #endif

@@ -24,8 +24,8 @@ struct tract_slot {
 	__u64 ustack_hash;	/* ... its user stack (0: none) ... */
 	__u64 stack_switches;	/* ... when the thread had made this many context switches */
 	__u64 io_rq;		/* the block request it submitted last (a struct request pointer) */
-	__u64 sc_entry_ktime;	/* with --syscall-latency: CLOCK_MONOTONIC at the latest sys_enter */
-	__u64 sleep_ts;		/* with --wakeup-edges: rq clock when it last went to sleep */
+	__u64 sc_entry_ktime;	/* CLOCK_MONOTONIC at the latest sys_enter of a timed syscall; 0: none */
+	__u64 sleep_ts;		/* for the wakeup edges: rq clock when it last went to sleep */
 };
 
 /*
@@ -45,11 +45,46 @@ struct tract_waker {
 	__u64 run_delay;
 	__u8 edge_pending;	/* with --wakeup-edges: not counted yet */
 	__u8 slept_in;		/* the enum tract_state it slept in until that wakeup */
-	__u8 pad[6];
+	__u8 moment_slept_in;	/* ... and until its first wakeup in the window of moment_woke */
+	__u8 ustack_wanted;	/* its exit from the syscall it slept in then copies its user stack */
+	__u32 moment_woke;	/* a window (window.bpf.h) in which it woke, asleep at its moment */
 };
 
 _Static_assert(sizeof(struct tract_slot) == 64, "slots stay small");
 _Static_assert(sizeof(struct tract_waker) == 32, "waker slots stay small");
+
+/* A thread's OpenTelemetry context as the sampler read it (otel.bpf.h). */
+struct otel_found {
+	__u8 trace_id[16];
+	__u8 span_id[8];
+	__u8 trace_flags;
+	__u8 ok;
+	__u8 pad[6];
+};
+
+/*
+ * What the sampler found when it last read a thread, by the thread's slot,
+ * for the passes the thread stays still: one that has not run since (the
+ * same count of switches, off its CPU then and now) is in the same
+ * syscall, its sched_info has not moved, and its trace context is the
+ * same.  The kernel keeps these where every read is a miss of its own with
+ * thousands of threads (the saved registers on the thread's kernel stack
+ * page, sched_info on a line of the task read for nothing else, the
+ * record in the thread's own memory); here they are two cache lines, the
+ * first all a still thread outside a syscall needs.
+ */
+struct tract_still {
+	__u32 tag;			/* owner_tag() of the thread read */
+	__s32 nr;			/* its syscall then; -1: none */
+	__u64 switches;			/* nvcsw + nivcsw then */
+	__u64 run_delay, pcount;	/* its sched_info then */
+	__u32 otel_tag, otel_gen;	/* the trace context's read: its thread, and otel_gen then */
+	__u64 otel_switches;
+	__u64 args[6];			/* the syscall's arguments: the first two on the first line */
+	struct otel_found otel;
+};
+
+_Static_assert(sizeof(struct tract_still) == 128, "two cache lines");
 
 /* A thread takes over a slot: nothing of the previous owner's is valid. */
 static __always_inline void claim_slot(struct tract_slot *s, __u32 tag)

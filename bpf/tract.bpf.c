@@ -23,7 +23,9 @@ const volatile __u32 self_tgid;
 const volatile __u8 all_threads;
 const volatile __u8 take_kstacks = 1;
 const volatile __u8 take_ustacks = 1;
-/* --syscall-latency: sys_enter also reads the clock, and tract_sys_exit is loaded */
+/* --unwind cfi: user stacks go to user space as bytes, to be unwound by CFI */
+const volatile __u8 unwind_cfi = 1;
+/* syscall latency histograms (the default): sys_enter also reads the clock, and tract_sys_exit is loaded */
 const volatile __u8 syscall_latency;
 const volatile __u64 idle_grace_ns = 10000000;
 const volatile __u32 nr_pids;
@@ -32,12 +34,16 @@ const volatile __u32 pids[TRACT_PID_FILTER_MAX];
 const volatile __u64 idle_syscalls[TRACT_SYSCALLS_MAX / 64];
 /* Bit n set: syscall n works on the file descriptor in its first argument. */
 const volatile __u64 fd_syscalls[TRACT_SYSCALLS_MAX / 64];
+/* Bit n set: syscall n is left out of the latency histograms (it never waits) */
+const volatile __u64 untimed_syscalls[TRACT_SYSCALLS_MAX / 64];
 
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
 __u64 threads_selected;			/* of those, threads of the processes -p names */
 /* max_entries and slot_mask are set before load from the kernel's pid_max. */
 const volatile __u32 slot_mask;
+/* still_reads holds fewer: a cache, bounded whatever pid_max is */
+const volatile __u32 still_mask;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -71,6 +77,21 @@ static __always_inline __u32 owner_tag(struct task_struct *task)
 	return task->pid ^ (__u32)task->start_time;
 }
 
+/* A thread's entry in still_reads: its slot's, folded onto the cache's size. */
+static __always_inline __u32 still_index(__u32 tid)
+{
+	return slot_index(tid) & still_mask;
+}
+
+/*
+ * A key's entry in a CPU's running totals (abi.h): the CPU's row of 2^shift
+ * entries, the key's place in it by Fibonacci hashing.
+ */
+static __always_inline __u32 totals_index(__u64 key, __u32 shift)
+{
+	return (bpf_get_smp_processor_id() << shift) + (__u32)((key * 0x9e3779b97f4a7c15ull) >> (64 - shift));
+}
+
 static __always_inline struct tract_slot *slot_of(__u32 tid)
 {
 	__u32 i = slot_index(tid);
@@ -83,6 +104,26 @@ static __always_inline struct tract_waker *waker_of(__u32 tid)
 	__u32 i = slot_index(tid);
 
 	return bpf_map_lookup_elem(&wakers, &i);
+}
+
+/*
+ * The syscall a thread is in, from the registers it entered the kernel
+ * with: orig_ax holds the number, and ax the -ENOSYS the entry code put
+ * there until the syscall returns.  -1 when it is in none.
+ */
+static __always_inline long regs_syscall(const struct pt_regs *regs)
+{
+	return (long)regs->orig_ax < 0 || (long)regs->ax != -ENOSYS ? -1 : (long)regs->orig_ax;
+}
+
+static __always_inline void regs_syscall_args(const struct pt_regs *regs, __u64 *args)
+{
+	args[0] = regs->di;
+	args[1] = regs->si;
+	args[2] = regs->dx;
+	args[3] = regs->r10;
+	args[4] = regs->r8;
+	args[5] = regs->r9;
 }
 
 /* Histogram bucket of a latency: the b with 2^(b-1) <= µs < 2^b. */
@@ -101,14 +142,18 @@ static __always_inline __u8 log2_us(__u64 ns)
 /*
  * Count one latency in a histogram bucket.  When two CPUs create the same
  * bucket at once, the loser finds it made and adds to it; only a full map
- * loses counts, and *full says how many.
+ * loses counts, and *full says how many.  *added counts the buckets made:
+ * the recorder empties a map only when it moved since the last time, as
+ * emptying walks every bucket of the table, full or not.
  */
-static __always_inline void hist_add(void *map, const void *key, __u64 ns, __u64 *full)
+static __always_inline void hist_add(void *map, const void *key, __u64 ns, __u64 *full, __u64 *added)
 {
 	struct tract_hist_val first = { 1, ns }, *v = bpf_map_lookup_elem(map, key);
 
-	if (!v && !bpf_map_update_elem(map, key, &first, BPF_NOEXIST))
+	if (!v && !bpf_map_update_elem(map, key, &first, BPF_NOEXIST)) {
+		__sync_fetch_and_add(added, 1);
 		return;
+	}
 	if (!v)
 		v = bpf_map_lookup_elem(map, key);
 	if (!v) {
@@ -156,12 +201,24 @@ static __always_inline __u32 task_state_bits(struct task_struct *task)
 }
 
 #include "runq.bpf.h"
+#include "window.bpf.h"
 #include "wakeup.bpf.h"
+#include "stacks.bpf.h"
+#include "window_ustack.bpf.h"
+/* struct tract_still by still_index() (thread.bpf.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set at load: the slots' count, at most STILL_MAX (source_bpf.c) */
+	__type(key, __u32);
+	__type(value, struct tract_still);
+} still_reads SEC(".maps");
+
+#include "otel.bpf.h"
 #include "profile.bpf.h"
 
 /*
- * Only with --wakeup-edges or --runq-latency (autoload off otherwise): the
- * one program that sees every switch does the work of both.
+ * With the wakeup edges (the default) or --runq-latency (autoload off with
+ * neither): the one program that sees every switch does the work of both.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
@@ -171,6 +228,18 @@ int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct 
 	if (wakeup_edges)
 		count_edge(preempt, prev, next);
 	return 0;
+}
+
+static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
+{
+	__u32 n = nr;
+
+	if (nr < 0 || n >= TRACT_SYSCALLS_MAX)
+		return false;
+	/* the compiler may check one register and index with another; bound the index itself */
+	barrier_var(n);
+	n &= TRACT_SYSCALLS_MAX - 1;
+	return set[n / 64] & (1ull << (n % 64));
 }
 
 /*
@@ -191,7 +260,7 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 		claim_slot(s, tag);
 	s->sc_entry = rq_clock_of(task);
 	if (syscall_latency)
-		s->sc_entry_ktime = bpf_ktime_get_ns();
+		s->sc_entry_ktime = syscall_in(untimed_syscalls, id) ? 0 : bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -202,13 +271,43 @@ struct {
 	__type(value, struct tract_hist_val);
 } sc_hist SEC(".maps");
 
-__u64 sc_hist_full;
+__u64 sc_hist_full, sc_hist_added;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* set before load: possible CPUs x TRACT_SC_WAYS */
+	__type(key, __u32);
+	__type(value, struct tract_sc_total);
+} sc_totals SEC(".maps");
+
+/* The latency into this CPU's running totals (abi.h): false when another (process, syscall) holds its entry. */
+static __always_inline bool add_sc_total(__u64 key, __u8 bucket, __u64 ns)
+{
+	__u32 i = totals_index(key, TRACT_SC_WAYS_SHIFT);
+	struct tract_sc_total *e = bpf_map_lookup_elem(&sc_totals, &i);
+	__u64 held;
+
+	if (!e)
+		return false;
+	held = e->key;
+	if (held != key) {
+		if (held || __sync_val_compare_and_swap(&e->key, 0, key))
+			return false;
+	}
+	bucket &= TRACT_SC_BUCKETS - 1;
+	/* the sum before the count: a reader that sees a completion counted sees its latency */
+	__sync_fetch_and_add(&e->bucket[bucket].sum_ns, ns);
+	__sync_fetch_and_add(&e->bucket[bucket].count, 1);
+	return true;
+}
 
 /*
- * Only with --syscall-latency (autoload off otherwise): a latency histogram
- * per (process, syscall), kept in the kernel and emptied every pass.  It
- * costs two clock reads and a hash update per syscall, which is why it is
- * not on by default.
+ * A latency histogram per (process, syscall), kept in the kernel and
+ * emptied every pass (autoload off with --no-syscall-latency): the CPU's
+ * running totals (sc_totals), or where another holds its entry the sc_hist
+ * hash.  A timed syscall costs two clock reads and two atomic adds; the
+ * untimed ones (that never wait) only this program's call.
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
@@ -218,6 +317,8 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	struct tract_slot *s = slot_of(task->pid);
 	__u64 ns;
 
+	if (window_exit_copies && window_open())
+		window_exit_copy(task, regs);
 	if (!s || s->tag != owner_tag(task) || !s->sc_entry_ktime || !pid_selected(task->tgid))
 		return 0;
 	ns = bpf_ktime_get_ns() - s->sc_entry_ktime;
@@ -225,23 +326,12 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	k.nr = regs->orig_ax;
 	k.bucket = log2_us(ns);
 	s->sc_entry_ktime = 0;
-	hist_add(&sc_hist, &k, ns, &sc_hist_full);
+	if (!add_sc_total((__u64)k.tgid << 32 | k.nr, k.bucket, ns))
+		hist_add(&sc_hist, &k, ns, &sc_hist_full, &sc_hist_added);
 	return 0;
 }
 
 /* ---- the sampler ---- */
-
-static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
-{
-	__u32 n = nr;
-
-	if (nr < 0 || n >= TRACT_SYSCALLS_MAX)
-		return false;
-	/* the compiler may check one register and index with another; bound the index itself */
-	barrier_var(n);
-	n &= TRACT_SYSCALLS_MAX - 1;
-	return set[n / 64] & (1ull << (n % 64));
-}
 
 /* The documented "active" policy: tract_is_active() of abi.h, shared with the /proc source. */
 static __always_inline bool is_active(const struct tract_sample *s)
@@ -264,31 +354,63 @@ static __always_inline bool is_active(const struct tract_sample *s)
 	return tract_is_active(&f);
 }
 
+static __always_inline void syscall_into(struct tract_sample *s, long nr, const __u64 *args)
+{
+	s->flags |= TRACT_SF_IN_SYSCALL;
+	s->syscall_nr = nr;
+	__builtin_memcpy(s->sc_args, args, sizeof(s->sc_args));
+}
+
 /*
  * A thread is inside a syscall when its saved registers say so: orig_ax holds
  * the number, and ax still holds the -ENOSYS the entry code put there until
  * the syscall returns.  Interrupts and exceptions leave a negative orig_ax or
  * a different ax, so a thread back in user mode never looks like it is in a
- * syscall.  This is what /proc/PID/syscall reads too.
+ * syscall.  This is what /proc/PID/syscall reads too.  With the syscall,
+ * the thread's sched_info counters; both, for a thread still since its
+ * last read, from that read (struct tract_still).  Returns the thread's
+ * switch count as the pass saw it, which its stacks are checked against.
  */
-static __always_inline void read_syscall(struct task_struct *task, struct tract_sample *s)
+static __always_inline __u64 read_syscall(struct task_struct *task, struct tract_sample *s, __u32 tag, bool still)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u32 i = still_index(s->tid);
+	struct tract_still *c = bpf_map_lookup_elem(&still_reads, &i);
+	__u64 switches = switch_count(task);
+	struct pt_regs *regs;
 	long nr;
 
+	if (c && still && c->tag == tag && c->switches == switches) {
+		s->run_delay_ns = c->run_delay;
+		s->run_count = c->pcount;
+		if (c->nr >= 0)
+			syscall_into(s, c->nr, c->args);
+		return switches;
+	}
+	s->run_delay_ns = task->sched_info.run_delay;
+	s->run_count = task->sched_info.pcount;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs || (s->flags & TRACT_SF_KTHREAD))
-		return;
-	nr = regs->orig_ax;
-	if (nr < 0 || (long)regs->ax != -ENOSYS)
-		return;
-	s->flags |= TRACT_SF_IN_SYSCALL;
-	s->syscall_nr = nr;
-	s->sc_args[0] = regs->di;
-	s->sc_args[1] = regs->si;
-	s->sc_args[2] = regs->dx;
-	s->sc_args[3] = regs->r10;
-	s->sc_args[4] = regs->r8;
-	s->sc_args[5] = regs->r9;
+		return switches;
+	nr = regs_syscall(regs);
+	if (c) {
+		/* kept only from a read of a thread off its CPU: a running one may leave its syscall any time */
+		c->tag = still ? tag : 0;
+		c->switches = switches;
+		c->run_delay = s->run_delay_ns;
+		c->pcount = s->run_count;
+		c->nr = (__s32)nr;
+		regs_syscall_args(regs, c->args);
+		if (nr >= 0)
+			syscall_into(s, nr, c->args);
+		return switches;
+	}
+	if (nr >= 0) {
+		__u64 args[6];
+
+		regs_syscall_args(regs, args);
+		syscall_into(s, nr, args);
+	}
+	return switches;
 }
 
 /*
@@ -480,25 +602,39 @@ static __always_inline bool left_since(struct task_struct *task, const struct tr
 /*
  * A queued thread that was asleep when the pass began and was woken since,
  * and the state it slept in: its latest wakeup came after the pass began
- * (it was queued since) and it has not had a CPU since that wakeup.
+ * (it was queued since), found it switched out (a thread woken while still
+ * on its CPU never slept: a later preemption queued it) and it has not had
+ * a CPU since that wakeup.
  */
 static __always_inline int woken_since(struct task_struct *task, __u64 start)
 {
 	struct tract_waker *w = waker_of(task->pid);
 
 	if (task->sched_info.last_queued <= start || !w || w->tag != owner_tag(task) ||
-	    (__u32)task->sched_info.pcount != w->pcount || task->sched_info.run_delay != w->run_delay)
+	    (__u32)task->sched_info.pcount != w->pcount || task->sched_info.run_delay != w->run_delay ||
+	    w->slept_in == TRACT_STATE_RUN)
 		return -1;
 	return w->slept_in;
 }
 
 /*
+ * Where the sample being made takes its stacks from: the thread as it is,
+ * its wakeup in the window, or nowhere.  Kept in memory, not in a register
+ * the verifier would carry, a value at a time, through every later loop.
+ */
+enum stacks_from { STACKS_NOW, STACKS_WINDOW, STACKS_WINDOW_KEPT, STACKS_NONE };
+volatile __u8 stacks_from;
+
+/*
  * With each CPU's runner read at the moment (moment.bpf.h): those ran then,
  * and no other.  A runner that moved to another CPU since is found by its
- * tid in user space.
+ * tid in user space.  A thread asleep then and woken since shows what it
+ * slept in (window.bpf.h); one that got a CPU since and was not asleep then
+ * was queued, and what it sleeps in now is not the moment's.
  */
 static __always_inline void as_at_moment(struct task_struct *task, struct tract_sample *s, __u32 cpu)
 {
+	struct tract_waker *w = waker_of(task->pid);
 	__u64 start = pass_start;
 	int slept;
 
@@ -510,6 +646,22 @@ static __always_inline void as_at_moment(struct task_struct *task, struct tract_
 				s->flags |= TRACT_SF_PREEMPTED;
 		}
 		s->state = TRACT_STATE_RUN;
+		return;
+	}
+	if (w && w->tag == owner_tag(task) && w->moment_woke == (__u32)moment_pass) {
+		if (s->state == TRACT_STATE_RUN) {
+			s->start_state = w->moment_slept_in;
+			s->flags |= TRACT_SF_ARRIVED_SINCE;
+		} else {
+			s->flags |= TRACT_SF_WOKEN_SINCE;
+		}
+		s->state = w->moment_slept_in;
+		stacks_from = STACKS_WINDOW;
+		return;
+	}
+	if (s->state != TRACT_STATE_RUN && moment_clock[cpu] && task->sched_info.last_arrival > moment_clock[cpu]) {
+		s->state = TRACT_STATE_RUNQ;
+		stacks_from = STACKS_NONE;
 		return;
 	}
 	if (s->state == TRACT_STATE_RUN) {
@@ -684,24 +836,34 @@ static __always_inline void read_fd_file(struct task_struct *task, struct tract_
 	s->flags |= TRACT_SF_FD;
 }
 
-#include "stacks.bpf.h"
 
 /* Read once per pass, when the iterator shows its first task. */
 __u64 pass_now;
+
+/* The sample being made, one a CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tract_sample);
+} sample_scratch SEC(".maps");
 
 SEC("iter.s/task")
 int tract_sample_pass(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
-	struct tract_sample s = {};
-	__u64 fresh_switches = 0;
+	__u32 zero = 0;
+	/* off the BPF stack, which 6.1 bounds at 512 bytes for the program and its calls */
+	struct tract_sample *s = bpf_map_lookup_elem(&sample_scratch, &zero);
+	__u64 fresh_switches = 0, switches;
 	struct tract_slot *slot;
 	bool on_cpu;
 	__u32 tag;
 
-	if (!task)
+	if (!task || !s)
 		return 0;
+	__builtin_memset(s, 0, sizeof(*s));
 	if (ctx->meta->seq_num == 0) {
 		pass_now = rq_clock_of(bpf_get_current_task_btf());
 		note_pass_start(bpf_get_current_task_btf(), pass_now);
@@ -710,71 +872,93 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		at_moment = moment_pass == pass_seq;
 		/* objects of the previous pass may be gone and their addresses reused */
 		__builtin_memset(&seen, 0, sizeof(seen));
+		otel_leader = 0;
 	}
 	threads_visited++;
 	learn_rq(task, task->thread_info.cpu);
-	s.tgid = task->tgid;
-	if (s.tgid == self_tgid || !pid_selected(s.tgid)) {
+	s->tgid = task->tgid;
+	if (s->tgid == self_tgid || !pid_selected(s->tgid)) {
 		note_outside(task);
 		return 0;
 	}
 	threads_selected++;
 
-	s.kind = TRACT_REC_SAMPLE;
-	s.tid = task->pid;
-	s.state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
-	on_cpu = s.state == TRACT_STATE_RUN;
-	as_at_pass_start(task, &s);
+	s->kind = TRACT_REC_SAMPLE;
+	s->tid = task->pid;
+	s->state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
+	on_cpu = s->state == TRACT_STATE_RUN;
+	stacks_from = STACKS_NOW;
+	as_at_pass_start(task, s);
 	if (task->flags & PF_KTHREAD)
-		s.flags |= TRACT_SF_KTHREAD;
+		s->flags |= TRACT_SF_KTHREAD;
 	/* the cheap verdicts first: most threads of a host are asleep */
-	if (!all_threads && (s.state == TRACT_STATE_IDLE || s.state == TRACT_STATE_ZOMBIE ||
-			     ((s.flags & TRACT_SF_KTHREAD) && s.state == TRACT_STATE_SLEEP))) {
-		if (!(s.flags & TRACT_SF_RAN_AT_START))
+	if (!all_threads && (s->state == TRACT_STATE_IDLE || s->state == TRACT_STATE_ZOMBIE ||
+			     ((s->flags & TRACT_SF_KTHREAD) && s->state == TRACT_STATE_SLEEP))) {
+		if (!(s->flags & TRACT_SF_RAN_AT_START))
 			return 0;
-		s.flags |= TRACT_SF_ONLY_IF_RAN;
+		s->flags |= TRACT_SF_ONLY_IF_RAN;
 	}
-	s.syscall_nr = -1;
-	read_syscall(task, &s);
-	read_state_time(task, &s, pass_now);
+	s->syscall_nr = -1;
+	tag = owner_tag(task);
+	switches = read_syscall(task, s, tag, !on_cpu && s->state != TRACT_STATE_RUN);
+	read_state_time(task, s, pass_now);
 	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass_now)
-		s.arrival_ns = pass_now - task->sched_info.last_arrival;
-	if (!is_active(&s)) {
-		if (!(s.flags & TRACT_SF_RAN_AT_START))
+		s->arrival_ns = pass_now - task->sched_info.last_arrival;
+	if (!is_active(s)) {
+		if (!(s->flags & TRACT_SF_RAN_AT_START))
 			return 0;
-		s.flags |= TRACT_SF_ONLY_IF_RAN;
+		s->flags |= TRACT_SF_ONLY_IF_RAN;
 	}
 
-	tag = owner_tag(task);
-	slot = slot_of(s.tid);
-	read_tracked(task, slot, tag, &s, pass_now);
+	slot = slot_of(s->tid);
+	read_tracked(task, slot, tag, s, pass_now);
 	/* what a thread on its CPU runs: its latest profile tick */
-	s.prof_kstack = s.prof_ustack = -1;
-	if (s.state == TRACT_STATE_RUN)
-		read_profile(task, tag, &s, pass_now);
-	if (s.state == TRACT_STATE_DISK)
-		read_io(slot, tag, &s);
-	s.uid = task->real_cred->uid.val;
-	read_process(task, &s);
-	s.run_delay_ns = task->sched_info.run_delay;
-	s.run_count = task->sched_info.pcount;
-	read_fd_file(task, &s);
-	__builtin_memcpy(s.comm, task->comm, sizeof(s.comm));
-	/* a stack is only still while the thread is off its CPU, and a running one has none */
-	if (!on_cpu && s.state != TRACT_STATE_RUN)
-		take_stacks(seq, task, slot, tag, &s, &fresh_switches);
+	s->prof_kstack = s->prof_ustack = -1;
+	if (s->state == TRACT_STATE_RUN)
+		read_profile(task, tag, s, pass_now);
+	if (s->state == TRACT_STATE_DISK)
+		read_io(slot, tag, s);
+	s->uid = task->real_cred->uid.val;
+	read_process(task, s);
+	read_otel(seq, task, s, on_cpu || s->state == TRACT_STATE_RUN, tag);
+	if (stacks_from == STACKS_WINDOW && window_syscall_left(task, slot, tag, s, pass_now))
+		stacks_from = STACKS_WINDOW_KEPT;
+	read_fd_file(task, s);
+	__builtin_memcpy(s->comm, task->comm, sizeof(s->comm));
+	/*
+	 * A stack is only still while the thread is off its CPU, and a running
+	 * one has none.  One woken in the window from the sleep it was in at the
+	 * moment has that sleep's kernel stack as its wakeup kept it, unless it
+	 * has not run since, and its user stack as it is while it has not left
+	 * that sleep's syscall, on its CPU or not, or as that syscall's exit
+	 * copied it.
+	 */
+	kstack_given = stacks_from == STACKS_WINDOW_KEPT ||
+		       (stacks_from == STACKS_WINDOW && (on_cpu || !window_stack_still(task)));
+	if (kstack_given)
+		s->kstack_hash = take_window_kstack(seq, task);
+	if (((stacks_from == STACKS_NOW && !on_cpu) ||
+	     (stacks_from == STACKS_WINDOW && (!on_cpu || (s->flags & TRACT_SF_IN_SYSCALL)))) &&
+	    s->state != TRACT_STATE_RUN)
+		take_stacks(seq, task, slot, tag, s, switches, &fresh_switches);
+	/* ... also where it left that syscall as its user stack was read */
+	if (kstack_given && take_ustacks && !s->ustack_hash)
+		s->ustack_hash = take_window_ustack(seq, task);
 	/*
 	 * An overflowing seq_file is not a loss: the kernel shows this task
 	 * again in the next read, so rows never drop between here and user space.
 	 */
-	if (bpf_seq_write(seq, &s, sizeof(s)))
+	if (bpf_seq_write(seq, s, sizeof(*s)))
 		return 0;
+	otel_remember();
+	if (at_moment)
+		window_seen(s->tid, tag);
 	if (fresh_switches && slot) {
 		/* a thread with no syscall since tract started takes its slot here */
 		if (slot->tag != tag)
 			claim_slot(slot, tag);
-		slot->kstack_hash = s.kstack_hash;
-		slot->ustack_hash = s.ustack_hash;
+		slot->kstack_hash = s->kstack_hash;
+		slot->ustack_hash = s->ustack_hash;
 		slot->stack_switches = fresh_switches;
 	}
 	return 0;

@@ -2,14 +2,14 @@
 /*
  * Who woke whom.  sched_waking notes the waker of each wakeup (a thread, an
  * interrupt or a timer) and the wakee's sched_info counters at that moment;
- * the sampler turns them into the wakeup's run-queue wait and age.  With
- * --wakeup-edges, a sched_switch program also sums wakeups per (waker
+ * the sampler turns them into the wakeup's run-queue wait and age.  Unless
+ * --no-wakeup-edges, a sched_switch program also sums wakeups per (waker
  * process, wakee process) when the wakee gets its CPU.
  */
 #ifndef TRACT_WAKEUP_BPF_H
 #define TRACT_WAKEUP_BPF_H
 
-/* --wakeup-edges: sched_waking marks edges, and tract_sched_switch is loaded */
+/* wakeup edges (the default): sched_waking marks edges, and tract_sched_switch is loaded */
 const volatile __u8 wakeup_edges;
 
 /* x86_64 kernel stacks without KASAN; set before load */
@@ -22,74 +22,57 @@ const volatile __u64 thread_size = 16384;
 const volatile __u8 irq_by_stack = 1;
 
 /*
- * Per CPU: when a timer callback began (CLOCK_MONOTONIC), 0 when none runs.
- * The run queue's clock would be cheaper, but it can be stale on an idle
- * CPU until the tick's own callback updates it.  Timers expire a few hundred times a second per CPU, far less often
- * than threads wake.  The exit programs are defined, and so attached, first,
- * so that no entry goes without its exit; and an entry older than any
- * callback runs is ignored all the same, so that a missed exit cannot
- * label every later wakeup a timer's.  An hrtimer that interrupts a
- * timer-wheel callback clears the mark early: the rest of that callback's
- * wakeups read as irq.
+ * Per CPU: whether a timer callback runs.  The mark is set at a callback's
+ * entry (for an hrtimer by the program that also takes a pass's moment,
+ * moment.bpf.h) and cleared at its exit, with no clock read: in a cold
+ * interrupt a clock read costs more than the empty program on the hook.  The exit
+ * programs are defined, and so attached, first, so that no entry goes
+ * without its exit; a mark left by one that did (a program detached
+ * between the two) is cleared by the next exit on that CPU, milliseconds
+ * later.  An hrtimer that interrupts a timer-wheel callback clears the mark
+ * early: the rest of that callback's wakeups read as irq.
  */
-#define TIMER_CALLBACK_MAX_NS 10000000ull
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} timer_since SEC(".maps");
+	__type(value, __u32);
+} timer_running SEC(".maps");
 
-static __always_inline void mark_timer(bool running)
+static __always_inline void mark_timer(__u32 running)
 {
-	__u32 zero = 0;
-	__u64 *since = bpf_map_lookup_elem(&timer_since, &zero);
+	__u32 zero = 0, *mark = bpf_map_lookup_elem(&timer_running, &zero);
 
-	if (since)
-		*since = running ? bpf_ktime_get_ns() | 1 : 0;
+	if (mark)
+		*mark = running;
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(tract_hrtimer_exit, struct hrtimer *t)
 {
-	mark_timer(false);
+	mark_timer(0);
 	return 0;
 }
 
 SEC("tp_btf/timer_expire_exit")
 int BPF_PROG(tract_timer_exit, struct timer_list *t)
 {
-	mark_timer(false);
-	return 0;
-}
-
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
-{
-	mark_timer(true);
+	mark_timer(0);
 	return 0;
 }
 
 SEC("tp_btf/timer_expire_entry")
 int BPF_PROG(tract_timer_entry, struct timer_list *t, unsigned long baseclk)
 {
-	mark_timer(true);
+	mark_timer(1);
 	return 0;
 }
 
-/* The clock is read only inside a timer callback, where few wakeups are. */
 static __always_inline bool in_timer_callback(void)
 {
-	__u32 zero = 0;
-	__u64 *since = bpf_map_lookup_elem(&timer_since, &zero);
+	__u32 zero = 0, *mark = bpf_map_lookup_elem(&timer_running, &zero);
 
-	if (!since || !*since)
-		return false;
-	if (bpf_ktime_get_ns() - *since < TIMER_CALLBACK_MAX_NS)
-		return true;
-	*since = 0;	/* an exit was missed */
-	return false;
+	return mark && *mark;
 }
 
 /*
@@ -99,8 +82,11 @@ static __always_inline bool in_timer_callback(void)
  * tells; an interrupt of user code stays on the task's stack, but then the
  * task's saved registers hold an interrupt vector (orig_ax < 0), where a
  * syscall or an exception leaves a number >= 0.  0 means "the task".
+ * A function of its own, with a frame of a few bytes: from 6.13 the kernel
+ * gives a function whose frame is 64 bytes or more a stack of its own,
+ * off the task's, where every frame would read as an interrupt's.
  */
-static __always_inline __u32 waker_label(struct task_struct *cur)
+static __noinline __u32 waker_label(struct task_struct *cur)
 {
 	volatile __u32 frame = 0;
 	struct pt_regs *regs;
@@ -127,21 +113,30 @@ int BPF_PROG(tract_sched_waking, struct task_struct *p)
 
 	if (!w)
 		return 0;
+	if (w->tag != owner_tag(p))
+		w->moment_woke = 0;
 	w->tag = owner_tag(p);
 	w->waker_tid = label ?: cur->pid;
 	w->pcount = p->sched_info.pcount;
 	w->run_delay = p->sched_info.run_delay;
-	/* still set at sched_waking: the wakeup has not made it runnable yet */
-	w->slept_in = tract_decode_state(task_state_bits(p), 0, 0);
+	/*
+	 * Still set at sched_waking: the wakeup has not made it runnable yet.
+	 * A wakee on its CPU had not switched out: it slept in nothing (RUN).
+	 */
+	w->slept_in = tract_decode_state(task_state_bits(p), 0, p->on_cpu);
+	if (window_open())
+		keep_moment_state(p, w);
 	if (runq_latency)
 		stamp_queued(p, bpf_ktime_get_ns());
+	/* with -p, the edges that wake or are woken by the processes it names */
 	if (wakeup_edges) {
 		w->waker_tgid = label ?: cur->tgid;
-		w->edge_pending = 1;
+		w->edge_pending = pid_selected(p->tgid) || (!label && pid_selected(cur->tgid));
 	}
 	return 0;
 }
 
+/* Edges no CPU's entry holds (tract_edge_total in abi.h), emptied every pass */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -149,7 +144,15 @@ struct {
 	__type(value, struct tract_wakeup_val);
 } wakeup_edges_map SEC(".maps");
 
-__u64 wakeup_edges_full;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* set before load: possible CPUs x TRACT_EDGE_WAYS */
+	__type(key, __u32);
+	__type(value, struct tract_edge_total);
+} edge_totals SEC(".maps");
+
+__u64 wakeup_edges_full, wakeup_edges_added;
 
 static __always_inline struct tract_wakeup_val *edge_of(const struct tract_wakeup_key *k,
 							struct task_struct *wakee)
@@ -160,7 +163,8 @@ static __always_inline struct tract_wakeup_val *edge_of(const struct tract_wakeu
 		return v;
 	__builtin_memcpy(fresh.wakee_comm, wakee->group_leader->comm, sizeof(fresh.wakee_comm));
 	/* a CPU that created the edge at the same moment wins; add to its entry */
-	bpf_map_update_elem(&wakeup_edges_map, k, &fresh, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&wakeup_edges_map, k, &fresh, BPF_NOEXIST))
+		__sync_fetch_and_add(&wakeup_edges_added, 1);
 	v = bpf_map_lookup_elem(&wakeup_edges_map, k);
 	if (!v)
 		__sync_fetch_and_add(&wakeup_edges_full, 1);
@@ -168,13 +172,40 @@ static __always_inline struct tract_wakeup_val *edge_of(const struct tract_wakeu
 }
 
 /*
- * With --wakeup-edges, at every switch.  Runs before the switch updates
+ * The edge into this CPU's running totals: false when another edge holds
+ * its entry there.  An entry is taken by writing the wakee's name, then
+ * the key, which user space reads first.
+ */
+static __always_inline bool add_edge_total(__u64 key, struct task_struct *wakee, __u64 runq_ns, __u64 blocked_ns)
+{
+	__u32 i = totals_index(key, TRACT_EDGE_WAYS_SHIFT);
+	struct tract_edge_total *e = bpf_map_lookup_elem(&edge_totals, &i);
+
+	if (!e)
+		return false;
+	if (e->key != key) {
+		if (e->key)
+			return false;
+		__builtin_memcpy(e->wakee_comm, wakee->group_leader->comm, sizeof(e->wakee_comm));
+		barrier();
+		e->key = key;
+	}
+	/* the sums before the count: a reader that sees a wakeup counted sees its times */
+	e->runq_ns += runq_ns;
+	e->blocked_ns += blocked_ns;
+	barrier();
+	e->count++;
+	return true;
+}
+
+/*
+ * At every switch (wakeup edges).  Runs before the switch updates
  * sched_info, so the wakee's last_queued still holds the moment the wakeup
  * queued it, and the run queue's clock was just updated.
  */
 static __always_inline void count_edge(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = rq_clock_of(prev), queued;
+	__u64 now = rq_clock_of(prev), queued, runq_ns = 0, blocked_ns = 0;
 	struct tract_wakeup_key k;
 	struct tract_wakeup_val *v;
 	struct tract_slot *s;
@@ -194,19 +225,25 @@ static __always_inline void count_edge(bool preempt, struct task_struct *prev, s
 	if (!w || !w->edge_pending || w->tag != tag)
 		return;
 	w->edge_pending = 0;
+	queued = next->sched_info.last_queued;
+	if (queued && queued <= now) {
+		runq_ns = now - queued;
+		s = slot_of(next->pid);
+		if (s && s->tag == tag && s->sleep_ts && s->sleep_ts < queued)
+			blocked_ns = queued - s->sleep_ts;
+	}
 	k.waker_tgid = w->waker_tgid;
 	k.wakee_tgid = next->tgid;
+	if (add_edge_total((__u64)k.waker_tgid << 32 | k.wakee_tgid, next, runq_ns, blocked_ns))
+		return;
 	v = edge_of(&k, next);
 	if (!v)
 		return;
 	__sync_fetch_and_add(&v->count, 1);
-	queued = next->sched_info.last_queued;
-	if (!queued || queued > now)
-		return;
-	__sync_fetch_and_add(&v->runq_ns, now - queued);
-	s = slot_of(next->pid);
-	if (s && s->tag == tag && s->sleep_ts && s->sleep_ts < queued)
-		__sync_fetch_and_add(&v->blocked_ns, queued - s->sleep_ts);
+	if (runq_ns)
+		__sync_fetch_and_add(&v->runq_ns, runq_ns);
+	if (blocked_ns)
+		__sync_fetch_and_add(&v->blocked_ns, blocked_ns);
 }
 
 /*

@@ -4,7 +4,7 @@ _tract() {
 	local cur prev words cword
 	_init_completion || return
 	if [ "$cword" -eq 1 ]; then
-		COMPREPLY=($(compgen -W 'record query top schema version help --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'record query top flame heatmap wakes report clickhouse-schema ship schema version help --help --version' -- "$cur"))
 		return
 	fi
 	case "${words[1]}" in
@@ -15,10 +15,15 @@ _tract() {
 		-p|--pid) COMPREPLY=($(compgen -W "$(command ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
 		--group) COMPREPLY=($(compgen -g -- "$cur")); return ;;
 		--source) COMPREPLY=($(compgen -W 'bpf proc' -- "$cur")); return ;;
-		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls|--keep|--max-size) return ;;
+		--unwind) COMPREPLY=($(compgen -W 'cfi fp' -- "$cur")); return ;;
+		--clickhouse-password-file|--clickhouse-ca) _filedir; return ;;
+		--clickhouse|--host|--clickhouse-user|--spool-max) return ;;
+		-F|--frequency|-d|--duration|--idle-grace|--idle-syscalls|--untimed-syscalls|--keep|--max-size|--profile-hz) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all --source
-			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --syscall-latency --wakeup-edges --runq-latency --verbose --help' -- "$cur"))
+			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --unwind --profile-hz
+			--no-syscall-latency --untimed-syscalls --no-wakeup-edges --runq-latency --clickhouse --host --clickhouse-user
+			--clickhouse-password-file --clickhouse-ca --no-local --spool-max --verbose --help' -- "$cur"))
 		;;
 	query|top)
 		case "$prev" in
@@ -26,15 +31,74 @@ _tract() {
 		--format) COMPREPLY=($(compgen -W 'table csv json' -- "$cur")); return ;;
 		--hist) COMPREPLY=($(compgen -W 'syscall runq io' -- "$cur")); return ;;
 		-g|--group) COMPREPLY=($(compgen -W "$(tract query --columns 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
-		-w|--where|--from|--to|--sql|-n|--top|--iterations|-i|--interval|--span|-F|--frequency) return ;;
+		-w|--where|--from|--to|--sql|-n|--top|--iterations|-i|--interval|--span|-F|--frequency|--clickhouse|--host|--clickhouse-user) return ;;
+		--clickhouse-password-file|--clickhouse-ca) _filedir; return ;;
 		esac
 		if [ "${words[1]}" = query ]; then
 			COMPREPLY=($(compgen -W '--group --where --from --to --top --format --hist --sql --columns
-				--dir --verbose --help' -- "$cur"))
+				--dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+				--strict --utc --local --verbose --help' -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W '--group --where --live --frequency --dir --from --to --span
-				--interval --batch --iterations --verbose --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '--group --where --live --frequency --dir --clickhouse --host --clickhouse-user
+				--clickhouse-password-file --clickhouse-ca --from --to --span --interval --batch --iterations
+				--strict --utc --local --verbose --help' -- "$cur"))
 		fi
+		;;
+	flame)
+		case "$prev" in
+		-D|--dir) _filedir -d; return ;;
+		-o|--output) _filedir; return ;;
+		--format) COMPREPLY=($(compgen -W 'svg folded speedscope' -- "$cur")); return ;;
+		-w|--where|--from|--to|--width|--diff-from|--diff-to) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--output --format --width --profile --diff-from --diff-to --where --from --to
+			--dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+			--strict --utc --local --verbose --help' -- "$cur"))
+		;;
+	heatmap)
+		case "$prev" in
+		-D|--dir) _filedir -d; return ;;
+		-o|--output) _filedir; return ;;
+		--hist) COMPREPLY=($(compgen -W 'syscall io inflight' -- "$cur")); return ;;
+		-w|--where|--from|--to) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--hist --output --where --from --to --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+			--strict --utc --local --verbose --help' -- "$cur"))
+		;;
+	wakes)
+		case "$prev" in
+		-D|--dir) _filedir -d; return ;;
+		-o|--output) _filedir; return ;;
+		--format) COMPREPLY=($(compgen -W 'svg dot' -- "$cur")); return ;;
+		-w|--where|--from|--to|--max-edges) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--output --format --max-edges --where --from --to --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+			--strict --utc --local
+			--verbose --help' -- "$cur"))
+		;;
+	report)
+		case "$prev" in
+		-D|--dir) _filedir -d; return ;;
+		-o|--output) _filedir; return ;;
+		-w|--where|--from|--to) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--output --where --from --to --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+			--strict --utc --local --verbose --help' -- "$cur"))
+		;;
+	ship)
+		case "$prev" in
+		-D|--dir) _filedir -d; return ;;
+		--clickhouse-password-file|--clickhouse-ca) _filedir; return ;;
+		--clickhouse|--host|--clickhouse-user|--from|--to) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--clickhouse --dir --from --to --host --clickhouse-user --clickhouse-password-file
+			--clickhouse-ca --strict --verbose --help' -- "$cur"))
+		;;
+	clickhouse-schema)
+		case "$prev" in
+		--cluster|--database) return ;;
+		esac
+		COMPREPLY=($(compgen -W '--cluster --database --help' -- "$cur"))
 		;;
 	schema)
 		COMPREPLY=($(compgen -W '--help' -- "$cur"))

@@ -1,18 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Each layer of src/ includes headers only of itself and the layers below it:
-#   base < store < query < output < top,   base < store < record,   cmd over all.
+#   base < store < fleet < query < output < top,   base < store < fleet < record,
+#   cmd over all.
 # Only the record layer may include the BPF skeleton.
 cd "$(dirname "$0")/.." || exit 1
 allowed() {
 	case $1 in
 	base) echo "base" ;;
 	store) echo "base store" ;;
-	query) echo "base store query" ;;
-	output) echo "base store query output" ;;
-	top) echo "base store query output top" ;;
-	record) echo "base store record" ;;
-	cmd) echo "base store query output top record cmd" ;;
+	query) echo "base store fleet query" ;;
+	output) echo "base store fleet query output" ;;
+	top) echo "base store fleet query output top" ;;
+	record) echo "base store fleet record" ;;
+	fleet) echo "base store fleet" ;;
+	cmd) echo "base store query output top record fleet cmd" ;;
 	esac
 }
 bad=0

@@ -90,11 +90,16 @@ for applet in sh mount ip sleep cat grep sed ls uname poweroff wc awk tail; do
 	ln -sf busybox "$root/bin/$applet"
 done
 libs=""
-for layer in record top output query store base; do libs="$libs $OUT/lib/lib$layer.a"; done
+for layer in record top output query fleet store base; do libs="$libs $OUT/lib/lib$layer.a"; done
+# no libcurl in a static binary: an HTTP client that finds no server (tests/kernels/no_http.c)
+${CC:-cc} -c -Isrc/fleet -Isrc/base -Iinclude tests/kernels/no_http.c -o "$cache/no_http.o"
 # shellcheck disable=SC2086
-${CC:-cc} -static "$OUT"/obj/cmd/*.o $libs -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
+${CC:-cc} -static "$OUT"/obj/cmd/*.o "$cache/no_http.o" $libs -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
 	-o "$root/bin/tract" 2> "$cache/link.log" || { not_ok "static link of tract: $(tail -n 5 "$cache/link.log")"; exit 1; }
 ${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload" || { not_ok "static link of the workload"; exit 1; }
+# threads that publish OpenTelemetry thread contexts (static-pie keeps the symbol in .dynsym)
+${CC:-cc} -static-pie -fPIE -O1 -pthread -Iinclude tests/otel/otel_threads.c tests/otel/otel_lib.c \
+	-Wl,--export-dynamic-symbol=otel_thread_ctx_v1 -o "$root/bin/otel" || { not_ok "static link of the trace-context threads"; exit 1; }
 cp tests/kernels/guest-init "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | ../busybox/bin/busybox cpio -o -H newc 2> /dev/null) | gzip -1 > "$cache/initrd.gz"

@@ -46,6 +46,9 @@ enum tract_rec_kind {
 	TRACT_REC_SAMPLE = 1,
 	TRACT_REC_KSTACK = 2,
 	TRACT_REC_USTACK = 3,	/* struct tract_ustack */
+	TRACT_REC_USTACK_COPY = 4,	/* struct tract_ustack_copy */
+	TRACT_REC_TICK = 5,	/* struct tract_tick, in the profile's ring buffer */
+	TRACT_REC_OTEL_ATTRS = 6,	/* struct tract_otel_attrs, just before its thread's sample */
 };
 
 /* tract_sample.flags */
@@ -76,6 +79,13 @@ enum tract_sample_flags {
 	TRACT_SF_DISPLACED = 1u << 13,
 	/* what its CPU ran at the moment, as read then (bpf/moment.bpf.h) */
 	TRACT_SF_AT_MOMENT = 1u << 14,
+	/* trace_id, span_id and trace_flags are the thread's OpenTelemetry context (bpf/otel.bpf.h) */
+	TRACT_SF_TRACE = 1u << 15,
+	/*
+	 * ... read from the thread this pass, not kept from a read before (the
+	 * thread has not run since): its attributes, if any, came just before
+	 */
+	TRACT_SF_TRACE_READ = 1u << 16,
 };
 
 struct tract_sample {
@@ -115,11 +125,54 @@ struct tract_sample {
 	__s32 prof_kstack;	/* on CPU: its latest profile tick's stacks (profile_stacks ids; -1 none) */
 	__s32 prof_ustack;
 	__u64 prof_age_ns;	/* ... and how long ago that tick was */
+	__u64 prof_tick;	/* ... and its serial when its user stack went by the tick ring (0: none) */
+	__u8 trace_id[16];	/* with TRACT_SF_TRACE: W3C byte order */
+	__u8 span_id[8];
+	__u8 trace_flags;
+	__u8 pad4[7];
+};
+
+/*
+ * Where a process's threads keep their OpenTelemetry thread context
+ * (OTEP 4947), found by the recorder (src/record/resolve/otel_tls.c): the
+ * variable otel_thread_ctx_v1 at the thread pointer + offset (static TLS),
+ * or at offset in the block of DTV entry module (dynamic TLS).
+ */
+#define TRACT_OTEL_PROCS 4096
+struct tract_otel_proc {
+	__u64 start_ns;		/* the process's start: an entry of an earlier process of the pid is not its */
+	__s64 offset;
+	__u64 module;		/* 0: static TLS */
+	__u64 mm;		/* its address space, set at the first read: an exec makes another */
+	__u32 attrs;		/* 1: its attributes have names (a process context): copy them */
+	__u32 pad;
+};
+
+/*
+ * A thread context's attributes as its record has them (OTEP 4947:
+ * {u8 key index, u8 length, value}...), the first TRACT_OTEL_ATTRS bytes.
+ * Followed by len bytes, padded to 8.  It comes before its thread's sample
+ * in the stream (the thread's stack records may come between).
+ */
+#define TRACT_OTEL_ATTRS 256
+struct tract_otel_attrs {
+	__u32 kind;		/* TRACT_REC_OTEL_ATTRS */
+	__u32 tid;
+	__u16 len;		/* bytes copied, that follow */
+	__u16 size;		/* the record's attrs_data_size: more than len when it was cut */
+	__u32 pad;
 };
 
 /* The on-CPU profile: ticks counted by thread and stacks, read and emptied every pass. */
 #define TRACT_PROFILE_STACKS 4096	/* ids emptied every pass; 4 MiB of 127-frame stacks */
 #define TRACT_PROFILE_COUNTS 16384
+/*
+ * The ring of ticks with stack bytes (--unwind cfi), read once a pass:
+ * some 400 ticks of 5 KiB, 4 s of 2 CPUs at 49 Hz.  Its user stacks take
+ * no stack ids, so the id table is half the size then.
+ */
+#define TRACT_TICK_RING (2u << 20)
+#define TRACT_PROFILE_STACKS_CFI (TRACT_PROFILE_STACKS / 2)
 
 struct tract_profile_key {
 	__u32 tid;
@@ -154,6 +207,45 @@ struct tract_ustack {
 	__u64 hash;		/* of the addresses and the process */
 	__u32 tgid;		/* whose address space they are in */
 	__u32 cut;		/* 1: the walk stopped before the outermost frame (a bound, or no frame pointer) */
+};
+
+/*
+ * A user stack to unwind by CFI in user space (--unwind cfi): the user
+ * registers, in DWARF's x86-64 numbering, and the top of the stack from sp
+ * up, bounded by its mapping and by TRACT_USTACK_COPY.  Followed by len
+ * bytes (a multiple of 8).
+ */
+#define TRACT_USTACK_COPY 16384
+#define TRACT_COPY_ID (1ull << 63)
+#define TRACT_UREGS 17		/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define TRACT_UREG_BP 6
+#define TRACT_UREG_SP 7
+#define TRACT_UREG_IP 16
+
+struct tract_ustack_copy {
+	__u32 kind;		/* TRACT_REC_USTACK_COPY */
+	__u32 len;		/* stack bytes that follow */
+	__u64 hash;		/* a serial with TRACT_COPY_ID set, which no hash of frames has */
+	__u32 tgid;
+	__u32 pad;
+	__u64 regs[TRACT_UREGS];
+};
+
+/*
+ * One on-CPU profile tick whose user stack is unwound in user space: the
+ * tick ring carries these, each followed by ustack.len stack bytes.
+ */
+struct tract_tick {
+	__u32 kind;		/* TRACT_REC_TICK */
+	__u32 tid;
+	__u32 tgid;
+	__s32 kstack;		/* profile_stacks id; negative: none */
+	__u64 serial;		/* the thread's latest tick names it (tract_sample.prof_tick) */
+	__u32 gen;		/* profile_gen then: kstack holds only in that generation */
+	__u32 pad;
+	char comm[TRACT_COMM_LEN];
+	char pcomm[TRACT_COMM_LEN];
+	struct tract_ustack_copy ustack;
 };
 
 /* Block I/O latency histogram: completions per (device, op, log2 µs bucket) since the last pass. */
@@ -203,14 +295,59 @@ struct tract_wakeup_val {
 	char wakee_comm[TRACT_COMM_LEN];	/* the wakee process's name */
 };
 
+/*
+ * A CPU's running totals of the wakeup edges it counts most: each CPU has
+ * TRACT_EDGE_WAYS entries of the edge_totals array, an edge one of them by
+ * its hash.  Counts only grow; the recorder reads them through mmap, takes
+ * what grew since its last read, and frees an entry idle for a while.  An
+ * edge whose entry another holds goes to the wakeup_edges_map hash.  Only
+ * the CPU's own sched_switch program writes an entry's counts, with
+ * interrupts off, so no atomics.
+ */
+#define TRACT_EDGE_WAYS_SHIFT 6
+#define TRACT_EDGE_WAYS (1u << TRACT_EDGE_WAYS_SHIFT)
+struct tract_edge_total {
+	__u64 key;		/* (__u64)waker_tgid << 32 | wakee_tgid; 0: free */
+	__u64 count;
+	__u64 runq_ns;
+	__u64 blocked_ns;
+	char wakee_comm[TRACT_COMM_LEN];	/* set before the key, when the entry is taken */
+	__u64 pad[2];
+};
+
+/*
+ * A CPU's running totals of the syscalls its threads complete most, as
+ * struct tract_edge_total: TRACT_SC_WAYS entries a CPU of the sc_totals
+ * array, the counts and summed latencies of one (process, syscall) by log2
+ * µs bucket.  Written with atomic adds (a task may be preempted in its
+ * sys_exit program) and taken with a compare-and-swap; a (process, syscall)
+ * whose entry another holds goes to the sc_hist hash.
+ */
+#define TRACT_SC_WAYS_SHIFT 5
+#define TRACT_SC_WAYS (1u << TRACT_SC_WAYS_SHIFT)
+#define TRACT_SC_BUCKETS 32
+struct tract_sc_total {
+	__u64 key;		/* (__u64)tgid << 32 | syscall number; 0: free */
+	__u64 pad;		/* the buckets 16-byte aligned, in entries of 16 x 33 bytes */
+	struct {
+		__u64 count, sum_ns;	/* side by side: a completion writes one cache line */
+	} bucket[TRACT_SC_BUCKETS];
+};
+
 #ifndef __bpf__
+_Static_assert(sizeof(struct tract_sc_total) == 16 + 16 * TRACT_SC_BUCKETS, "tract_sc_total layout changed");
+_Static_assert(sizeof(struct tract_edge_total) == 64, "tract_edge_total layout changed");
 _Static_assert(sizeof(struct tract_wakeup_key) == 8, "tract_wakeup_key layout changed");
 _Static_assert(sizeof(struct tract_wakeup_val) == 40, "tract_wakeup_val layout changed");
 _Static_assert(sizeof(struct tract_io_hist_key) == 8, "tract_io_hist_key layout changed");
 _Static_assert(sizeof(struct tract_sc_hist_key) == 8, "tract_sc_hist_key layout changed");
 _Static_assert(sizeof(struct tract_runq_hist_key) == 8, "tract_runq_hist_key layout changed");
 _Static_assert(sizeof(struct tract_hist_val) == 16, "tract_hist_val layout changed");
-_Static_assert(sizeof(struct tract_sample) == 264, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_sample) == 304, "tract_sample layout changed");
+_Static_assert(sizeof(struct tract_otel_proc) == 40, "tract_otel_proc layout changed");
+_Static_assert(sizeof(struct tract_otel_attrs) == 16, "tract_otel_attrs layout changed");
+_Static_assert(sizeof(struct tract_ustack_copy) == 160, "tract_ustack_copy layout changed");
+_Static_assert(sizeof(struct tract_tick) == 224, "tract_tick layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 _Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed");
 #endif
@@ -233,14 +370,20 @@ _Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed")
 /*
  * One decoding of a task's state for both sides: the BPF sampler calls it on
  * live tasks, the unit tests call it on made-up ones.  A task that is
- * TASK_RUNNING but not on a CPU is queued (RUNQ).
+ * TASK_RUNNING but not on a CPU is queued (RUNQ).  A task on a CPU runs,
+ * whatever state it set: a thread sets the state it will sleep in before it
+ * calls the scheduler, and until it switches out it runs kernel code (an I/O
+ * wait submits the plugged requests then, a virtual disk's for tens of
+ * microseconds); a wakeup in that window keeps it on its CPU.
  */
 static inline enum tract_state tract_decode_state(__u32 task_state, __u32 exit_state, int on_cpu)
 {
 	if (exit_state & (TRACT_EXIT_ZOMBIE | TRACT_EXIT_DEAD))
 		return TRACT_STATE_ZOMBIE;
+	if (on_cpu)
+		return TRACT_STATE_RUN;
 	if (task_state == TRACT_TASK_RUNNING)
-		return on_cpu ? TRACT_STATE_RUN : TRACT_STATE_RUNQ;
+		return TRACT_STATE_RUNQ;
 	if (task_state & TRACT_TASK_TRACED)
 		return TRACT_STATE_TRACED;
 	if (task_state & TRACT_TASK_STOPPED)

@@ -9,7 +9,20 @@ struct dict_entry {
 	uint32_t id;		/* 0: empty slot */
 	uint32_t len;
 	unsigned char *key;
+	/*
+	 * The key's first bytes, here: most keys are a tid or a hash, and
+	 * comparing them needs no trip to a key elsewhere in memory.
+	 */
+	uint64_t head;		/* zero-padded */
 };
+
+static uint64_t head_of(const void *key, size_t len)
+{
+	uint64_t h = 0;
+
+	memcpy(&h, key, len < 8 ? len : 8);
+	return h;
+}
 
 struct dict_by_id {
 	unsigned char *key;
@@ -35,7 +48,8 @@ struct dict *dict__new(void)
 
 void dict__clear(struct dict *d)
 {
-	if (!d)
+	/* an empty table is left alone: some are cleared every pass, mostly empty */
+	if (!d || !d->nr)
 		return;
 	for (size_t i = 0; i < d->cap; i++)
 		free(d->slots[i].key);
@@ -61,13 +75,15 @@ size_t dict__size(const struct dict *d)
 static struct dict_entry *slot_for(const struct dict *d, uint64_t hash, const void *key, size_t len)
 {
 	size_t mask = d->cap - 1;
+	uint64_t head = head_of(key, len);
 
 	for (size_t i = hash & mask;; i = (i + 1) & mask) {
 		struct dict_entry *e = &d->slots[i];
 
 		if (!e->id)
 			return e;
-		if (e->hash == hash && e->len == len && !memcmp(e->key, key, len))
+		if (e->hash == hash && e->len == len && e->head == head &&
+		    (len <= 8 || !memcmp(e->key + 8, (const unsigned char *)key + 8, len - 8)))
 			return e;
 	}
 }
@@ -106,6 +122,7 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
 	e->len = len;
 	e->key = xcalloc(1, len);
 	memcpy(e->key, key, len);
+	e->head = head_of(key, len);
 	e->id = ++d->nr;
 	if (d->nr > d->cap_by_id) {
 		d->cap_by_id = d->cap_by_id ? d->cap_by_id * 2 : 64;

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "json.h"
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len;
 	unsigned int cp;

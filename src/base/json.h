@@ -12,4 +12,7 @@
  */
 void json_string(FILE *f, const char *s, size_t len);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+size_t utf8_len(const unsigned char *s, size_t n);
+
 #endif

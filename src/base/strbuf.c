@@ -25,6 +25,49 @@ void strbuf_add(struct strbuf *b, const char *s)
 	b->len += n;
 }
 
+void strbuf_addn(struct strbuf *b, const char *s, size_t n)
+{
+	reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void strbuf_add_replaced(struct strbuf *b, const char *s, const char *from, const char *to)
+{
+	size_t n = strlen(from);
+
+	for (const char *hit; (hit = strstr(s, from)); s = hit + n) {
+		strbuf_addn(b, s, (size_t)(hit - s));
+		strbuf_add(b, to);
+	}
+	strbuf_add(b, s);
+}
+
+void strbuf_add_u64(struct strbuf *b, uint64_t v)
+{
+	char digits[20];
+	size_t n = 0;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	reserve(b, n);
+	while (n)
+		b->s[b->len++] = digits[--n];
+	b->s[b->len] = '\0';
+}
+
+void strbuf_add_i64(struct strbuf *b, int64_t v)
+{
+	if (v < 0) {
+		strbuf_addn(b, "-", 1);
+		strbuf_add_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		strbuf_add_u64(b, (uint64_t)v);
+	}
+}
+
 void strbuf_addf(struct strbuf *b, const char *fmt, ...)
 {
 	va_list ap;

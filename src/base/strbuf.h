@@ -4,6 +4,7 @@
 #define TRACT_STRBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf {
 	char *s;		/* NUL-terminated; NULL until the first write */
@@ -11,7 +12,14 @@ struct strbuf {
 };
 
 void strbuf_add(struct strbuf *b, const char *s);
+/* n bytes of s (which may hold NULs) */
+void strbuf_addn(struct strbuf *b, const char *s, size_t n);
+/* Decimal, without printf: what writers of many numbers use. */
+void strbuf_add_u64(struct strbuf *b, uint64_t v);
+void strbuf_add_i64(struct strbuf *b, int64_t v);
 void strbuf_addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with every from in it written as to */
+void strbuf_add_replaced(struct strbuf *b, const char *s, const char *from, const char *to);
 /* The text so far ("" when nothing was written); b keeps owning it. */
 const char *strbuf_str(const struct strbuf *b);
 /* Hands the text over to the caller ("" is allocated too) and empties b. */

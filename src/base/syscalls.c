@@ -69,7 +69,16 @@ const char *const default_idle_syscalls =
 	"pselect6,nanosleep,clock_nanosleep,pause,rt_sigsuspend,rt_sigtimedwait,"
 	"wait4,waitid,accept,accept4,io_getevents,io_pgetevents,msgrcv,mq_timedreceive";
 
-int idle_syscalls__parse(const char *list, uint64_t *bitmap, int strict, const char **bad)
+/*
+ * Syscalls that only read an identity, a clock or a limit of the caller:
+ * they never wait, so their latency is never the answer to anything, and
+ * timing them would cost two clock reads for nothing (tract(8), --untimed-syscalls).
+ */
+const char *const default_untimed_syscalls =
+	"getpid,getppid,gettid,getuid,geteuid,getgid,getegid,getresuid,getresgid,getpgrp,getpgid,"
+	"getsid,getcpu,umask,time,gettimeofday,clock_gettime,clock_getres,uname,times,getrlimit";
+
+int syscall_set__parse(const char *list, uint64_t *bitmap, int strict, const char **bad)
 {
 	static char badname[64];
 	char *copy = xstrdup(list), *save = NULL;

@@ -23,11 +23,13 @@ const char *syscall_name_or_number(int nr, char *buf, size_t cap);
 
 /* The default idle-wait syscalls (tract(8), ACTIVE THREADS). */
 extern const char *const default_idle_syscalls;
+/* The default syscalls the latency histograms leave out (tract(8), --untimed-syscalls). */
+extern const char *const default_untimed_syscalls;
 /*
  * Parse a comma-separated list of syscall names into a bitmap of
  * TRACT_SYSCALLS_MAX bits.  When strict, an unknown name is -EINVAL with *bad
  * naming it (static storage).
  */
-int idle_syscalls__parse(const char *list, uint64_t *bitmap, int strict, const char **bad);
+int syscall_set__parse(const char *list, uint64_t *bitmap, int strict, const char **bad);
 
 #endif

@@ -8,12 +8,32 @@
 
 int tract_verbose;
 
+/*
+ * A message is one line, whatever it quotes: a server's answer or a
+ * file's contents may hold newlines and control bytes, which become spaces.
+ */
 __attribute__((format(printf, 2, 0)))
 static void vsay(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "tract: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char small[1024], *line = small;
+	va_list again;
+	int len;
+
+	va_copy(again, ap);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	if (len < 0)
+		small[0] = '\0';
+	if (len >= (int)sizeof(small) && (line = malloc((size_t)len + 1)))
+		vsnprintf(line, (size_t)len + 1, fmt, again);
+	va_end(again);
+	if (!line)
+		line = small;
+	for (char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+	fprintf(stderr, "tract: %s%s\n", prefix, line);
+	if (line != small)
+		free(line);
 }
 
 static __thread char last_error[512];

@@ -3,6 +3,7 @@
  * tract query: what the threads were doing over a time range, grouped by
  * any columns, from the store alone; no root needed, only read access.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ static const char query_usage[] =
 "                   [--format table|csv|json] [--dir DIR]\n"
 "       tract query --hist syscall|runq|io [-w FILTER] [--from TIME] [--to TIME]\n"
 "       tract query --sql 'SELECT ...' [--from TIME] [--to TIME]\n"
+"       tract query --trace ID [-g COLUMNS] [-w FILTER] [--from TIME] [--to TIME]\n"
 "       tract query --columns\n"
 "\n"
 "Average active threads per group over a time range of the store.\n"
@@ -36,14 +38,19 @@ static const char query_usage[] =
 "      --to TIME         end (default: the newest sample; --from default: an hour before)\n"
 "  -n, --top N           show the N largest groups (default 30 for tables, all otherwise)\n"
 "      --format FORMAT   table (default), csv or json\n"
-"      --hist KIND       latency histograms: syscall (recorded with --syscall-latency),\n"
+"      --hist KIND       latency histograms: syscall (recorded by default),\n"
 "                        runq (waits for a CPU, with --runq-latency) or io (block\n"
 "                        I/O), grouped by -g (default: by process and syscall, by\n"
 "                        process, or by device and op)\n"
 "      --sql SQL         run a SELECT over the range's samples, passes, wakeups,\n"
-"                        io_latency, syscall_latency and runq_latency tables\n"
+"                        io_latency, syscall_latency and runq_latency tables; with\n"
+"                        --clickhouse, ClickHouse's SQL over tract.samples, ... (read-only)\n"
+"      --trace ID        one request's time, across all its threads: the samples of\n"
+"                        OpenTelemetry trace ID (32 hex digits, or a traceparent),\n"
+"                        by state, syscall, wait and file unless -g says otherwise\n"
 "      --columns         list the columns to group and filter by\n"
 "  -D, --dir DIR         the store (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
+READ_OPTS_CLICKHOUSE_HELP
 "      --strict          fail on a damaged store file instead of skipping it\n"
 "      --utc, --local    read and show times in UTC, or in local time (the default)\n"
 "  -v, --verbose         say more\n"
@@ -53,9 +60,11 @@ static const char query_usage[] =
 "  tract query                                  what the threads did, newest hour\n"
 "  tract query -g pcomm,wait -w state=DISK      who waited on disk, and where\n"
 "  tract query --from -15m -g minute,state      a timeline\n"
-"  tract query --hist io --from -1h             block I/O latency\n";
+"  tract query --hist io --from -1h             block I/O latency\n"
+"  tract query -g trace_id,state                where each request's time went\n"
+"  tract query --clickhouse http://ch:8123 -g host,state   the fleet, host by host\n";
 
-enum { OPT_HIST = 256, OPT_SQL, OPT_COLUMNS };
+enum { OPT_HIST = 256, OPT_SQL, OPT_COLUMNS, OPT_TRACE };
 
 static const struct option query_options[] = {
 	READ_OPTS_LONG,
@@ -63,15 +72,45 @@ static const struct option query_options[] = {
 	{ "hist", required_argument, NULL, OPT_HIST },
 	{ "sql", required_argument, NULL, OPT_SQL },
 	{ "columns", no_argument, NULL, OPT_COLUMNS },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 #define usage_error(...) tract_usage_error("query", __VA_ARGS__)
 
+/*
+ * --trace ID: 32 hex digits, or a W3C traceparent (00-TRACE-SPAN-FLAGS),
+ * as the filter of that trace (quoted: an id of digits alone is text
+ * too); the group, by default, where its time went.
+ */
+static int trace_filter(const char *arg, struct query_opts *o)
+{
+	static char filter[4096];
+	char id[33];
+	size_t n = 0;
+
+	if (!strncmp(arg, "00-", 3) && strlen(arg) == 55)
+		arg += 3;
+	for (; n < 32 && isxdigit((unsigned char)arg[n]); n++)
+		id[n] = (char)tolower((unsigned char)arg[n]);
+	id[n] = '\0';
+	if (n != 32 || (arg[32] && arg[32] != '-'))
+		return usage_error("invalid value '%s' for --trace: expected a trace id of 32 hex digits, or a "
+				   "traceparent", arg);
+	if ((size_t)snprintf(filter, sizeof(filter), "trace_id = '%s'%s%s%s", id, o->filter ? " and (" : "",
+			     o->filter ? o->filter : "", o->filter ? ")" : "") >= sizeof(filter))
+		return usage_error("%s", "the filter with --trace is too long");
+	o->filter = filter;
+	if (!o->group)
+		o->group = "state,syscall,wait,file";
+	return 0;
+}
+
 /* 0, 1 when --help was shown, or -EINVAL after a message. */
 static int query_parse_args(int argc, char **argv, struct query_opts *o)
 {
+	const char *trace = NULL;
 	int c, taken;
 	uint64_t v;
 
@@ -109,6 +148,9 @@ static int query_parse_args(int argc, char **argv, struct query_opts *o)
 		case OPT_COLUMNS:
 			o->list_columns = 1;
 			break;
+		case OPT_TRACE:
+			trace = optarg;
+			break;
 		case 'h':
 			fputs(query_usage, stdout);
 			return 1;
@@ -116,8 +158,12 @@ static int query_parse_args(int argc, char **argv, struct query_opts *o)
 			return option_error("query", c, argv);
 		}
 	}
-	if (o->sql && (o->hist || o->group || o->filter))
-		return usage_error("%s", "--sql takes the whole query: no -g, -w or --hist with it");
+	if (o->sql && (o->hist || o->group || o->filter || trace))
+		return usage_error("%s", "--sql takes the whole query: no -g, -w, --trace or --hist with it");
+	if (trace && o->hist)
+		return usage_error("%s", "--trace is of the samples: no --hist with it");
+	if (trace && trace_filter(trace, o))
+		return -EINVAL;
 	if (o->render.top == (size_t)-1)
 		o->render.top = o->render.format == RENDER_TABLE && !o->hist ? 30 : 0;
 	return read_opts_finish("query", argc, argv, o);
@@ -146,7 +192,7 @@ int cmd_query(int argc, char **argv)
 		return 0;
 	}
 	o.render.utf8 = query_utf8_terminal();
-	if (store_reader__open(o.dir, &set))
+	if (query_open_store(&o, &set))
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);
 	if (!err && o.sql)

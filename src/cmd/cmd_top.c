@@ -41,6 +41,7 @@ static const char top_usage[] =
 "                        when no store or range is named\n"
 "  -F, --frequency HZ    live sampling rate (default 1, up to 1000)\n"
 "  -D, --dir DIR         follow the store in DIR (default $TRACT_DATA or " DEFAULT_DATA_DIR ")\n"
+READ_OPTS_CLICKHOUSE_HELP
 "      --from TIME       history: start of the window (-15m, 13:05, 2026-11-30 13:05, @EPOCH)\n"
 "      --to TIME         history: end of the window (default: the newest sample)\n"
 "      --span DURATION   window length when following or live (default 5m)\n"
@@ -134,9 +135,9 @@ static int top_parse_args(int argc, char **argv, struct top_opts *o)
 		return -EINVAL;
 	if (o->q.format_given && !o->batch)
 		return usage_error("%s", "--format is for the text of -b; the screen is a table");
-	if (o->live && (o->q.dir_given || o->q.from || o->q.to))
-		return usage_error("%s", "--live records its own store: no --dir, --from or --to with it");
-	if (!o->live && !o->q.dir_given && !o->q.from && !o->q.to && geteuid() == 0)
+	if (o->live && (o->q.dir_given || o->q.ch.url || o->q.from || o->q.to))
+		return usage_error("%s", "--live records its own store: no --dir, --clickhouse, --from or --to with it");
+	if (!o->live && !o->q.dir_given && !o->q.ch.url && !o->q.from && !o->q.to && geteuid() == 0)
 		o->live = 1;
 	return 0;
 }
@@ -323,7 +324,7 @@ int cmd_top(int argc, char **argv)
 		o.q.dir = live.dir;
 		snprintf(mode, sizeof(mode), "live");
 	} else if (o.q.has_from || o.q.has_to) {
-		if (store_reader__open(o.q.dir, &set))
+		if (query_open_store(&o.q, &set))
 			return EXIT_RUNTIME;
 		err = query_resolve_range(&set, &o.q);
 		store_reader__free(&set);
@@ -331,12 +332,12 @@ int cmd_top(int argc, char **argv)
 			return exit_status(err);
 		span = o.q.to_us - o.q.from_us;
 		follow = 0;
-		snprintf(mode, sizeof(mode), "history of %.*s", 200, o.q.dir);
+		snprintf(mode, sizeof(mode), "history of %.*s", 200, query_store_name(&o.q));
 	} else {
-		if (store_reader__open(o.q.dir, &set))
+		if (query_open_store(&o.q, &set))
 			return EXIT_RUNTIME;
 		store_reader__free(&set);
-		snprintf(mode, sizeof(mode), "following %.*s", 200, o.q.dir);
+		snprintf(mode, sizeof(mode), "following %.*s", 200, query_store_name(&o.q));
 	}
 	top__init(&t, &o.q, mode, span, follow);
 	if (o.batch)

@@ -5,6 +5,12 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
+int cmd_wakes(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_clickhouse_schema(int argc, char **argv);
+int cmd_ship(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 

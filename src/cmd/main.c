@@ -21,6 +21,12 @@ static const char usage[] =
 "\n"
 "Commands:\n"
 "  record    sample threads and print or store them (needs root)\n"
+"  flame     a flame graph of thread time, on and off CPU, from the store\n"
+"  heatmap   latency over time: syscalls, block I/O, waits still in flight\n"
+"  wakes     who wakes whom: the waker -> wakee graph between processes\n"
+"  report    one self-contained HTML page for a window: tables and pictures\n"
+"  clickhouse-schema   the DDL of tract's tables in ClickHouse\n"
+"  ship                upload the local store's hours to ClickHouse (a backfill)\n"
 "  query     what threads did over a time range, from the store\n"
 "  schema    print the store's SQL schema\n"
 "  top       the same, refreshed on a screen: live, following a store, or history\n"
@@ -41,6 +47,12 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "record", cmd_record },
+	{ "flame", cmd_flame },
+	{ "heatmap", cmd_heatmap },
+	{ "wakes", cmd_wakes },
+	{ "report", cmd_report },
+	{ "clickhouse-schema", cmd_clickhouse_schema },
+	{ "ship", cmd_ship },
 	{ "query", cmd_query },
 	{ "schema", cmd_schema },
 	{ "top", cmd_top },

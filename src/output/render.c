@@ -24,10 +24,13 @@ void render_range(FILE *f, const struct agg_result *r)
 	char from[32], to[32];
 
 	if (!r->passes) {
-		fprintf(f, "no passes in the time range (%zu store files read", r->files);
+		/* a server's store has no files to count */
+		fputs("no passes in the time range", f);
+		if (r->files || r->skipped)
+			fprintf(f, " (%zu store files read", r->files);
 		if (r->skipped)
 			fprintf(f, ", %zu damaged ones skipped", r->skipped);
-		fputs(")\n", f);
+		fputs(r->files || r->skipped ? ")\n" : "\n", f);
 		return;
 	}
 	timespec_format(r->first_us, from, sizeof(from));
@@ -426,9 +429,8 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 	if (o->format == RENDER_JSON)
 		fputs("]\n", f);
 	/* passes but not one histogram row: most likely never recorded */
-	if (o->format == RENDER_TABLE && !nh && r->passes && r->cat && r->cat->recorded_by)
-		fprintf(f, "no %s latency in this range: record it with 'tract record %s'\n", r->cat->name,
-			r->cat->recorded_by);
+	if (o->format == RENDER_TABLE && !nh && r->passes && r->cat && r->cat->how_recorded)
+		fprintf(f, "no %s latency in this range: %s\n", r->cat->name, r->cat->how_recorded);
 	else if (o->format == RENDER_TABLE && !nh)
 		fputs("no latency histograms in this range\n", f);
 	free(h);

@@ -33,7 +33,7 @@ static int is_idle_wait(const char *syscall)
 
 	/* queries run in one thread: the set is made once, on first use */
 	if (!parsed) {
-		idle_syscalls__parse(default_idle_syscalls, idle, 0, &bad);
+		syscall_set__parse(default_idle_syscalls, idle, 0, &bad);
 		parsed = 1;
 	}
 	return nr >= 0 && nr < TRACT_SYSCALLS_MAX && (idle[nr / 64] >> (nr % 64) & 1);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate.h"
+#include "ch_store.h"
 #include "dict.h"
 #include "expr.h"
 #include "sqlfuncs.h"
@@ -45,7 +46,7 @@ int agg_parse_group(const struct catalog *cat, const char *list, const struct ca
 }
 
 /* The filter's error, with the expression and a caret under the position. */
-static void filter_error(const char *src, const struct expr_error *e)
+void agg_filter_error(const char *src, const struct expr_error *e)
 {
 	tract_err("invalid filter: %s", e->msg);
 	fprintf(stderr, "  %s\n  %*s^\n", src, (int)e->pos, "");
@@ -187,14 +188,9 @@ static int read_bucket_passes(sqlite3 *db, const char *path, const struct agg_qu
 		return err;
 	sqlite3_bind_int64(st, 1, (int64_t)q->from_us);
 	sqlite3_bind_int64(st, 2, (int64_t)q->to_us);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		/* bucket_of() may move the buckets: take the index first */
-		uint32_t i = bucket_of(r, sqlite3_column_int64(st, 0));
-		struct agg_bucket *b = &r->buckets[i - 1];
-
-		b->sampled_us += (uint64_t)sqlite3_column_int64(st, 1);
-		b->passes += (uint64_t)sqlite3_column_int64(st, 2);
-	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		agg_result__add_bucket_passes(r, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+					      (uint64_t)sqlite3_column_int64(st, 2));
 	if (rc != SQLITE_DONE) {
 		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
 		err = -EIO;
@@ -267,6 +263,12 @@ static int is_fact_base(const char *base)
 	return 0;
 }
 
+/* The pass time, or a time bucket of it (hour, minute): the stand-in row binds it as p.ts_us. */
+static int is_time_base(const char *base)
+{
+	return !strncmp(base, "p.ts_us", 7);
+}
+
 static void make_plan(const struct agg_query *q, const struct agg_result *r, const struct expr_sql *filter,
 		      struct plan *pl)
 {
@@ -304,11 +306,18 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 	strbuf_add(&look, "SELECT ");
 	for (size_t c = 0; c < r->ncols; c++) {
 		size_t b = pl->base_of[c];
+		char param[24];
 
-		if (r->cols[c]->base)
-			strbuf_addf(&look, "%s%s", c ? ", " : "", r->cols[c]->sql);
+		snprintf(param, sizeof(param), "?%zu", b + 1);
+		strbuf_add(&look, c ? ", " : "");
+		if (r->cols[c]->base && is_time_base(pl->base[b]))
+			/* a time bucket's label, of its own bucket's start: another bucket may be p.ts_us */
+			strbuf_add_replaced(&look, r->cols[c]->sql, "p.ts_us", param);
+		else if (r->cols[c]->base)
+			strbuf_add(&look, r->cols[c]->sql);
 		else
-			strbuf_addf(&look, "%sf.b%zu", c ? ", " : "", b);
+			/* a column that is a base itself: the key's value as it is */
+			strbuf_add(&look, param);
 	}
 	if (!r->ncols)
 		strbuf_add(&look, "1");
@@ -316,7 +325,7 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 	for (i = 0; i < pl->nbase; i++) {
 		if (is_fact_base(pl->base[i]))
 			strbuf_addf(&look, ", ?%zu AS %s", i + 1, pl->base[i] + 2);
-		else if (!strncmp(pl->base[i], "p.ts_us", 7))
+		else if (is_time_base(pl->base[i]))
 			time_base = i;
 		else
 			strbuf_addf(&look, ", ?%zu AS b%zu", i + 1, i);
@@ -479,28 +488,17 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	int has_filter = q->filter && *q->filter, err = 0;
 	struct plan plan;
 
-	memset(r, 0, sizeof(*r));
-	r->cat = q->cat;
-	r->filtered = has_filter;
-	r->keys = dict__new();
-	r->bucket_ids = dict__new();
-	r->time_col = -1;
-	if (q->ncols) {
-		r->ncols = q->ncols;
-		memcpy(r->cols, q->cols, q->ncols * sizeof(q->cols[0]));
-	} else if (agg_parse_group(q->cat, q->group ? q->group : "", r->cols, &r->ncols)) {
+	if (ch_store__of(set))
+		return ch_aggregate(ch_store__of(set), q, r);
+	if (agg_result__start(q, r))
 		return -EINVAL;
-	}
-	for (size_t c = 0; c < r->ncols && r->time_col < 0; c++)
-		if (r->cols[c]->bucket_us)
-			r->time_col = (int)c;
 	if (has_filter) {
 		struct expr_column *cols = catalog__expr_columns(q->cat);
 
 		err = expr_compile(q->filter, cols, q->cat->ncolumns, &filter, &ee);
 		free(cols);
 		if (err) {
-			filter_error(q->filter, &ee);
+			agg_filter_error(q->filter, &ee);
 			return -EINVAL;
 		}
 	}
@@ -538,10 +536,52 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	}
 	free_plan(&plan);
 	expr_sql_free(&filter);
+	agg_result__finish(r);
+	return err;
+}
+
+int agg_result__start(const struct agg_query *q, struct agg_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->cat = q->cat;
+	r->filtered = q->filter && *q->filter;
+	r->keys = dict__new();
+	r->bucket_ids = dict__new();
+	r->time_col = -1;
+	if (q->ncols) {
+		r->ncols = q->ncols;
+		memcpy(r->cols, q->cols, q->ncols * sizeof(q->cols[0]));
+	} else if (agg_parse_group(q->cat, q->group ? q->group : "", r->cols, &r->ncols)) {
+		return -EINVAL;
+	}
+	for (size_t c = 0; c < r->ncols && r->time_col < 0; c++)
+		if (r->cols[c]->bucket_us)
+			r->time_col = (int)c;
+	return 0;
+}
+
+void agg_result__add_row(struct agg_result *r, sqlite3_stmt *st, const uint64_t sums[3], int64_t bucket_key)
+{
+	uint32_t bucket = r->time_col >= 0 ? bucket_of(r, bucket_key) : 0;
+	size_t len = row_key(st, r->ncols, &r->key_buf, &r->key_cap);
+
+	add_group(r, r->key_buf, len, sums, bucket);
+}
+
+void agg_result__add_bucket_passes(struct agg_result *r, int64_t key, uint64_t sampled_us, uint64_t passes)
+{
+	/* bucket_of() may move the buckets: take the index first */
+	uint32_t i = bucket_of(r, key);
+
+	r->buckets[i - 1].sampled_us += sampled_us;
+	r->buckets[i - 1].passes += passes;
+}
+
+void agg_result__finish(struct agg_result *r)
+{
 	for (size_t i = 0; i < r->nrows; i++)
 		if (r->rows[i].bucket)
 			r->buckets[r->rows[i].bucket - 1].total += r->rows[i].measure;
-	return err;
 }
 
 const struct agg_bucket *agg_result__bucket(const struct agg_result *r, const struct agg_row *row)
@@ -639,6 +679,7 @@ void agg_result__sort_by_values(struct agg_result *r)
 
 void agg_result__free(struct agg_result *r)
 {
+	free(r->key_buf);
 	dict__free(r->keys);
 	dict__free(r->bucket_ids);
 	free(r->buckets);

@@ -74,10 +74,28 @@ struct agg_result {
 	uint64_t first_us, last_us;	/* the passes in range */
 	size_t files;			/* store files read */
 	size_t skipped;			/* damaged hours skipped, with a warning each */
+	unsigned char *key_buf;		/* agg_result__add_row()'s */
+	size_t key_cap;
 };
 
 /* 0, or -EINVAL after a message (unknown column, bad filter, bad file). */
 int aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *out);
+
+/*
+ * The steps of aggregate() for a reader of another store (ch_aggregate.c):
+ * start reads the group columns (0 or -EINVAL after a message); add_row
+ * adds a group whose values are the first r->ncols columns of st's row;
+ * the passes of a time bucket are added by its key; finish sums the buckets.
+ */
+/* A filter's error, with the filter and a caret under the position. */
+struct expr_error;
+void agg_filter_error(const char *src, const struct expr_error *e);
+int agg_result__start(const struct agg_query *q, struct agg_result *r);
+void agg_result__add_row(struct agg_result *r, sqlite3_stmt *st, const uint64_t sums[3], int64_t bucket_key);
+void agg_result__add_bucket_passes(struct agg_result *r, int64_t key, uint64_t sampled_us, uint64_t passes);
+void agg_result__finish(struct agg_result *r);
+struct ch_store;
+int ch_aggregate(struct ch_store *s, const struct agg_query *q, struct agg_result *r);
 void agg_result__free(struct agg_result *r);
 /*
  * Rows by measure, largest first; ties by values so output is stable.  With

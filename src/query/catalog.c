@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include "catalog.h"
@@ -11,24 +12,27 @@
 
 static const struct catalog_column sample_columns_def[] = {
 	/* the samples view's columns, from the column table */
-#define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, sql, joins, doc, base, 0, type },
+#define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, sql, joins, doc, base, 0, type, 0 },
 #include "sample_columns.def"
 #undef COLUMN
 	/* derived dimensions */
 	{ "comm_folded", "fold_digits(t.comm)", JOIN_THREAD, "thread name, digits as *, a kworker's +/- as - (kworker/*:*)",
-	  "f.thread", 0, NULL },
-	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0, NULL },
-	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0, NULL },
-	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0, NULL },
-	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0, NULL },
+	  "f.thread", 0, NULL, 0 },
+	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0, NULL, 0 },
+	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0, NULL, 0 },
+	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0, NULL, 0 },
+	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0, NULL, 0 },
 	{ "activity", "activity(st.name, sc.name, f.sc_us, fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
-	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0, NULL },
-	{ "kstack", "ks.frames", JOIN_KSTACK, "kernel stack, outermost first", "f.kstack", 0, NULL },
-	{ "ustack", "us.frames", JOIN_USTACK, "user stack, outermost first", "f.ustack", 0, NULL },
-	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000, NULL },
+	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0, NULL, 0 },
+	{ "traceparent", TRACEPARENT_SQL("f.trace_id", "f.span_id", "f.trace_flags"), 0,
+	  "its trace and span as a W3C traceparent (00-trace_id-span_id-flags), to paste into a tracing UI", NULL, 0,
+	  NULL, 0 },
+	{ "kstack", "ks.frames", JOIN_KSTACK, "kernel stack, outermost first", "f.kstack", 0, NULL, 0 },
+	{ "ustack", "us.frames", JOIN_USTACK, "user stack, outermost first", "f.ustack", 0, NULL, 0 },
+	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000, NULL, 0 },
 	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute, for timelines", "p.ts_us / 60000000 * 60000000",
-	  60000000, NULL },
-	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second", "p.ts_us / 1000000 * 1000000", 1000000, NULL },
+	  60000000, NULL, 0 },
+	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second", "p.ts_us / 1000000 * 1000000", 1000000, NULL, 0 },
 };
 
 const struct catalog catalog_samples = {
@@ -43,13 +47,13 @@ const struct catalog catalog_samples = {
 };
 
 static const struct catalog_column io_columns_def[] = {
-	{ "dev", "h.dev", 0, "block device", NULL, 0, NULL },
-	{ "op", "h.op", 0, "read, write, flush, ...", NULL, 0, NULL },
-	{ "io_dev", "h.dev", 0, "the same as dev, as the samples name it", NULL, 0, NULL },
-	{ "io_op", "h.op", 0, "the same as op, as the samples name it", NULL, 0, NULL },
-	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0, "INTEGER" },
-	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER" },
-	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL },
+	{ "dev", "h.dev", 0, "block device", NULL, 0, NULL, 0 },
+	{ "op", "h.op", 0, "read, write, flush, ...", NULL, 0, NULL, 0 },
+	{ "io_dev", "h.dev", 0, "the same as dev, as the samples name it", NULL, 0, NULL, 0 },
+	{ "io_op", "h.op", 0, "the same as op, as the samples name it", NULL, 0, NULL, 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0, "INTEGER", 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER", 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL, 0 },
 };
 
 const struct catalog catalog_io = {
@@ -63,13 +67,13 @@ const struct catalog catalog_io = {
 };
 
 static const struct catalog_column syscall_columns_def[] = {
-	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0, NULL },
-	{ "tgid", "h.tgid", 0, "process id", NULL, 0, "INTEGER" },
-	{ "syscall", "h.syscall", 0, "syscall", NULL, 0, NULL },
-	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0, "INTEGER" },
-	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER" },
-	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0, NULL },
-	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL },
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0, NULL, 0 },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0, "INTEGER", 0 },
+	{ "syscall", "h.syscall", 0, "syscall", NULL, 0, NULL, 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: below this many microseconds", NULL, 0, "INTEGER", 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER", 0 },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0, NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL, 0 },
 };
 
 const struct catalog catalog_syscall = {
@@ -80,16 +84,16 @@ const struct catalog catalog_syscall = {
 	.columns = syscall_columns_def,
 	.ncolumns = ARRAY_SIZE(syscall_columns_def),
 	.default_group = "pcomm,syscall",
-	.recorded_by = "--syscall-latency",
+	.how_recorded = "'tract record' keeps it unless given --no-syscall-latency",
 };
 
 static const struct catalog_column runq_columns_def[] = {
-	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0, NULL },
-	{ "tgid", "h.tgid", 0, "process id", NULL, 0, "INTEGER" },
-	{ "le_us", "h.le_us", 0, "latency bucket: waited for a CPU below this many microseconds", NULL, 0, "INTEGER" },
-	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER" },
-	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0, NULL },
-	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL },
+	{ "pcomm", "h.pcomm", 0, "process name", NULL, 0, NULL, 0 },
+	{ "tgid", "h.tgid", 0, "process id", NULL, 0, "INTEGER", 0 },
+	{ "le_us", "h.le_us", 0, "latency bucket: waited for a CPU below this many microseconds", NULL, 0, "INTEGER", 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER", 0 },
+	{ "pcomm_folded", "fold_digits(h.pcomm)", 0, "process name, digits as *", NULL, 0, NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL, 0 },
 };
 
 const struct catalog catalog_runq = {
@@ -100,7 +104,52 @@ const struct catalog catalog_runq = {
 	.columns = runq_columns_def,
 	.ncolumns = ARRAY_SIZE(runq_columns_def),
 	.default_group = "pcomm,tgid",
-	.recorded_by = "--runq-latency",
+	.how_recorded = "record it with 'tract record --runq-latency'",
+};
+
+static const struct catalog_column profile_columns_def[] = {
+	{ "pcomm", "t.pcomm", 0, "process name", NULL, 0, NULL, 0 },
+	{ "comm", "t.comm", 0, "thread name", NULL, 0, NULL, 0 },
+	{ "tid", "t.tid", 0, "thread id", NULL, 0, "INTEGER", 0 },
+	{ "tgid", "t.tgid", 0, "process id", NULL, 0, "INTEGER", 0 },
+	{ "ustack", "us.frames", 0, "user stack at the tick, outermost first", NULL, 0, NULL, 0 },
+	{ "kstack", "ks.frames", 0, "kernel stack at the tick, outermost first", NULL, 0, NULL, 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER", 0 },
+	{ "pcomm_folded", "fold_digits(t.pcomm)", 0, "process name, digits as *", NULL, 0, NULL, 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL, 0 },
+};
+
+/* The on-CPU profile's ticks (--profile-hz): counts, not thread time. */
+const struct catalog catalog_profile = {
+	.name = "profile",
+	.from = "profile h JOIN passes p ON p.id = h.pass JOIN threads t ON t.id = h.thread"
+		" LEFT JOIN stacks us ON us.id = h.ustack LEFT JOIN stacks ks ON ks.id = h.kstack",
+	.measure = "h.ticks",
+	.columns = profile_columns_def,
+	.ncolumns = ARRAY_SIZE(profile_columns_def),
+	.default_group = "pcomm,ustack",
+	.how_recorded = "'tract record' keeps it unless given --profile-hz 0",
+};
+
+static const struct catalog_column wakeup_columns_def[] = {
+	{ "waker", "coalesce(h.waker, 'exited')", 0, "the waking process's name, irq or timer", NULL, 0, NULL, 0 },
+	{ "waker_tgid", "h.waker_tgid", 0, "its process id (NULL for irq and timer)", NULL, 0, "INTEGER", 0 },
+	{ "wakee", "h.wakee", 0, "the woken process's name", NULL, 0, NULL, 0 },
+	{ "wakee_tgid", "h.wakee_tgid", 0, "its process id", NULL, 0, "INTEGER", 0 },
+	{ "ts_us", "p.ts_us", 0, "pass time", NULL, 0, "INTEGER", 0 },
+	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute", NULL, 0, NULL, 0 },
+};
+
+/* Waker -> wakee edges between processes: wakeups, and their summed run-queue wait. */
+const struct catalog catalog_wakeups = {
+	.name = "wakeups",
+	.from = "wakeups h JOIN passes p ON p.id = h.pass",
+	.measure = "h.count",
+	.sum = "h.runq_us",
+	.columns = wakeup_columns_def,
+	.ncolumns = ARRAY_SIZE(wakeup_columns_def),
+	.default_group = "waker,wakee",
+	.how_recorded = "'tract record' keeps them unless given --no-wakeup-edges",
 };
 
 const char *catalog_heading(const struct catalog_column *c)
@@ -114,6 +163,15 @@ const char *catalog_heading(const struct catalog_column *c)
 		if (!strcmp(c->name, headings[i][0]))
 			return headings[i][1];
 	return c->name;
+}
+
+void catalog_time_index(struct catalog_column *c, char *sql, size_t size, uint64_t origin_us, uint64_t bucket_us)
+{
+	/* numbers, no user text */
+	snprintf(sql, size, "((p.ts_us - %llu) / %llu)", (unsigned long long)origin_us, (unsigned long long)bucket_us);
+	c->sql = sql;
+	c->bucket_us = bucket_us;
+	c->bucket_origin_us = origin_us;
 }
 
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name)

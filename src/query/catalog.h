@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include "expr.h"
 
+/* A W3C traceparent from SQL for the trace id, span id and flags: NULL without a trace. */
+#define TRACEPARENT_SQL(trace, span, flags) \
+	"'00-' || " trace " || '-' || " span " || '-' || printf('%02x', " flags ")"
+
 struct catalog_column {
 	const char *name;
 	const char *sql;
@@ -31,6 +35,7 @@ struct catalog_column {
 	 */
 	uint64_t bucket_us;
 	const char *type;	/* its SQL type, INTEGER or TEXT...; NULL: text made by a function */
+	uint64_t bucket_origin_us;	/* where the buckets start: 0, or a range's start (catalog_time_index()) */
 };
 
 struct catalog {
@@ -42,10 +47,11 @@ struct catalog {
 	const struct catalog_column *columns;
 	size_t ncolumns;
 	const char *default_group;	/* -g when none is given */
-	const char *recorded_by;	/* the record option that keeps these rows; NULL: always kept */
+	const char *how_recorded;	/* how record keeps these rows, said where there are none; NULL: always kept */
 };
 
-extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalog_runq;
+extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalog_runq, catalog_profile,
+	catalog_wakeups;
 
 /*
  * The heading a table gives a column: its name, or words where the name
@@ -53,6 +59,11 @@ extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalo
  * will).  CSV and JSON keep the names.
  */
 const char *catalog_heading(const struct catalog_column *c);
+/*
+ * A time bucket made at run time: the index of the bucket_us-long bucket
+ * since origin_us that a pass falls in, its SQL written into sql.
+ */
+void catalog_time_index(struct catalog_column *c, char *sql, size_t size, uint64_t origin_us, uint64_t bucket_us);
 /* The column named name (case-insensitive), or NULL. */
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name);
 /* The column list as the filter compiler takes it; an array of c->ncolumns. */

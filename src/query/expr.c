@@ -32,20 +32,53 @@ enum token_kind { TOK_END, TOK_WORD, TOK_STRING, TOK_LPAREN, TOK_RPAREN, TOK_COM
 enum op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_MATCH, OP_NOMATCH };
 
 /*
- * "col OP value" is SQL before, col, SQL after.  Each comes out true or false,
- * never NULL, for a NULL column too (doc/filter.md says why).
+ * The SQL a dialect writes around a column: "col OP value" is before, col,
+ * after.  Each comes out true or false, never NULL, for a NULL column too
+ * (doc/filter.md says why): SQLite has IS NOT and IS NOT TRUE for that,
+ * ClickHouse ifNull().
  */
-static const struct {
-	const char *before, *after;
-} op_sql[] = {
-	[OP_EQ] = { "(", " = ?)" },
-	[OP_NE] = { "(", " IS NOT ?)" },
-	[OP_LT] = { "(", " < ?)" },
-	[OP_LE] = { "(", " <= ?)" },
-	[OP_GT] = { "(", " > ?)" },
-	[OP_GE] = { "(", " >= ?)" },
-	[OP_MATCH] = { "(", " REGEXP ?)" },
-	[OP_NOMATCH] = { "((", " REGEXP ?) IS NOT TRUE)" },
+struct expr_dialect {
+	struct {
+		const char *before, *after;
+	} op[8], null_test[2];		/* null_test: [0] plain, [1] negated */
+	struct {
+		const char *before, *open, *close;	/* before col, col, open, the values, close */
+	} in[2];
+	const char *not_before, *not_after;
+};
+
+const struct expr_dialect expr_sqlite = {
+	.op = {
+		[OP_EQ] = { "(", " = ?)" },
+		[OP_NE] = { "(", " IS NOT ?)" },
+		[OP_LT] = { "(", " < ?)" },
+		[OP_LE] = { "(", " <= ?)" },
+		[OP_GT] = { "(", " > ?)" },
+		[OP_GE] = { "(", " >= ?)" },
+		[OP_MATCH] = { "(", " REGEXP ?)" },
+		[OP_NOMATCH] = { "((", " REGEXP ?) IS NOT TRUE)" },
+	},
+	.in = { { "(", " IN (", "))" }, { "((", " IN (", ")) IS NOT TRUE)" } },
+	.null_test = { { "(", " IS NULL)" }, { "(", " IS NOT NULL)" } },
+	.not_before = "(", .not_after = " IS NOT TRUE)",
+};
+
+/* ClickHouse: a comparison with NULL is NULL, which ifNull() makes false; match() is RE2. */
+const struct expr_dialect expr_clickhouse = {
+	.op = {
+		[OP_EQ] = { "ifNull(", " = ?, 0)" },
+		[OP_NE] = { "(NOT ifNull(", " = ?, 0))" },
+		[OP_LT] = { "ifNull(", " < ?, 0)" },
+		[OP_LE] = { "ifNull(", " <= ?, 0)" },
+		[OP_GT] = { "ifNull(", " > ?, 0)" },
+		[OP_GE] = { "ifNull(", " >= ?, 0)" },
+		/* match() takes text: an enum or a number is matched as it prints */
+		[OP_MATCH] = { "ifNull(match(toString(", "), ?), 0)" },
+		[OP_NOMATCH] = { "(NOT ifNull(match(toString(", "), ?), 0))" },
+	},
+	.in = { { "ifNull(", " IN (", "), 0)" }, { "(NOT ifNull(", " IN (", "), 0))" } },
+	.null_test = { { "isNull(", ")" }, { "isNotNull(", ")" } },
+	.not_before = "(NOT ", .not_after = ")",
 };
 
 struct token {
@@ -61,6 +94,7 @@ struct sbuf {
 };
 
 struct parser {
+	const struct expr_dialect *d;
 	const char *src;
 	const struct expr_column *cols;
 	const struct expr_column *col;	/* the column being compared, for its values' type */
@@ -447,8 +481,12 @@ static int typed_literal(struct parser *p, const char *what, struct expr_param *
 	double us;
 	int rc;
 
-	if (!col || col->type == EXPR_TEXT)
-		return literal(p, what, 1, param);
+	if (!col || col->type == EXPR_TEXT) {
+		rc = literal(p, what, 1, param);
+		/* a number compared with text: as SQLite's text affinity would make it */
+		param->text_column = col != NULL;
+		return rc;
+	}
 	if (col->type == EXPR_INT || col->type == EXPR_DURATION) {
 		rc = p->tok.kind == TOK_WORD ? literal(p, what, 1, param) : -2;
 		if (rc == 1 && param->kind != EXPR_PARAM_TEXT)
@@ -500,11 +538,12 @@ static int regex_costly(const char *re)
 	for (const char *c = re; *c; c++) {
 		int repeat = 0;
 
-		if (*c == '\\' && c[1]) {
-			c++;
-		} else if (in_bracket) {
+		/* inside brackets a backslash is itself (POSIX): "[\\]" ends at its ']' */
+		if (in_bracket) {
 			if (*c == ']')
 				in_bracket = 0;
+		} else if (*c == '\\' && c[1]) {
+			c++;
 		} else if (*c == '[') {
 			in_bracket = 1;
 			/* a ']' right after '[' or '[^' is a literal */
@@ -533,7 +572,7 @@ static int regex_costly(const char *re)
 
 static int pattern(struct parser *p, const struct token *op)
 {
-	struct expr_param param;
+	struct expr_param param = { 0 };
 	char what[32], buf[160];
 	regex_t re;
 	int rc;
@@ -559,13 +598,13 @@ static int pattern(struct parser *p, const struct token *op)
 
 static int value_list(struct parser *p, const char *col_sql, int negated)
 {
-	struct expr_param param;
+	struct expr_param param = { 0 };
 	char buf[160];
 
 	if (p->tok.kind != TOK_LPAREN)
 		return fail(p, p->tok.pos, "expected '(' after 'in', found %s",
 			    describe(p, &p->tok, buf, sizeof(buf)));
-	sbuf_add(&p->sql, "%s%s IN (", negated ? "((" : "(", col_sql);
+	sbuf_add(&p->sql, "%s%s%s", p->d->in[negated].before, col_sql, p->d->in[negated].open);
 	for (int n = 0;; n++) {
 		if (next(p) || typed_literal(p, "a value in the list", &param) < 0 || add_param(p, param))
 			return -1;
@@ -578,7 +617,7 @@ static int value_list(struct parser *p, const char *col_sql, int negated)
 			return fail(p, p->tok.pos, "expected ',' or ')' in the list, found %s",
 				    describe(p, &p->tok, buf, sizeof(buf)));
 	}
-	sbuf_add(&p->sql, "%s", negated ? ")) IS NOT TRUE)" : "))");
+	sbuf_add(&p->sql, "%s", p->d->in[negated].close);
 	return next(p);
 }
 
@@ -620,14 +659,14 @@ static int keyword_comparison(struct parser *p, const char *sql)
 	if (!is_keyword(p, "null"))
 		return fail(p, p->tok.pos, "expected 'null' after '%s', found %s",
 			    negated ? "is not" : "is", describe(p, &p->tok, buf, sizeof(buf)));
-	sbuf_add(&p->sql, "(%s%s)", sql, negated ? " IS NOT NULL" : " IS NULL");
+	sbuf_add(&p->sql, "%s%s%s", p->d->null_test[negated].before, sql, p->d->null_test[negated].after);
 	return next(p);
 }
 
 static int operator_comparison(struct parser *p, const char *sql)
 {
 	struct token op = p->tok;
-	struct expr_param param;
+	struct expr_param param = { 0 };
 	char what[32];
 	int rc;
 
@@ -641,7 +680,7 @@ static int operator_comparison(struct parser *p, const char *sql)
 	}
 	if (rc)
 		return rc;
-	sbuf_add(&p->sql, "%s%s%s", op_sql[op.op].before, sql, op_sql[op.op].after);
+	sbuf_add(&p->sql, "%s%s%s", p->d->op[op.op].before, sql, p->d->op[op.op].after);
 	return next(p);
 }
 
@@ -713,10 +752,10 @@ static int unary(struct parser *p)
 	if (enter(p) || next(p))
 		return -1;
 	/* NULL (unknown) counts as false, so 'not' is the exact complement */
-	sbuf_add(&p->sql, "(");
+	sbuf_add(&p->sql, "%s", p->d->not_before);
 	if (unary(p))
 		return -1;
-	sbuf_add(&p->sql, " IS NOT TRUE)");
+	sbuf_add(&p->sql, "%s", p->d->not_after);
 	p->depth--;
 	return 0;
 }
@@ -764,7 +803,13 @@ static void free_params(struct expr_param *params, size_t n)
 int expr_compile(const char *src, const struct expr_column *cols, size_t ncols,
 		 struct expr_sql *out, struct expr_error *err)
 {
-	struct parser p = { .src = src ? src : "", .cols = cols, .ncols = ncols, .err = err };
+	return expr_compile_in(&expr_sqlite, src, cols, ncols, out, err);
+}
+
+int expr_compile_in(const struct expr_dialect *d, const char *src, const struct expr_column *cols, size_t ncols,
+		    struct expr_sql *out, struct expr_error *err)
+{
+	struct parser p = { .d = d, .src = src ? src : "", .cols = cols, .ncols = ncols, .err = err };
 	char buf[160];
 	int rc = -EINVAL;
 

@@ -32,6 +32,7 @@ enum expr_param_kind { EXPR_PARAM_TEXT, EXPR_PARAM_INT, EXPR_PARAM_REAL };
 
 struct expr_param {
 	enum expr_param_kind kind;
+	int text_column;	/* compared with a text column, where a number is text (as a stored column's affinity makes it) */
 	union {
 		char *text;
 		long long i;
@@ -62,6 +63,15 @@ struct expr_error {
  */
 int expr_compile(const char *src, const struct expr_column *cols, size_t ncols,
 		 struct expr_sql *out, struct expr_error *err);
+/*
+ * The same in another dialect: expr_sqlite (what expr_compile() writes) or
+ * expr_clickhouse, where the caller puts each param in place of its '?' as
+ * a literal (ClickHouse 18.16 binds no parameters), and regexes are RE2.
+ */
+struct expr_dialect;
+extern const struct expr_dialect expr_sqlite, expr_clickhouse;
+int expr_compile_in(const struct expr_dialect *d, const char *src, const struct expr_column *cols, size_t ncols,
+		    struct expr_sql *out, struct expr_error *err);
 /* Frees what expr_compile() filled in and zeroes it; NULL and repeated calls are fine. */
 void expr_sql_free(struct expr_sql *e);
 /*

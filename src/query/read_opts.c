@@ -3,6 +3,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <string.h>
+#include "ch_login.h"
 #include "clock.h"
 #include "read_opts.h"
 #include "timespec.h"
@@ -51,6 +52,24 @@ int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o
 	case READ_OPT_STRICT:
 		o->strict = 1;
 		return 1;
+	case READ_OPT_CLICKHOUSE:
+		if (ch_url_problem(arg))
+			return tract_usage_error(cmd, "invalid value '%s' for --clickhouse: expected %s", arg,
+						 ch_url_problem(arg));
+		o->ch.url = arg;
+		return 1;
+	case READ_OPT_CH_USER:
+		o->ch.user = arg;
+		return 1;
+	case READ_OPT_CH_PASSWORD_FILE:
+		o->ch.password_file = arg;
+		return 1;
+	case READ_OPT_CH_CA:
+		o->ch.ca_file = arg;
+		return 1;
+	case READ_OPT_HOST:
+		o->ch.host = arg;
+		return 1;
 	case READ_OPT_UTC:
 	case READ_OPT_LOCAL:
 		/* the last one given wins; local is the zone TZ names, or the system's */
@@ -66,6 +85,10 @@ int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *
 
 	if (optind < argc)
 		return tract_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!o->ch.url && (o->ch.user || o->ch.password_file || o->ch.ca_file || o->ch.host))
+		return tract_usage_error(cmd, "%s", "--host and the --clickhouse-* options need --clickhouse");
+	if (o->ch.url && o->dir_given)
+		return tract_usage_error(cmd, "%s", "-D and --clickhouse name two stores: give one");
 	if (o->utc)
 		timespec_use_utc();
 	o->now_us = realtime_us();
@@ -76,6 +99,16 @@ int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *
 	o->has_from = o->from != NULL;
 	o->has_to = o->to != NULL;
 	return 0;
+}
+
+int query_open_store(const struct query_opts *o, struct store_reader *set)
+{
+	return o->ch.url ? ch_store__open(&o->ch, set) : store_reader__open(o->dir, set);
+}
+
+const char *query_store_name(const struct query_opts *o)
+{
+	return o->ch.url ? o->ch.url : o->dir;
 }
 
 /* The range the options leave open: up to the newest sample, an hour long. */

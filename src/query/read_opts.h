@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include "catalog.h"
+#include "ch_store.h"
 #include "format.h"
 #include "reader.h"
 
@@ -30,9 +31,13 @@ struct query_opts {
 	const char *from, *to;		/* as given, until read_opts_finish() */
 	uint64_t from_us, to_us, now_us;
 	struct render_opts render;
+	struct ch_store_opts ch;	/* --clickhouse: the fleet's store instead of the directory */
 };
 
-enum { READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT, READ_OPT_STRICT, READ_OPT_UTC, READ_OPT_LOCAL };
+enum {
+	READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT, READ_OPT_STRICT, READ_OPT_UTC, READ_OPT_LOCAL,
+	READ_OPT_CLICKHOUSE, READ_OPT_CH_USER, READ_OPT_CH_PASSWORD_FILE, READ_OPT_CH_CA, READ_OPT_HOST,
+};
 
 #define READ_OPTS_SHORT "g:w:D:v"
 #define READ_OPTS_LONG							\
@@ -45,7 +50,21 @@ enum { READ_OPT_FROM = 0x1000, READ_OPT_TO, READ_OPT_FORMAT, READ_OPT_STRICT, RE
 	{ "strict", no_argument, NULL, READ_OPT_STRICT },		\
 	{ "utc", no_argument, NULL, READ_OPT_UTC },			\
 	{ "local", no_argument, NULL, READ_OPT_LOCAL },			\
+	{ "clickhouse", required_argument, NULL, READ_OPT_CLICKHOUSE },	\
+	{ "clickhouse-user", required_argument, NULL, READ_OPT_CH_USER }, \
+	{ "clickhouse-password-file", required_argument, NULL, READ_OPT_CH_PASSWORD_FILE }, \
+	{ "clickhouse-ca", required_argument, NULL, READ_OPT_CH_CA },	\
+	{ "host", required_argument, NULL, READ_OPT_HOST },		\
 	{ "verbose", no_argument, NULL, 'v' }
+
+/* The --help lines of the fleet's options, as every reading command takes them. */
+#define READ_OPTS_CLICKHOUSE_HELP							\
+"      --clickhouse URL  the fleet's store instead: tract's tables in ClickHouse\n" \
+"                        (http[s]://host:port), as tract record --clickhouse ships them\n" \
+"      --host NAME       with --clickhouse: one host's samples only (-g host groups by it)\n" \
+"      --clickhouse-user USER, --clickhouse-password-file FILE, --clickhouse-ca FILE\n" \
+"                        who tract is there (a password only from a 0600 file), and\n" \
+"                        the CA for https\n"
 
 /* The defaults: the default store, the samples, a table. */
 void read_opts_init(struct query_opts *o);
@@ -53,6 +72,10 @@ void read_opts_init(struct query_opts *o);
 int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o);
 /* After the loop: no stray arguments, and the time range read; 0 or -EINVAL after a message. */
 int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *o);
+/* The store the options name: -D's directory, or --clickhouse's server; 0 or -errno after a message. */
+int query_open_store(const struct query_opts *o, struct store_reader *set);
+/* Where the store is, for messages and headings: the directory or the server's URL. */
+const char *query_store_name(const struct query_opts *o);
 /* Fills the open ends of the range from the store; 0 or -errno after a message. */
 int query_resolve_range(const struct store_reader *set, struct query_opts *o);
 /* Whether the terminal takes UTF-8 (for bars of block characters). */

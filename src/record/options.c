@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ch_login.h"
 #include "clock.h"
 #include "parse.h"
 #include "record.h"
@@ -38,14 +39,32 @@ static const char record_usage[] =
 "      --max-size SIZE      delete the oldest store hours beyond this size (e.g. 2G)\n"
 "      --no-kstacks         do not take kernel stacks\n"
 "      --no-ustacks         do not take user stacks\n"
-"      --syscall-latency    keep per-process syscall latency histograms\n"
-"                           (adds a sys_exit program and a clock read per syscall)\n"
-"      --wakeup-edges       keep waker -> wakee counts and delays per process pair\n"
-"                           (adds a sched_switch program and a hash update per wakeup)\n"
+"      --unwind HOW         how user stacks are walked: cfi (default; the top\n"
+"                           16 KiB of the stack copied and unwound by .eh_frame,\n"
+"                           whole through code without frame pointers) or fp\n"
+"                           (frame pointers only: less work, broken stacks\n"
+"                           through libc and most distribution binaries)\n"
+"      --no-syscall-latency do not keep per-process syscall latency histograms\n"
+"                           (kept by default: a sys_exit program, two clock reads\n"
+"                           per timed syscall)\n"
+"      --untimed-syscalls LIST  syscalls left out of the histograms (default:\n"
+"                           getpid, getppid, gettid, clock_gettime, ..., which never wait)\n"
+"      --no-wakeup-edges    do not keep waker -> wakee counts and delays per process\n"
+"                           pair (kept by default: a sched_switch program)\n"
 "      --runq-latency       keep per-process histograms of the wait for a CPU\n"
-"                           (the same program, a clock read per switch and wakeup)\n"
+"                           (a clock read per switch and wakeup, so off by default)\n"
 "      --profile-hz HZ      on-CPU profile ticks per second per CPU (default 49, 0: off):\n"
 "                           what running threads run, and a profile table\n"
+"      --clickhouse URL     ship every pass to ClickHouse too (http[s]://host:port),\n"
+"                           through a spool under the store directory that outlives\n"
+"                           the recorder: nothing lost, nothing doubled\n"
+"      --host NAME          the host column of the shipped rows (default: the hostname)\n"
+"      --clickhouse-user USER             ClickHouse's user (default: default)\n"
+"      --clickhouse-password-file FILE    its password, from a file only its owner reads\n"
+"      --clickhouse-ca FILE               the CA certificate for https\n"
+"      --no-local           ship only: keep no local store (the spool stays)\n"
+"      --spool-max SIZE     bound the spool (default 1G); beyond it the oldest\n"
+"                           batches are dropped, and counted\n"
 "  -v, --verbose            say more, including libbpf's messages\n"
 "  -h, --help               show this help\n"
 "\n"
@@ -55,7 +74,10 @@ static const char record_usage[] =
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
 enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP, OPT_SOURCE,
-       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY, OPT_PROFILE_HZ };
+       OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY, OPT_PROFILE_HZ,
+       OPT_NO_SYSCALL_LATENCY, OPT_NO_WAKEUP_EDGES, OPT_UNTIMED_SYSCALLS,
+       OPT_UNWIND, OPT_CLICKHOUSE, OPT_HOST, OPT_CH_USER, OPT_CH_PASSWORD_FILE, OPT_CH_CA, OPT_NO_LOCAL,
+       OPT_SPOOL_MAX };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -72,8 +94,20 @@ static const struct option record_options[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "no-kstacks", no_argument, NULL, OPT_NO_KSTACKS },
 	{ "no-ustacks", no_argument, NULL, OPT_NO_USTACKS },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "clickhouse", required_argument, NULL, OPT_CLICKHOUSE },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "clickhouse-user", required_argument, NULL, OPT_CH_USER },
+	{ "clickhouse-password-file", required_argument, NULL, OPT_CH_PASSWORD_FILE },
+	{ "clickhouse-ca", required_argument, NULL, OPT_CH_CA },
+	{ "no-local", no_argument, NULL, OPT_NO_LOCAL },
+	{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
+	/* the defaults now; still taken, so that older command lines run */
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
 	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
+	{ "no-syscall-latency", no_argument, NULL, OPT_NO_SYSCALL_LATENCY },
+	{ "no-wakeup-edges", no_argument, NULL, OPT_NO_WAKEUP_EDGES },
+	{ "untimed-syscalls", required_argument, NULL, OPT_UNTIMED_SYSCALLS },
 	{ "runq-latency", no_argument, NULL, OPT_RUNQ_LATENCY },
 	{ "profile-hz", required_argument, NULL, OPT_PROFILE_HZ },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -116,9 +150,14 @@ void record_opts_init(struct record_opts *o)
 	o->sampler.idle_grace_ns = 10 * 1000000ull;
 	o->sampler.kstacks = 1;
 	o->sampler.ustacks = 1;
+	o->sampler.unwind_cfi = 1;
+	o->spool_max = 1ull << 30;
 	o->sampler.profile_hz = 49;
+	o->sampler.syscall_latency = 1;
+	o->sampler.wakeup_edges = 1;
 	o->gid = -1;
-	idle_syscalls__parse(default_idle_syscalls, o->sampler.idle_syscalls, 0, &bad);
+	syscall_set__parse(default_idle_syscalls, o->sampler.idle_syscalls, 0, &bad);
+	syscall_set__parse(default_untimed_syscalls, o->sampler.untimed_syscalls, 0, &bad);
 	fd_syscalls_bitmap(o->sampler.fd_syscalls, TRACT_SYSCALLS_MAX);
 }
 
@@ -129,7 +168,7 @@ int record_parse_hz(const char *s, double *hz)
 
 int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
-	const char *bad, *idle_list = NULL;
+	const char *bad, *idle_list = NULL, *untimed_list = NULL;
 	const struct store_kind *format = NULL;
 	int c;
 	uint64_t v;
@@ -207,11 +246,49 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_USTACKS:
 			o->sampler.ustacks = 0;
 			break;
+		case OPT_CLICKHOUSE:
+			if (ch_url_problem(optarg))
+				return bad_value("--clickhouse", optarg, ch_url_problem(optarg));
+			o->ch_url = optarg;
+			break;
+		case OPT_HOST:
+			o->ch_host = optarg;
+			break;
+		case OPT_CH_USER:
+			o->ch_user = optarg;
+			break;
+		case OPT_CH_PASSWORD_FILE:
+			o->ch_password_file = optarg;
+			break;
+		case OPT_CH_CA:
+			o->ch_ca_file = optarg;
+			break;
+		case OPT_NO_LOCAL:
+			o->no_local = 1;
+			break;
+		case OPT_SPOOL_MAX:
+			if (parse_size(optarg, &o->spool_max) || o->spool_max < 1048576)
+				return bad_value("--spool-max", optarg, "a size of 1M or more, such as 500M or 2G");
+			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, "cfi") && strcmp(optarg, "fp"))
+				return bad_value("--unwind", optarg, "cfi or fp");
+			o->sampler.unwind_cfi = !strcmp(optarg, "cfi");
+			break;
 		case OPT_SYSCALL_LATENCY:
 			o->sampler.syscall_latency = 1;
 			break;
 		case OPT_WAKEUP_EDGES:
 			o->sampler.wakeup_edges = 1;
+			break;
+		case OPT_NO_SYSCALL_LATENCY:
+			o->sampler.syscall_latency = 0;
+			break;
+		case OPT_NO_WAKEUP_EDGES:
+			o->sampler.wakeup_edges = 0;
+			break;
+		case OPT_UNTIMED_SYSCALLS:
+			untimed_list = optarg;
 			break;
 		case OPT_PROFILE_HZ:
 			if (!strcmp(optarg, "0"))
@@ -234,12 +311,18 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		return tract_usage_error("record", "unexpected argument '%s'", argv[optind]);
-	if (idle_list && idle_syscalls__parse(idle_list, o->sampler.idle_syscalls, 1, &bad))
+	if (idle_list && syscall_set__parse(idle_list, o->sampler.idle_syscalls, 1, &bad))
 		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
-	if (o->dir || format) {
+	if (untimed_list && syscall_set__parse(untimed_list, o->sampler.untimed_syscalls, 1, &bad))
+		return bad_value("--untimed-syscalls", bad, "syscall names separated by commas");
+	if (o->dir || format || o->ch_url) {
 		o->store = format ? format : &store_kinds[0];
 		if (!o->dir)
 			o->dir = store_default_dir();
 	}
+	if (!o->ch_url && (o->no_local || o->ch_host || o->ch_user || o->ch_password_file || o->ch_ca_file))
+		return tract_usage_error("record", "%s", "--no-local, --host and the --clickhouse-* options need --clickhouse");
+	if (o->no_local)
+		o->store = NULL;
 	return 0;
 }

@@ -20,6 +20,10 @@ struct record_opts {
 	long gid;			/* --group; -1: none */
 	enum source source;
 	struct sampler_config sampler;
+	/* --clickhouse: every pass shipped there too (or only, with --no-local) */
+	const char *ch_url, *ch_host, *ch_user, *ch_password_file, *ch_ca_file;
+	int no_local;
+	uint64_t spool_max;
 };
 
 /* The defaults of every option: what live top records with, and record starts from. */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The recorder: drive the sampler on an absolute schedule and hand every pass to the writer. */
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +21,12 @@
 #include "record.h"
 #include "runq.h"
 #include "sampler.h"
+#include "ch_login.h"
+#include "ch_sink.h"
 #include "sink.h"
 #include "stackdict.h"
+#include "targets.h"
+#include "thread_sched.h"
 #include "usyms.h"
 #include "util.h"
 #include "writer.h"
@@ -69,43 +75,23 @@ struct record_totals {
 	uint64_t passes, rows, dropped;
 };
 
+/* The shortest slice the kernel grants a fair task (EEVDF's custom slices, 6.12 on). */
+#define SAMPLER_SLICE_NS 100000
+
 /*
  * The sampler thread gets a higher weight (nice -10, this thread only; the
  * writer keeps the default): when every CPU is busy, that is when the passes
- * matter most, and a pass costs milliseconds.
+ * matter most, and a pass costs milliseconds.  It also asks for a short
+ * slice: a waking task with a shorter slice than the running one preempts
+ * it, where otherwise the running task keeps its CPU to the end of its own
+ * slice, and the sampler reaches the threads later after the pass's moment.
  */
 static void raise_sampler_priority(void)
 {
-	if (setpriority(PRIO_PROCESS, 0, -10))
-		tract_debug("cannot raise the sampler's priority: %s", strerror(errno));
-}
+	int err = thread_sched_set(-10, SAMPLER_SLICE_NS);
 
-/* Whether a process has exited: gone, or a zombie its parent has not reaped yet. */
-static int process_gone(uint32_t pid)
-{
-	char path[64], buf[512], *paren;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "pid (comm) S ...": the name may hold parentheses, the state follows the last */
-	paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
-/* With -p: whether every process named has exited. */
-static int targets_gone(const struct sampler_config *cfg)
-{
-	for (size_t i = 0; i < cfg->nr_pids; i++)
-		if (!process_gone(cfg->pids[i]))
-			return 0;
-	return cfg->nr_pids > 0;
+	if (err)
+		tract_debug("cannot raise the sampler's priority: %s", strerror(-err));
 }
 
 static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
@@ -113,6 +99,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 {
 	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX, rng = start ^ (uint64_t)getpid();
+	struct targets *targets = targets__open(o->sampler.pids, o->sampler.nr_pids);
 	struct pass spare = { 0 };
 	int err = 0;
 
@@ -160,12 +147,13 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		tot->dropped += p->dropped;
 		if (p != &spare)
 			writer__submit(writer, p);
-		if (targets_gone(&o->sampler)) {
+		if (targets__gone(targets)) {
 			tract_warn("every process -p names has exited; recording stops");
 			break;
 		}
 	}
 	pass__free_rows(&spare);
+	targets__free(targets);
 	return err;
 }
 
@@ -192,6 +180,39 @@ void record_request_stop(void)
 	stop_requested = 1;
 }
 
+/* The ClickHouse sink of --clickhouse, spooling under the store directory. */
+static int open_clickhouse(const struct record_opts *o, struct sink **out)
+{
+	char host[256], password[512], spool[PATH_MAX];
+	struct ch_config cfg = {
+		.url = o->ch_url, .host = o->ch_host, .user = o->ch_user, .ca_file = o->ch_ca_file,
+		.database = "tract", .spool_dir = spool, .spool_max = o->spool_max,
+		.store_dir = o->no_local ? NULL : o->dir,
+		.batch_rows = 10000, .batch_us = 2000000,
+	};
+	int err;
+
+	if (!cfg.host) {
+		if (gethostname(host, sizeof(host)))
+			snprintf(host, sizeof(host), "unknown");
+		host[sizeof(host) - 1] = '\0';
+		cfg.host = host;
+	}
+	if (o->ch_password_file) {
+		err = ch_read_password(o->ch_password_file, password, sizeof(password));
+		if (err)
+			return err;
+		cfg.password = password;
+	}
+	err = store_make_dir(o->dir, o->gid);
+	if (err)
+		return err;
+	snprintf(spool, sizeof(spool), "%s/spool", o->dir);
+	err = ch_sink__open(&cfg, out);
+	explicit_bzero(password, sizeof(password));
+	return err;
+}
+
 int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 {
 	struct store_config store = { .source = "bpf" };
@@ -202,7 +223,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	struct resolvers res = { 0 };
 	struct ksyms *ks = NULL;
 	struct usyms *us = NULL;
-	struct sink *sink = NULL;
+	struct sink *sink = NULL, *ch = NULL;
 	int err, lock = -1;
 
 	ks = ksyms__load(NULL);
@@ -227,18 +248,26 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	store.keep_us = o->keep_us;
 	store.gid = o->gid;
 	store.max_bytes = o->max_bytes;
-	if (!o->store)
-		sink = sink_term__new(stdout);
-	else if (o->store->open(&store, &sink)) {
+	if (o->ch_url && (err = open_clickhouse(o, &ch))) {
 		err = 1;
 		goto cleanup;
+	}
+	if (!o->store && !o->no_local)
+		sink = sink_term__new(stdout);
+	else if (o->store && o->store->open(&store, &sink)) {
+		err = 1;
+		goto cleanup;
+	}
+	if (ch) {
+		sink = sink ? sink_tee__new(sink, ch) : ch;
+		ch = NULL;
 	}
 	/* before the writer thread exists: capabilities are per thread, and it inherits them */
 	raise_sampler_priority();
 	/* never record with more privilege than it needs */
 	/* then the store as the recorder will write it: without overriding permissions, and alone */
 	if (drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks) ||
-	    (o->store && (store_check_writable(o->dir) || (lock = store_lock(o->dir)) < 0))) {
+	    ((o->store || o->ch_url) && (store_check_writable(o->dir) || (lock = store_lock(o->dir)) < 0))) {
 		err = 1;
 		goto cleanup;
 	}
@@ -248,12 +277,13 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	writer = writer__start(sink, writer_depth(o->hz));
 	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);
-	if (!ready && (o->store || tract_verbose))
+	if (!ready && (o->store || o->ch_url || tract_verbose))
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
 			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
 cleanup:
 	sink__close(sink);
+	sink__close(ch);
 	if (lock >= 0)
 		close(lock);
 	sampler__free(sampler);

@@ -15,12 +15,14 @@ struct sampler_config {
 	uint64_t idle_grace_ns;		/* idle waits younger than this count as active */
 	uint64_t idle_syscalls[TRACT_SYSCALLS_MAX / 64];	/* bitmap by syscall number */
 	uint64_t fd_syscalls[TRACT_SYSCALLS_MAX / 64];	/* whose first argument is an fd */
+	uint64_t untimed_syscalls[TRACT_SYSCALLS_MAX / 64];	/* left out of the latency histograms */
 	uint32_t pids[TRACT_PID_FILTER_MAX];
 	size_t nr_pids;
 	int kstacks;			/* take kernel stacks of off-CPU threads */
-	int ustacks;			/* take user stacks of threads in a syscall */
-	int syscall_latency;		/* keep syscall latency histograms (a sys_exit program) */
-	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program) */
+	int ustacks;			/* take user stacks where the user registers are saved */
+	int unwind_cfi;			/* copy user stacks and unwind them by CFI, not frame pointers */
+	int syscall_latency;		/* keep syscall latency histograms (a sys_exit program; default) */
+	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program; default) */
 	int runq_latency;		/* keep run-queue latency histograms (the same program) */
 	double profile_hz;		/* on-CPU profile ticks per second per CPU; 0: none */
 };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <pthread.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include "sink.h"
 #include "util.h"
+#include "thread_sched.h"
 #include "writer.h"
 
 /* Slots cycle free -> claimed (sampler) -> queued -> written (writer) -> free. */
@@ -43,8 +43,8 @@ static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
 
-	/* the sampler's higher priority is its own; giving it up needs no privilege */
-	setpriority(PRIO_PROCESS, 0, 0);
+	/* the sampler's higher priority and short slice are its own; giving them up needs no privilege */
+	thread_sched_set(0, 0);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {

@@ -29,6 +29,20 @@ static void text_value(struct column_value *v, const char *s, size_t max)
 	v->len = !s ? 0 : max ? strnlen(s, max) : strlen(s);
 }
 
+/* Bytes as lower-case hex, the way a trace id is printed, into v->buf. */
+static void hex_value(struct column_value *v, int valid, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	v->kind = valid ? VAL_TEXT : VAL_NULL;
+	for (size_t i = 0; valid && i < n && 2 * i + 1 < sizeof(v->buf); i++) {
+		v->buf[2 * i] = digits[b[i] >> 4];
+		v->buf[2 * i + 1] = digits[b[i] & 15];
+	}
+	v->s = v->buf;
+	v->len = valid ? 2 * n : 0;
+}
+
 static void uint_value(struct column_value *v, int valid, uint64_t u)
 {
 	v->kind = valid ? VAL_UINT : VAL_NULL;
@@ -51,6 +65,7 @@ static void uint_value(struct column_value *v, int valid, uint64_t u)
 #define V_IO_TEXT(f) text_value(v, r->io_dev ? r->f : NULL, 0)
 #define V_IO_UINT(f) uint_value(v, r->io_dev != NULL, r->f)
 #define V_IO_NONZERO(f) uint_value(v, r->io_dev && r->f, r->f)
+#define V_HEX(flag, f) hex_value(v, r->flags & (flag), r->f, sizeof(r->f))
 
 #define COLUMN(name, where, type, sql, joins, base, value, doc)				\
 	static void value_##name(const struct pass *p, const struct sample *r, struct column_value *v) \
@@ -75,6 +90,7 @@ static void uint_value(struct column_value *v, int valid, uint64_t u)
 #undef V_IO_TEXT
 #undef V_IO_UINT
 #undef V_IO_NONZERO
+#undef V_HEX
 
 static int parse_u64(const struct csv_value *in, uint64_t *u)
 {
@@ -115,6 +131,21 @@ static int parse_syscall(const struct csv_value *in, struct sample *r)
 	return 0;
 }
 
+static int parse_hex(const struct csv_value *in, uint8_t *out, size_t n)
+{
+	if (in->len != 2 * n)
+		return -EINVAL;
+	for (size_t i = 0; i < 2 * n; i++) {
+		char c = in->s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (d < 0)
+			return -EINVAL;
+		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
+	}
+	return 0;
+}
+
 static int parse_name(const struct csv_value *in, char *name, size_t cap)
 {
 	memset(name, 0, cap);
@@ -140,6 +171,7 @@ static int parse_name(const struct csv_value *in, char *name, size_t cap)
 #define V_IO_TEXT(f) V_TEXT(f)
 #define V_IO_UINT(f) U64(r->f)
 #define V_IO_NONZERO(f) U64(r->f)
+#define V_HEX(flag, f) (r->flags |= (flag), parse_hex(in, r->f, sizeof(r->f)))
 
 #define COLUMN(name, where, type, sql, joins, base, value, doc)				\
 	static int set_##name(struct sample *r, const struct csv_value *in, const struct column_reader *cr) \

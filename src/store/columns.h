@@ -30,7 +30,7 @@ struct column_value {
 	uint64_t u;
 	const char *s;			/* VAL_TEXT: not NUL-terminated; len bytes */
 	size_t len;
-	char buf[32];			/* for a value made on the way (a syscall's number) */
+	char buf[40];			/* for a value made on the way (a syscall's number, a trace id's hex) */
 };
 
 /* What setting a sample's columns from text needs from the reader. */

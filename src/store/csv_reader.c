@@ -98,12 +98,18 @@ static void find_columns(const struct csv_record *hdr, const char *const *names,
 	}
 }
 
+/* A column the file lacks (index -1), or an empty field: NULL. */
+static int field_null(const struct csv_record *r, int index)
+{
+	return index < 0 || (size_t)index >= r->nr || r->fields[index].null;
+}
+
 static int field_u64(struct loader *l, const struct csv_record *r, int index, uint64_t *v)
 {
 	char *end;
 
 	*v = 0;
-	if (index < 0 || (size_t)index >= r->nr || r->fields[index].null)
+	if (field_null(r, index))
 		return 0;
 	*v = strtoull(r->fields[index].s, &end, 10);
 	return *end || !r->fields[index].len ? bad(l, "a number is not a number") : 0;
@@ -111,7 +117,7 @@ static int field_u64(struct loader *l, const struct csv_record *r, int index, ui
 
 static const char *field_text(struct loader *l, const struct csv_record *r, int index)
 {
-	if (index < 0 || (size_t)index >= r->nr || r->fields[index].null)
+	if (field_null(r, index))
 		return NULL;
 	return keep(l, r->fields[index].s, r->fields[index].len);
 }
@@ -173,12 +179,17 @@ static int stack_row(struct loader *l, const struct csv_record *r, const int *id
 static const struct {
 	const char *name;
 	size_t offset;
+	size_t has;			/* of the int that says it is not NULL; 0: never NULL (seq is there) */
 } pass_fields[] = {
-#define FIELD(f) { #f, offsetof(struct pass, f) }
+#define FIELD(f) { #f, offsetof(struct pass, f), 0 }
+#define NULLABLE(f) { #f, offsetof(struct pass, f), offsetof(struct pass, has_##f) }
 	FIELD(ts_us), FIELD(weight_us), FIELD(visited), FIELD(dropped), FIELD(duration_us), FIELD(cpu_us),
 	FIELD(hist_lost), FIELD(displaced), FIELD(unsampled_us), FIELD(load_rows), FIELD(moment_read),
+	NULLABLE(bpf_us),
+#undef NULLABLE
 #undef FIELD
 };
+_Static_assert(offsetof(struct pass, seq) == 0, "no has_ flag is at offset 0");
 
 static int pass_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
 {
@@ -192,8 +203,11 @@ static int pass_row(struct loader *l, const struct csv_record *r, const int *idx
 	}
 	p = &l->passes[l->nr++];
 	*p = (struct pass){ .seq = l->nr - 1 };
-	for (size_t i = 0; i < ARRAY_SIZE(pass_fields) && !err; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(pass_fields) && !err; i++) {
 		err = field_u64(l, r, idx[i], (uint64_t *)((char *)p + pass_fields[i].offset));
+		if (pass_fields[i].has)
+			*(int *)((char *)p + pass_fields[i].has) = !field_null(r, idx[i]);
+	}
 	return err;
 }
 
@@ -222,32 +236,38 @@ static int read_samples(struct loader *l)
 {
 	struct column_reader cr = { .stack = stack_of, .keep = keep, .arg = l };
 	struct csv_record r = { 0 };
-	size_t hint = 0;
-	int err, rc;
+	size_t hint = 0, width = 0;
+	int err, rc, idx[NR_SAMPLE_COLUMNS];
 	FILE *f = open_part(l, HOUR_CSV_SUFFIX, &err);
 
 	if (!f)
 		return err ? err : -ENOENT;
 	rc = read_record(l, f, &r);
 	if (rc > 0) {
-		int same = r.nr == NR_SAMPLE_COLUMNS;
+		const char *names[NR_SAMPLE_COLUMNS];
+		size_t known = 0;
 
-		for (size_t c = 0; same && c < NR_SAMPLE_COLUMNS; c++)
-			same = !strcmp(r.fields[c].s, sample_columns[c].name);
-		if (!same)
+		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
+			names[c] = sample_columns[c].name;
+		find_columns(&r, names, idx, NR_SAMPLE_COLUMNS);
+		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
+			known += idx[c] >= 0;
+		/* an older tract's hour lacks the columns added since (NULL); a newer one's has others */
+		if (known != r.nr || idx[COL_ts_us] < 0)
 			err = bad(l, "its columns are not the ones this tract writes; "
 				  "read it with the tract that wrote it");
+		width = r.nr;
 	}
 	while (rc > 0 && !err && (rc = read_record(l, f, &r)) > 0) {
 		uint64_t ts_us;
 		struct pass *p;
 		struct sample *s;
 
-		if (r.nr != NR_SAMPLE_COLUMNS) {
+		if (r.nr != width) {
 			err = bad(l, "a sample with another number of columns than the header");
 			break;
 		}
-		if ((err = field_u64(l, &r, COL_ts_us, &ts_us)))
+		if ((err = field_u64(l, &r, idx[COL_ts_us], &ts_us)))
 			break;
 		p = pass_at(l, ts_us, &hint);
 		if (!p) {
@@ -257,11 +277,11 @@ static int read_samples(struct loader *l)
 		s = pass__add_row(p);
 		*s = (struct sample){ .syscall_nr = -1 };
 		for (size_t c = 0; c < NR_SAMPLE_COLUMNS && !err; c++)
-			if (sample_columns[c].set(s, &r.fields[c], &cr)) {
+			if (idx[c] >= 0 && sample_columns[c].set(s, &r.fields[idx[c]], &cr)) {
 				char what[128];
 
 				snprintf(what, sizeof(what), "column %s: '%.40s' is not a value it takes",
-					 sample_columns[c].name, r.fields[c].s);
+					 sample_columns[c].name, r.fields[idx[c]].s);
 				err = bad(l, what);
 			}
 	}

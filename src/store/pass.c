@@ -46,12 +46,43 @@ void pass__count_load(struct pass *p)
 				p->rows[i].state == TRACT_STATE_DISK;
 }
 
+/* One allocation for the strings of most passes, not one a string: traced rows keep one each. */
+#define STR_BLOCK 65536
+
+const char *pass__keep_str(struct pass *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *out;
+
+	if (!p->nstr_blocks || n > p->str_room - p->str_used) {
+		char **block = array_add((void **)&p->str_blocks, &p->nstr_blocks, &p->capstr_blocks,
+					 sizeof(*p->str_blocks));
+
+		p->str_room = n > STR_BLOCK ? n : STR_BLOCK;
+		p->str_used = 0;
+		*block = xrealloc(NULL, p->str_room);
+	}
+	out = p->str_blocks[p->nstr_blocks - 1] + p->str_used;
+	memcpy(out, s, n);
+	p->str_used += n;
+	return out;
+}
+
+static void free_strs(struct pass *p)
+{
+	for (size_t i = 0; i < p->nstr_blocks; i++)
+		free(p->str_blocks[i]);
+	p->nstr_blocks = p->str_used = p->str_room = 0;
+}
+
 /* Keeps the buffers: passes are frequent and similar in size. */
 void pass__reset(struct pass *p)
 {
 	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist,
-			     .runq_hist = p->runq_hist, .wakeups = p->wakeups, .profile = p->profile };
+			     .runq_hist = p->runq_hist, .wakeups = p->wakeups, .profile = p->profile,
+			     .str_blocks = p->str_blocks, .capstr_blocks = p->capstr_blocks };
 
+	free_strs(p);
 	*p = keep;
 	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = p->profile.nr = 0;
 }
@@ -64,5 +95,7 @@ void pass__free_rows(struct pass *p)
 	free(p->runq_hist.rows);
 	free(p->wakeups.rows);
 	free(p->profile.rows);
+	free_strs(p);
+	free(p->str_blocks);
 	memset(p, 0, sizeof(*p));
 }

@@ -8,6 +8,7 @@
 #include "csv_reader.h"
 #include "hours.h"
 #include "reader.h"
+#include "upgrade.h"
 #include "util.h"
 
 const char *store_default_dir(void)
@@ -38,6 +39,8 @@ int store_reader__open(const char *dir, struct store_reader *r)
 
 void store_reader__free(struct store_reader *r)
 {
+	if (r->remote)
+		r->remote->ops->free(r->remote);
 	free(r->hours);
 	free(r->dir);
 	memset(r, 0, sizeof(*r));
@@ -100,7 +103,7 @@ int store_open_file(const char *path, sqlite3 **db)
 	*db = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(modes) && version < 0; i++) {
 		char *uri = store_file_uri(path, modes[i]);
-		int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL);
+		int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
 
 		free(uri);
 		if (rc == SQLITE_OK) {
@@ -116,12 +119,15 @@ int store_open_file(const char *path, sqlite3 **db)
 		tract_err("'%s' is not a readable tract store (not an SQLite database, or damaged)", path);
 		return -EIO;
 	}
+	/* an hour an older tract wrote: read as this one writes them */
+	if (store_upgradable(version))
+		return store_upgrade_copy(db);
 	if (version != TRACT_SCHEMA_VERSION) {
 		if (version == 0)
 			tract_err("'%s' is empty or not a tract store", path);
 		else
-			tract_err("'%s' has schema version %lld; this tract reads version %d", path,
-				  (long long)version, TRACT_SCHEMA_VERSION);
+			tract_err("'%s' has schema version %lld; this tract reads versions %d to %d", path,
+				  (long long)version, TRACT_SCHEMA_OLDEST, TRACT_SCHEMA_VERSION);
 		sqlite3_close(*db);
 		*db = NULL;
 		return -EIO;
@@ -192,6 +198,15 @@ static int attach_copy(sqlite3 *db, sqlite3 *hour, const char *as)
 	return rc;
 }
 
+/* Whether db is an image in memory (sqlite3_deserialize()'s VFS), not a file. */
+static int in_memory(sqlite3 *db)
+{
+	sqlite3_vfs *vfs = NULL;
+
+	return sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) == SQLITE_OK && vfs &&
+	       !strcmp(vfs->zName, "memdb");
+}
+
 int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as)
 {
 	char *name = store_reader__hour_name(r, i), *uri;
@@ -202,7 +217,8 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 		free(name);
 		return err;
 	}
-	if (is_csv(&r->hours[i])) {
+	/* a CSV hour, or an older one upgraded, is in memory */
+	if (is_csv(&r->hours[i]) || in_memory(hour)) {
 		rc = attach_copy(db, hour, as);
 	} else {
 		/* without a WAL index and write access, read the file as it is */
@@ -227,6 +243,8 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us)
 {
 	*ts_us = 0;
+	if (r->remote)
+		return r->remote->ops->newest_us(r->remote, ts_us);
 	for (size_t i = r->n; i-- > 0 && !*ts_us;) {
 		sqlite3_stmt *st;
 		sqlite3 *db;

@@ -15,10 +15,24 @@
 
 #define DEFAULT_DATA_DIR "/var/lib/tract"
 
+/*
+ * A store that is not a directory of hours (ClickHouse, in the query
+ * layer): a reader with one has no hours, and what would read them asks it.
+ */
+struct store_remote;
+struct store_remote_ops {
+	int (*newest_us)(struct store_remote *r, uint64_t *ts_us);
+	void (*free)(struct store_remote *r);
+};
+struct store_remote {
+	const struct store_remote_ops *ops;
+};
+
 struct store_reader {
 	char *dir;
 	struct store_hour *hours;	/* oldest first */
 	size_t n;
+	struct store_remote *remote;	/* NULL: the hours of dir */
 };
 
 /* $TRACT_DATA, or DEFAULT_DATA_DIR. */

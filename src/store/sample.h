@@ -20,6 +20,9 @@ struct kstack {
 
 struct sample {
 	uint32_t tid, tgid, uid, cpu;
+	uint8_t trace_id[16], span_id[8];	/* with TRACT_SF_TRACE: its OpenTelemetry thread context */
+	uint8_t trace_flags;
+	const char *trace_attrs;	/* its attributes, "key=value ..."; NULL if none */
 	int32_t state;			/* enum tract_state */
 	int32_t syscall_nr;		/* -1: user mode or unknown */
 	uint32_t flags;			/* enum tract_sample_flags */
@@ -66,7 +69,7 @@ struct hist_rows {
 	size_t nr, cap;
 };
 
-/* Wakeups from one process to another over the pass's interval (--wakeup-edges). */
+/* Wakeups from one process to another over the pass's interval. */
 struct wakeup_row {
 	uint32_t waker_tgid;		/* 0 for irq and timer */
 	uint32_t wakee_tgid;
@@ -111,13 +114,23 @@ struct pass {
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
 	uint64_t cpu_us;		/* CPU time the recorder spent on it */
+	/*
+	 * tract's own BPF programs' run time since the previous pass, valid
+	 * with has_bpf_us: the kernel counts it only with kernel.bpf_stats_enabled
+	 * (bpf_cost.h)
+	 */
+	uint64_t bpf_us;
+	int has_bpf_us;
 	struct sample *rows;
 	size_t nr, cap;
 	struct hist_rows io_hist;	/* block I/O completions */
-	struct hist_rows sc_hist;	/* syscall completions (--syscall-latency) */
+	struct hist_rows sc_hist;	/* syscall completions */
 	struct hist_rows runq_hist;	/* switch-ins, by their wait for a CPU (--runq-latency) */
-	struct wakeup_rows wakeups;	/* --wakeup-edges */
+	struct wakeup_rows wakeups;	/* waker -> wakee edges */
 	struct profile_rows profile;	/* on-CPU ticks (--profile-hz) */
+	/* strings the rows point to that the pass owns (pass__keep_str()): blocks, the last one filling */
+	char **str_blocks;
+	size_t nstr_blocks, capstr_blocks, str_used, str_room;
 };
 
 struct sample *pass__add_row(struct pass *p);
@@ -125,6 +138,8 @@ struct hist_row *hist_rows__add(struct hist_rows *h);
 struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
 struct profile_row *profile_rows__add(struct profile_rows *pr);
 void pass__reset(struct pass *p);
+/* A copy of s that the pass owns: valid until it is reset. */
+const char *pass__keep_str(struct pass *p, const char *s);
 /* Counts the rows the load average would count into p->load_rows. */
 void pass__count_load(struct pass *p);
 void pass__free_rows(struct pass *p);

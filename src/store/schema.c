@@ -31,7 +31,7 @@ const char *state_name(int state)
  * back into the documented columns.
  */
 static const char schema_head[] =
-"-- tract store, schema version 5: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 8: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
@@ -49,7 +49,9 @@ static const char schema_head[] =
 "  displaced   INTEGER NOT NULL DEFAULT 0,  -- rows shown RUN for the pass's moment that had left their CPU when visited\n"
 "  unsampled_us INTEGER NOT NULL DEFAULT 0, -- intervals before this pass that no pass stands for: the recorder was stopped or starved\n"
 "  load_rows   INTEGER NOT NULL DEFAULT 0,  -- rows in RUN, RUNQ or DISK: what the load average counts\n"
-"  moment_read INTEGER NOT NULL DEFAULT 0   -- 1: what ran on each CPU was read at the pass's moment; 0: told from the threads' times\n"
+"  moment_read INTEGER NOT NULL DEFAULT 0,  -- 1: what ran on each CPU was read at the pass's moment; 0: told from the threads' times\n"
+"  bpf_us      INTEGER            -- run time of tract's BPF programs since the previous pass, all CPUs;\n"
+"                                 -- NULL: not measured (kernel.bpf_stats_enabled=0 for some of the interval; the /proc source)\n"
 ");\n"
 "CREATE TABLE threads (\n"
 "  id    INTEGER PRIMARY KEY,\n"
@@ -98,7 +100,7 @@ static const char schema_histograms[] =
 "  sum_us INTEGER NOT NULL DEFAULT 0  -- their latencies summed: sum(sum_us) / sum(count) is the mean\n"
 ");\n"
 "CREATE TABLE wakeups (\n"
-"  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass (--wakeup-edges)\n"
+"  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass\n"
 "  waker_tgid INTEGER,           -- process that ran the wakeups; NULL for irq and timer\n"
 "  waker      TEXT,              -- its name, or irq, or timer; NULL if it exited before the pass\n"
 "  wakee_tgid INTEGER NOT NULL,  -- process woken\n"
@@ -108,7 +110,7 @@ static const char schema_histograms[] =
 "  blocked_us INTEGER NOT NULL   -- summed: asleep -> woken\n"
 ");\n"
 "CREATE TABLE syscall_latency (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: syscalls completed since the previous pass (--syscall-latency)\n"
+"  pass    INTEGER NOT NULL,  -- passes.id: syscalls completed since the previous pass, the untimed left out\n"
 "  tgid    INTEGER NOT NULL,  -- process id\n"
 "  pcomm   TEXT,              -- process name\n"
 "  syscall TEXT,\n"
@@ -183,22 +185,31 @@ static void add_table(struct strbuf *b, const char *name, const struct stored_co
 	strbuf_add(b, ");\n");
 }
 
-static void add_view(struct strbuf *b)
+void schema_samples_select(struct strbuf *b, const char *(*sql_of)(size_t column), const char *more)
 {
 	uint32_t joins = 0;
 
-	strbuf_add(b, "-- The samples as one table: the facts with what they refer to joined back.\n"
-		      "CREATE VIEW samples AS\n  SELECT");
+	strbuf_add(b, "SELECT");
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
 		const struct sample_column *c = &sample_columns[i];
+		const char *sql = sql_of ? sql_of(i) : NULL;
 
-		strbuf_addf(b, "%s\n    %s AS %s", i ? "," : "", c->sql, c->name);
+		strbuf_addf(b, "%s\n    %s AS %s", i ? "," : "", sql ? sql : c->sql, c->name);
 		joins |= c->joins;
 	}
+	if (more)
+		strbuf_addf(b, ",\n    %s", more);
 	strbuf_add(b, "\n  FROM sample_facts f\n  JOIN passes p ON p.id = f.pass");
 	for (unsigned int i = 0; sample_join_sql[i]; i++)
 		if (joins & (1u << i))
 			strbuf_addf(b, "\n %s", sample_join_sql[i]);
+}
+
+static void add_view(struct strbuf *b)
+{
+	strbuf_add(b, "-- The samples as one table: the facts with what they refer to joined back.\n"
+		      "CREATE VIEW samples AS\n  ");
+	schema_samples_select(b, NULL, NULL);
 	strbuf_add(b, ";\n");
 }
 
@@ -210,7 +221,7 @@ static void add_view_docs(struct strbuf *b)
 		strbuf_addf(b, "--   %-14s %s\n", sample_columns[i].name, sample_columns[i].doc);
 }
 
-static char *schema_text, *insert_facts, *insert_io;
+static char *schema_text, *view_text, *insert_facts, *insert_io;
 
 /* INSERT INTO table(refs..., stored columns...) VALUES (?, ...): refs bind first, in order. */
 static char *build_insert(const char *table, const struct stored_column *refs, enum column_where where)
@@ -246,6 +257,9 @@ static void build_schema(void)
 	add_view_docs(&b);
 	add_view(&b);
 	schema_text = strbuf_take(&b);
+	strbuf_add(&b, "DROP VIEW IF EXISTS samples;\n");
+	add_view(&b);
+	view_text = strbuf_take(&b);
 	insert_facts = build_insert("sample_facts", fact_refs, FACT);
 	insert_io = build_insert("sample_io", io_refs, IO);
 }
@@ -256,6 +270,12 @@ const char *schema_sql(void)
 
 	pthread_once(&once, build_schema);
 	return schema_text;
+}
+
+const char *schema_view_sql(void)
+{
+	schema_sql();
+	return view_text;
 }
 
 const char *schema_insert_fact_sql(void)

@@ -3,10 +3,14 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 5
+#define TRACT_SCHEMA_VERSION 8
+/* The oldest an hour may have and still be read: those since only added columns (store_upgrade()). */
+#define TRACT_SCHEMA_OLDEST 5
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);
+/* SQL that makes the samples view again, as this tract's columns have it. */
+const char *schema_view_sql(void);
 /*
  * The inserts of a sample's fact and of its block request: the parameters
  * are the refs below, then the table's stored columns of the column table
@@ -19,6 +23,14 @@ enum fact_ref {
 	FACT_REF_PASS = 1, FACT_REF_THREAD, FACT_REF_STATE, FACT_REF_CALL, FACT_REF_KSTACK,
 	FACT_REF_FILE, FACT_REF_WAKER, FACT_REF_USTACK, FACT_REF__COUNT	/* with the terminator */
 };
+/*
+ * The samples view's SELECT over sample_facts f and passes p with the joins
+ * its columns need: column i is sql_of(i) AS its name where sql_of gives
+ * one (sql_of NULL, or a NULL from it: the column table's SQL), and more
+ * columns after them (or NULL).
+ */
+struct strbuf;
+void schema_samples_select(struct strbuf *b, const char *(*sql_of)(size_t column), const char *more);
 /* Names of enum tract_state values, as stored. */
 const char *state_name(int state);
 

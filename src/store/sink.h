@@ -33,6 +33,9 @@ static inline void sink__close(struct sink *s)
 		s->ops->close(s);
 }
 
+/* Both sinks, each pass to first then second; the first's result is the pass's.  Takes both. */
+struct sink *sink_tee__new(struct sink *first, struct sink *second);
+
 /* What every store file records about the run that wrote it. */
 struct store_config {
 	const char *dir;

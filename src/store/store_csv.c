@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "clock.h"
 #include "columns.h"
 #include "csv.h"
@@ -36,9 +37,9 @@ static const char *const csv_suffix[CSV__COUNT] = {
 	[CSV_PROFILE] = ".profile.csv",
 };
 
+/* The headers of the files whose columns stay as they are; samples and passes: columns_of(). */
 static const char *const csv_header[CSV__COUNT] = {
 	[CSV_STACKS] = "id,kind,frames",
-	[CSV_PASSES] = "ts_us,weight_us,visited,emitted,dropped,duration_us,cpu_us,hist_lost,displaced,unsampled_us,load_rows,moment_read",
 	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count,sum_us",
 	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,sum_us,tgid",
 	[CSV_RUNQ_LATENCY] = "ts_us,pcomm,le_us,count,sum_us,tgid",
@@ -63,14 +64,110 @@ static void close_files(struct store_csv *st)
 	}
 }
 
-static void write_samples_header(FILE *f)
+/* The passes' columns; an older tract's hour may lack the last ones. */
+static const char *const pass_columns[] = {
+	"ts_us", "weight_us", "visited", "emitted", "dropped", "duration_us", "cpu_us", "hist_lost", "displaced",
+	"unsampled_us", "load_rows", "moment_read", "bpf_us",
+};
+
+#define MAX_COLUMNS NR_SAMPLE_COLUMNS
+_Static_assert(ARRAY_SIZE(pass_columns) <= MAX_COLUMNS, "the passes' columns fit the arrays of names");
+
+/* The columns of file i that this tract has added to (samples, passes) into names: how many, or 0. */
+static size_t columns_of(int i, const char **names)
 {
-	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
+	if (i == CSV_PASSES) {
+		memcpy(names, pass_columns, sizeof(pass_columns));
+		return ARRAY_SIZE(pass_columns);
+	}
+	if (i != CSV_SAMPLES)
+		return 0;
+	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
+		names[c] = sample_columns[c].name;
+	return NR_SAMPLE_COLUMNS;
+}
+
+static void write_header(FILE *f, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		if (i)
 			csv_sep(f);
-		csv_field(f, sample_columns[i].name);
+		csv_field(f, names[i]);
 	}
 	csv_end(f);
+}
+
+/* Column i of names as the old header has them: its field index, or -1. */
+static void map_columns(const struct csv_record *header, const char *const *names, size_t n, int *at)
+{
+	for (size_t i = 0; i < n; i++) {
+		at[i] = -1;
+		for (size_t k = 0; k < header->nr; k++)
+			if (!strcmp(header->fields[k].s, names[i]))
+				at[i] = (int)k;
+	}
+}
+
+/*
+ * An hour's file an older tract began, made over with this tract's
+ * columns, names (those it lacked empty: NULL), before more rows are
+ * appended to it.  0, or -errno.
+ */
+static int upgrade_file(const char *path, const char *const *names, size_t n)
+{
+	struct csv_record r = { 0 };
+	char *tmp = xcalloc(1, strlen(path) + 9);
+	FILE *in = fopen(path, "re"), *out = NULL;
+	int at[MAX_COLUMNS], err = 0, same;
+
+	strcat(strcpy(tmp, path), ".upgrade");
+	if (!in) {
+		err = -errno;
+		goto done;
+	}
+	if (csv_read_record(in, &r) != 1)
+		goto done;
+	map_columns(&r, names, n, at);
+	same = r.nr == n;
+	for (size_t i = 0; i < n && same; i++)
+		same = at[i] == (int)i;
+	if (same)
+		goto done;
+	err = store_create_file(tmp);
+	out = err ? NULL : fopen(tmp, "we");
+	if (!out) {
+		err = err ? err : -errno;
+		goto done;
+	}
+	write_header(out, names, n);
+	while ((err = csv_read_record(in, &r)) == 1) {
+		for (size_t i = 0; i < n; i++) {
+			const struct csv_value *v = at[i] >= 0 && (size_t)at[i] < r.nr ? &r.fields[at[i]] : NULL;
+
+			if (i)
+				csv_sep(out);
+			if (v && !v->null)
+				csv_field_n(out, v->s, v->len);
+		}
+		csv_end(out);
+	}
+	err = err < 0 ? -EINVAL : 0;
+	if (fclose(out) && !err)
+		err = -errno;
+	out = NULL;
+	if (!err && rename(tmp, path))
+		err = -errno;
+done:
+	if (err)
+		tract_err("cannot upgrade '%s' to this tract's columns: %s", path, strerror(-err));
+	if (out)
+		fclose(out);
+	if (in)
+		fclose(in);
+	unlink(tmp);
+	free(tmp);
+	csv_record_free(&r);
+	return err;
 }
 
 static int write_meta_file(struct store_csv *st, uint64_t ts_us)
@@ -109,16 +206,21 @@ static int open_files(struct store_csv *st, uint64_t ts_us)
 	dict__clear(st->stacks_written);
 	for (int i = 0; !err && i < CSV__COUNT; i++) {
 		char *path = store_hour_path(st->cfg.dir, ts_us, csv_suffix[i]);
+		const char *names[MAX_COLUMNS];
+		size_t n = columns_of(i, names);
 		struct stat sb;
 
 		err = store_create_file(path);
+		/* an hour an older tract began: its rows made over to this tract's columns first */
+		if (!err && n && !stat(path, &sb) && sb.st_size > 0)
+			err = upgrade_file(path, names, n);
 		st->f[i] = err ? NULL : fopen(path, "ae");
 		if (!st->f[i]) {
 			err = err ? err : -errno;
 			tract_err("cannot open '%s': %s", path, strerror(-err));
 		} else if (!fstat(fileno(st->f[i]), &sb) && sb.st_size == 0) {
-			if (i == CSV_SAMPLES)
-				write_samples_header(st->f[i]);
+			if (n)
+				write_header(st->f[i], names, n);
 			else
 				fputs(csv_header[i], st->f[i]), csv_end(st->f[i]);
 		}
@@ -275,6 +377,7 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->ts_us, p->weight_us, p->visited, p->nr,
 		p->dropped, p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
 		p->moment_read);
+	opt_u64(pf, p->has_bpf_us, p->bpf_us);
 	csv_end(pf);
 	for (int i = 0; i < CSV__COUNT; i++)
 		if (fflush(st->f[i]) || ferror(st->f[i]))

@@ -15,6 +15,7 @@
 #include "retention.h"
 #include "columns.h"
 #include "schema.h"
+#include "upgrade.h"
 #include "hours.h"
 #include "sink.h"
 #include "syscalls.h"
@@ -28,7 +29,7 @@ enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_F
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
-		     "displaced, unsampled_us, load_rows, moment_read) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "displaced, unsampled_us, load_rows, moment_read, bpf_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_CALL] = "INSERT INTO calls(id, nr, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
@@ -220,7 +221,8 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 		err = create_hour_file(st, ts_us);
 	if (err)
 		return err;
-	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+	/* one thread at a time uses a connection: no mutex around every call */
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return db_fail(st, "open");
 	sqlite3_busy_timeout(st->db, 5000);
 	if (exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"))
@@ -228,6 +230,8 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 	version = query_int(st->db, "PRAGMA user_version");
 	if (version == 0)
 		err = create_schema(st);
+	else if (store_upgradable(version))
+		err = store_upgrade(st->db, st->path);
 	else if (version != TRACT_SCHEMA_VERSION) {
 		tract_err("'%s' has schema version %lld; this tract writes version %d",
 			  st->path, (long long)version, TRACT_SCHEMA_VERSION);
@@ -513,6 +517,7 @@ static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *i
 
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		sqlite3_bind_int64(s, i + 1, v[i]);
+	bind_opt(s, ARRAY_SIZE(v) + 1, p->has_bpf_us, (int64_t)p->bpf_us);
 	if (step(st, s))
 		return -EIO;
 	*id = sqlite3_last_insert_rowid(st->db);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include "ch_store.h"
 #include "clock.h"
+#include "strbuf.h"
 #include "top.h"
 #include "util.h"
 
@@ -62,9 +64,78 @@ static int window_end(struct top *t, const struct store_reader *set)
  * is covered though no pass falls in it; what no pass stands for (the
  * recorder was stopped or late) is a gap.
  */
+static void cover(const struct top *t, uint64_t from, uint64_t bucket, uint64_t ts, uint64_t w, double rows,
+		  double (*sums)[2])
+{
+	uint64_t lo = ts - w > from ? ts - w : from, hi = ts < t->end_us ? ts : t->end_us;
+
+	for (uint64_t b = (lo - from) / bucket; lo < hi && b < t->ntimeline; b++) {
+		uint64_t end = from + (b + 1) * bucket, cut = end < hi ? end : hi;
+
+		sums[b][0] += rows * (double)(cut - lo);
+		sums[b][1] += (double)(cut - lo);
+		lo = cut;
+	}
+}
+
+/*
+ * The fleet's coverage: each host's as above, then added up as the fleet's
+ * averages are, the hosts' threads summed over the most time any covered.
+ */
+static int read_fleet_coverage(struct top *t, struct ch_store *s, uint64_t from, uint64_t bucket,
+			       double (*sums)[2])
+{
+	static double host[TOP_TIMELINE_MAX][2], rate[TOP_TIMELINE_MAX];
+	struct strbuf sql = { 0 }, last = { 0 };
+	struct ch_table tab;
+	int err, rc = 0;
+
+	strbuf_addf(&sql, "SELECT host, ts_us, weight_us, emitted FROM tract.passes WHERE ts_us >= %" PRIu64
+		    " AND toInt64(ts_us) - toInt64(weight_us) < %" PRIu64, from, t->end_us);
+	ch_store__host_filter(s, &sql);
+	strbuf_add(&sql, " ORDER BY host, ts_us");
+	err = ch_store__select(s, strbuf_str(&sql), &tab);
+	strbuf_free(&sql);
+	memset(host, 0, sizeof(host));
+	memset(rate, 0, sizeof(rate));
+	while (!err && rc >= 0) {
+		rc = ch_table__next(&tab);
+		/* a host's passes end: its rates join the fleet's */
+		if (rc != 1 || last.len != tab.row[0].len || memcmp(strbuf_str(&last), tab.row[0].s, last.len)) {
+			for (size_t b = 0; b < t->ntimeline; b++) {
+				if (host[b][1] > 0)
+					rate[b] += host[b][0] / host[b][1];
+				if (host[b][1] > sums[b][1])
+					sums[b][1] = host[b][1];
+			}
+			memset(host, 0, sizeof(host));
+			if (rc != 1)
+				break;
+			strbuf_free(&last);
+			strbuf_addn(&last, tab.row[0].s ? tab.row[0].s : "", tab.row[0].len);
+		}
+		cover(t, from, bucket, (uint64_t)ch_field_int(&tab.row[1]), (uint64_t)ch_field_int(&tab.row[2]),
+		      ch_field_real(&tab.row[3]), host);
+	}
+	for (size_t b = 0; b < t->ntimeline; b++)
+		sums[b][0] = rate[b] * sums[b][1];
+	strbuf_free(&last);
+	ch_table__free(&tab);
+	return err;
+}
+
+/*
+ * The time each bucket of the window is covered by passes, and the active
+ * threads those passes saw times that time.  A pass stands for the interval
+ * before it, [ts - weight, ts], so a bucket narrower than the pass interval
+ * is covered though no pass falls in it; what no pass stands for (the
+ * recorder was stopped or late) is a gap.
+ */
 static int read_coverage(struct top *t, const struct store_reader *set, uint64_t from, uint64_t bucket,
 			 double (*sums)[2])
 {
+	if (ch_store__of(set))
+		return read_fleet_coverage(t, ch_store__of(set), from, bucket, sums);
 	for (size_t i = 0; i < set->n; i++) {
 		sqlite3_stmt *st;
 		sqlite3 *db;
@@ -89,19 +160,9 @@ static int read_coverage(struct top *t, const struct store_reader *set, uint64_t
 		}
 		sqlite3_bind_int64(st, 1, (int64_t)from);
 		sqlite3_bind_int64(st, 2, (int64_t)t->end_us);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			uint64_t ts = (uint64_t)sqlite3_column_int64(st, 0), w = (uint64_t)sqlite3_column_int64(st, 1);
-			double rows = sqlite3_column_double(st, 2);
-			uint64_t lo = ts - w > from ? ts - w : from, hi = ts < t->end_us ? ts : t->end_us;
-
-			for (uint64_t b = (lo - from) / bucket; lo < hi && b < t->ntimeline; b++) {
-				uint64_t end = from + (b + 1) * bucket, cut = end < hi ? end : hi;
-
-				sums[b][0] += rows * (double)(cut - lo);
-				sums[b][1] += (double)(cut - lo);
-				lo = cut;
-			}
-		}
+		while (sqlite3_step(st) == SQLITE_ROW)
+			cover(t, from, bucket, (uint64_t)sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+			      sqlite3_column_double(st, 2), sums);
 		sqlite3_finalize(st);
 		sqlite3_close(db);
 	}
@@ -116,7 +177,7 @@ static int read_coverage(struct top *t, const struct store_reader *set, uint64_t
 static int timeline_of_filter(struct top *t, const struct store_reader *set, uint64_t from, uint64_t bucket,
 			      const double (*sums)[2])
 {
-	struct catalog_column col = { .name = "bucket", .bucket_us = bucket };
+	struct catalog_column col = { .name = "bucket" };
 	struct agg_query q = { .cat = t->q.cat, .filter = top__level(t)->filter, .ncols = 1, .strict = t->q.strict,
 			       .from_us = from, .to_us = t->end_us };
 	int has[TOP_TIMELINE_MAX] = { 0 };
@@ -125,9 +186,7 @@ static int timeline_of_filter(struct top *t, const struct store_reader *set, uin
 	char sql[96];
 	int err;
 
-	/* our own numbers, not user text */
-	snprintf(sql, sizeof(sql), "((p.ts_us - %" PRIu64 ") / %" PRIu64 ")", from, bucket);
-	col.sql = sql;
+	catalog_time_index(&col, sql, sizeof(sql), from, bucket);
 	q.cols[0] = &col;
 	err = aggregate(set, &q, &r);
 	for (size_t i = 0; !err && i < r.nbuckets; i++)
@@ -183,7 +242,7 @@ int top__refresh(struct top *t, size_t timeline_width)
 	t->q.now_us = realtime_us();
 	tract_clear_error();
 	/* new hourly files appear while following */
-	err = store_reader__open(t->q.dir, &set);
+	err = query_open_store(&t->q, &set);
 	if (err) {
 		snprintf(t->message, sizeof(t->message), "%s", tract_last_error());
 		return err;
@@ -268,6 +327,30 @@ char *top__row_filter(const struct top *t)
 			put_literal(&buf, &len, &cap, &vals[c]);
 		}
 	}
+	return buf;
+}
+
+char *top__row_terms(const struct top *t, const char *const *names, const char *const *as, size_t n)
+{
+	const struct top_level *l = &t->levels[t->depth];
+	struct agg_value vals[AGG_MAX_GROUP];
+	size_t cap = 256, len = 0;
+	char *buf = xcalloc(1, cap);
+
+	if (!t->have_res || l->selected >= t->res.nrows)
+		return buf;
+	agg_result__values(&t->res, &t->res.rows[l->selected], vals);
+	for (size_t c = 0; c < t->res.ncols; c++)
+		for (size_t k = 0; k < n; k++) {
+			if (strcmp(t->res.cols[c]->name, names[k]) || vals[c].type == SQLITE_NULL)
+				continue;
+			if (len + strlen(as[k]) + 16 > cap) {
+				cap = (len + strlen(as[k]) + 16) * 2;
+				buf = xrealloc(buf, cap);
+			}
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s = ", len ? " and " : "", as[k]);
+			put_literal(&buf, &len, &cap, &vals[c]);
+		}
 	return buf;
 }
 

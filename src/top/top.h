@@ -68,5 +68,10 @@ const char *top__spark(double v, double max, int utf8, char glyph[8]);
 char *top__and_filters(const char *a, const char *b);
 /* The filter that selects the selected row, in the filter language; malloc'd. */
 char *top__row_filter(const struct top *t);
+/*
+ * The selected row's values of the columns names[] as a filter over other
+ * columns, as[] ("pcomm = \"x\" and dev = \"vda\""); "" when the grouping has none.
+ */
+char *top__row_terms(const struct top *t, const char *const *names, const char *const *as, size_t n);
 
 #endif

@@ -5,14 +5,20 @@
  * filter, zoom and pan, and peek at the stacks of a group.  The terminal is
  * restored on every way out: quitting, a signal, or a crash.
  */
+#include <errno.h>
+#include <limits.h>
+#include <time.h>
 #include <fcntl.h>
 #include <ncurses.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sqlite3.h>
 #include "clock.h"
+#include "flame_select.h"
+#include "render.h"
 #include "top_screen.h"
 #include "timespec.h"
 #include "util.h"
@@ -57,6 +63,30 @@ static void on_quit_signal(int sig)
 {
 	(void)sig;
 	quit_requested = 1;
+}
+
+/* What next_key() returns when top must quit: asked to, or its terminal is gone. */
+#define KEY_QUIT (KEY_MAX + 1)
+
+/*
+ * The terminal hung up (its window closed, its ssh session dropped): every
+ * read then fails at once, and a loop that waits for keys would spin.
+ */
+static int terminal_gone(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* A key, ERR when the wait set by timeout() passed, or KEY_QUIT. */
+static int next_key(void)
+{
+	int ch = quit_requested ? ERR : getch();
+
+	if (!quit_requested && ch == ERR && terminal_gone())
+		quit_requested = 1;
+	return quit_requested ? KEY_QUIT : ch;
 }
 
 /* A crash must not leave the terminal raw: restore it, then die as before. */
@@ -230,7 +260,7 @@ static void footer(const struct top *t)
 	}
 	attron(A_REVERSE);
 	put_clipped(LINES - 1, 0,
-		    " q quit  g group  Enter drill  Bksp back  / filter  p peek  +/- zoom  </> pan  f follow  s sort  ? help ",
+		    " q quit  g group  Enter drill  Bksp back  / filter  p peek  H hist  F flame  +/- zoom  </> pan  f follow  s sort  ? help ",
 		    COLS);
 	attroff(A_REVERSE);
 }
@@ -262,10 +292,10 @@ static char *prompt(const char *label, const char *initial)
 		attroff(A_BOLD);
 		addnstr(buf, COLS - (int)strlen(label) - 3);
 		refresh();
-		ch = getch();
+		ch = next_key();
 		if (ch == '\n' || ch == KEY_ENTER)
 			break;
-		if (ch == KEY_ESCAPE) {
+		if (ch == KEY_ESCAPE || ch == KEY_QUIT) {
 			curs_set(0);
 			return NULL;
 		}
@@ -298,8 +328,8 @@ static void pager(const char *title, char *const *lines, size_t n, int close_key
 		put_clipped(LINES - 1, 0, " Up/Down PgUp/PgDn scroll   q or Esc: back ", COLS);
 		attroff(A_REVERSE);
 		refresh();
-		ch = getch();
-		if (ch == 'q' || ch == KEY_ESCAPE || ch == close_key)
+		ch = next_key();
+		if (ch == 'q' || ch == KEY_ESCAPE || ch == close_key || ch == KEY_QUIT)
 			break;
 		if ((ch == KEY_DOWN || ch == 'j') && top + 1 < n)
 			top++;
@@ -343,7 +373,7 @@ static void peek(struct top *t)
 		struct agg_value v;
 		struct store_reader set;
 
-		if (store_reader__open(t->q.dir, &set))
+		if (query_open_store(&t->q, &set))
 			break;
 		if (aggregate(&set, &q, &r)) {
 			store_reader__free(&set);
@@ -380,6 +410,117 @@ static void peek(struct top *t)
 	free(terms);
 }
 
+/*
+ * The flame graph of the selected row's samples in the window, into a new
+ * file in the current directory (else the temporary one); the message line
+ * says where.
+ */
+static void write_flame(struct top *t)
+{
+	char *terms = top__row_filter(t), *filter, path[320], title[700], sub[256], stamp[32], cwd[256];
+	const char *dir = access(".", W_OK) || !getcwd(cwd, sizeof(cwd)) ? (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")
+									  : cwd;
+	struct store_reader set;
+	struct agg_result res;
+	struct flame *f = NULL;
+	time_t now = time(NULL);
+	FILE *out;
+
+	if (!terms)
+		return;
+	filter = top__and_filters(top__level(t)->filter, terms);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	if ((size_t)snprintf(path, sizeof(path), "%s/tract-flame-%s.svg", dir, stamp) >= sizeof(path))
+		snprintf(path, sizeof(path), "/tmp/tract-flame-%s.svg", stamp);
+	if (query_open_store(&t->q, &set)) {
+		snprintf(t->message, sizeof(t->message), "cannot open the store");
+	} else {
+		if (!flame__select(&set, &(struct flame_selection){ .filter = filter, .from_us = t->end_us - t->span_us,
+								    .to_us = t->end_us, .strict = t->q.strict },
+				   &f, &res)) {
+			if (!f) {
+				snprintf(t->message, sizeof(t->message), "no samples of %s to draw", terms);
+			} else if (!(out = fopen(path, "wx"))) {
+				snprintf(t->message, sizeof(t->message), "cannot write %s: %s", path, strerror(errno));
+			} else {
+				snprintf(title, sizeof(title), "Thread time: %s", filter);
+				flame__describe(&res, 0, sub, sizeof(sub));
+				if (flame__write_svg(f, out, &(struct flame_svg_opts){ .title = title, .subtitle = sub }) |
+				    fclose(out))
+					snprintf(t->message, sizeof(t->message), "cannot write %s", path);
+				else
+					snprintf(t->message, sizeof(t->message), "flame graph of %s written to %s", terms, path);
+			}
+			flame__free(f);
+			agg_result__free(&res);
+		}
+		store_reader__free(&set);
+	}
+	free(filter);
+	free(terms);
+}
+
+/*
+ * The latency histograms of the selected row, as text: its process's (and
+ * syscall's, if the row has one) syscall latency, its process's waits for a
+ * CPU, and the block I/O of its device, from the histograms the recorder
+ * keeps (waits for a CPU only with record --runq-latency).
+ */
+static void histograms(struct top *t)
+{
+	static const struct {
+		const struct catalog *cat;
+		const char *title;
+		const char *names[2], *as[2];
+		size_t n;
+	} kinds[] = {
+		{ &catalog_syscall, "syscall latency", { "pcomm", "syscall" }, { "pcomm", "syscall" }, 2 },
+		{ &catalog_runq, "waits for a CPU (record --runq-latency)", { "pcomm" }, { "pcomm" }, 1 },
+		{ &catalog_io, "block I/O latency", { "io_dev", "io_op" }, { "dev", "op" }, 2 },
+	};
+	struct render_opts ro = { .format = RENDER_TABLE };
+	char **lines = NULL, group[128], line[1024];
+	size_t n = 0;
+	struct store_reader set;
+
+	if (query_open_store(&t->q, &set))
+		return;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		char *terms = top__row_terms(t, kinds[k].names, kinds[k].as, kinds[k].n), *text = NULL;
+		struct agg_query q = { .cat = kinds[k].cat, .group = group, .filter = *terms ? terms : NULL,
+				       .from_us = t->end_us - t->span_us, .to_us = t->end_us, .strict = t->q.strict };
+		struct agg_result r;
+		size_t len = 0;
+		FILE *mem;
+
+		snprintf(group, sizeof(group), "%s,le_us", kinds[k].cat->default_group);
+		snprintf(line, sizeof(line), "%s%s%s:", kinds[k].title, *terms ? ", " : "", terms);
+		add_line(&lines, &n, line);
+		if (!aggregate(&set, &q, &r)) {
+			if (!r.nrows) {
+				add_line(&lines, &n, "  none in the window");
+			} else if ((mem = open_memstream(&text, &len))) {
+				render_hists(mem, &r, &ro);
+				fclose(mem);
+				for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+					nl = strchr(l, '\n');
+					if (nl)
+						*nl = '\0';
+					snprintf(line, sizeof(line), "  %s", l);
+					add_line(&lines, &n, line);
+				}
+				free(text);
+			}
+			agg_result__free(&r);
+		}
+		add_line(&lines, &n, "");
+		free(terms);
+	}
+	store_reader__free(&set);
+	pager("latency histograms of the selected row", lines, n, 'H');
+	free_lines(lines, n);
+}
+
 static void help(const struct top *t)
 {
 	char **lines = NULL, line[256];
@@ -392,6 +533,8 @@ static void help(const struct top *t)
 		"g            choose the columns to group by (comma-separated)",
 		"/            edit the filter (e.g. state=DISK and comm~\"^kworker\")",
 		"p            peek: the kernel and user stacks of the selected row",
+		"F            write the selected row's flame graph (SVG) to a file, and say where",
+		"H            the selected row's latency histograms: syscall, CPU wait, block I/O",
 		"+ / -        zoom the time window in / out",
 		"< / >        pan the window back / forward (Left/Right too)",
 		"f            follow: the window ends at the newest sample",
@@ -456,6 +599,12 @@ static int handle_key(struct top *t, int ch)
 			top__set_filter(t, s);
 		free(s);
 		return 1;
+	case 'F':
+		write_flame(t);
+		return 0;
+	case 'H':
+		histograms(t);
+		return 1;
 	case 'p':
 		peek(t);
 		return 1;
@@ -503,7 +652,9 @@ int top_screen_run(struct top *t, unsigned int interval_ms, int utf8)
 		}
 		draw(t, utf8);
 		timeout((int)interval_ms);
-		ch = getch();
+		ch = next_key();
+		if (ch == KEY_QUIT)
+			break;
 		if (ch == ERR || ch == KEY_RESIZE)
 			continue;
 		if (handle_key(t, ch))

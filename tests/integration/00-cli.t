@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 25
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -14,15 +14,22 @@ ok "a unique prefix selects a command" sh -c "'$TRACT' sch | grep -q 'CREATE TAB
 ok "record --help goes to stdout and exits 0" sh -c "'$TRACT' record --help | grep -q -- '--frequency'"
 for bad in "-F 0" "-F fast" "-d -2" "--format json" "-p 1,,2" "--bogus"; do
 	# shellcheck disable=SC2086
-	ok "record $bad exits 2 with a hint" sh -c "'$TRACT' record $bad 2>&1 >/dev/null | grep -q 'Try .tract record --help.'; \
+	ok "record $bad exits 2 with a hint" sh -c "'$TRACT' record $bad 2>&1 >/dev/null | grep -q 'Try .tract record --help.' && \
 		'$TRACT' record $bad >/dev/null 2>&1; [ \$? -eq 2 ]"
+done
+
+# the profile's rate: the message names the option, the value and what it takes
+for hz in 5000 -1 abc; do
+	ok "record --profile-hz $hz exits 2 saying what it takes" sh -c "'$TRACT' record --profile-hz $hz 2>&1 >/dev/null |
+		grep -q \"^tract record: invalid value '$hz' for --profile-hz: expected ticks per second per CPU in \\[0, 1000\\]\" &&
+		'$TRACT' record --profile-hz $hz >/dev/null 2>&1; [ \$? -eq 2 ]"
 done
 
 # the shared options of the commands that read the store, and their own, name the command
 for bad in "top -F 0" "top --format xml -b" "top --format csv" "query --from yesterday" "query -n lots"; do
 	cmd=${bad%% *}
 	# shellcheck disable=SC2086
-	ok "$bad exits 2 naming tract $cmd" sh -c "'$TRACT' $bad -D /nonexistent 2>&1 >/dev/null | grep -q '^tract $cmd: '; \
+	ok "$bad exits 2 naming tract $cmd" sh -c "'$TRACT' $bad -D /nonexistent 2>&1 >/dev/null | grep -q '^tract $cmd: ' && \
 		'$TRACT' $bad -D /nonexistent >/dev/null 2>&1; [ \$? -eq 2 ]"
 done
 

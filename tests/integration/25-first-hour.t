@@ -83,7 +83,7 @@ ok "when every process -p names has exited, the recorder says so and stops" sh -
 	"[ $? -eq 0 ] && grep -q 'every process -p names has exited' '$WORK/gone.err'"
 
 # --sql reads, one statement at a time
-"$TRACT" record -F 5 -d 1 -p 1 -o "$WORK/sql" > /dev/null 2>&1
+"$TRACT" record -F 5 -d 1 -p 1 --no-syscall-latency -o "$WORK/sql" > /dev/null 2>&1
 for bad in "select 1; delete from samples" "attach '/etc/passwd' as x" "pragma writable_schema = 1"; do
 	"$TRACT" query -D "$WORK/sql" --sql "$bad" > "$WORK/sql.out" 2> "$WORK/sql.err"
 	ok "--sql refuses '$bad' (exit 2, one message)" sh -c "[ $? -eq 2 ] && [ \$(wc -l < '$WORK/sql.err') -eq 1 ] && [ ! -s '$WORK/sql.out' ]"
@@ -124,8 +124,8 @@ ok "top says a bad group once" sh -c \
 ok "--hist io -g io_dev,io_op takes the samples' names" "$TRACT" query -D "$WORK/sql" --hist io -g io_dev,io_op
 "$TRACT" query -D "$WORK/sql" --hist io -g nosuch > /dev/null 2> "$WORK/hist.err"
 ok "a bad --hist column points to that histogram's columns" grep -q "'tract query --hist io --columns' lists them" "$WORK/hist.err"
-ok "--hist syscall on a store recorded without it says how to record it" sh -c \
-	"'$TRACT' query -D '$WORK/sql' --hist syscall | grep -q \"record it with 'tract record --syscall-latency'\""
+ok "--hist syscall on a store recorded without it says how it is kept" sh -c \
+	"'$TRACT' query -D '$WORK/sql' --hist syscall | grep -q \"'tract record' keeps it unless given --no-syscall-latency\""
 ok "waker reads as the past in a table, and keeps its name in CSV" sh -c \
 	"'$TRACT' query -D '$WORK/sql' -g waker | grep -q 'last woken by' &&
 	 '$TRACT' query -D '$WORK/sql' -g waker --format csv | head -n 1 | grep -q '^waker,'"

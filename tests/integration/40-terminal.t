@@ -35,22 +35,22 @@ ok "100 Hz: a pass for each 10 ms slot of the 1 s that the sampler was on time f
 	sh -c "set -- $fast; [ \$1 -ge 1 ] && [ \$1 -eq \$2 ] && [ \$4 -ge 0 ] && [ \$4 -le \$5 ] && [ \$6 -le \$7 ]"
 ok "--no-kstacks --no-ustacks stores no stacks, not even the profile's" test "$(q "$(one_store "$WORK/fast")" "select count(*) from stacks")" -eq 0
 
-# --syscall-latency: per-process histograms, kept in the kernel and emptied every pass
+# syscall latency, by default: per-process histograms, kept in the kernel and emptied every pass
 # a reply takes 2 s; a whole request must start and end inside the window
-"$TRACT" record -F 10 -d 4.5 --syscall-latency -p "$WL_PID" -o "$WORK/lat" 2> "$WORK/lat.err"
+"$TRACT" record -F 10 -d 4.5 -p "$WL_PID" -o "$WORK/lat" 2> "$WORK/lat.err"
 lat=$(one_store "$WORK/lat")
-ok "--syscall-latency records the client's recvfrom completions" \
+ok "record keeps the client's recvfrom completions" \
 	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom'")" -gt 0
 ok "its slow replies land in the 1-2 s or 2-4 s buckets" \
 	test "$(q "$lat" "select count(*) from syscall_latency where tgid=$WL_PID and syscall='recvfrom' and le_us >= 1048576")" -gt 0
 # what this recorder holds once attached: every program it loaded (another
-# recorder on the host, with --syscall-latency, does not count)
-"$TRACT" record -p "$WL_PID" > /dev/null 2>&1 &
+# recorder on the host, with syscall latency on, does not count)
+"$TRACT" record --no-syscall-latency -p "$WL_PID" > /dev/null 2>&1 &
 rec=$!
 bg_started $rec
 wait_attached $rec
-ok "no sys_exit program is loaded without --syscall-latency" \
-	sh -c "grep -q ' tract_sample_pass\$' '$WORK/bpf.$rec' && ! grep ' tract_sys_exit\$' '$WORK/bpf.$rec'"
+ok "no sys_exit program is loaded with --no-syscall-latency" \
+	sh -c "grep -q ' tract_sys_enter\$' '$WORK/bpf.$rec' && ! grep ' tract_sys_exit\$' '$WORK/bpf.$rec'"
 kill -TERM $rec
 wait $rec
 stop_workload

@@ -5,7 +5,7 @@
 # CSV and JSON parse, bad input exits 2, and no root is needed.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 24
+plan 26
 
 . "$(dirname "$0")/../lib/truth.sh"
 start_workload --only spin,fsync,futex,pingpong,sleep || exit 1
@@ -40,6 +40,22 @@ ok "json: valid" test "$(sqlite3 :memory: "select json_valid(readfile('$WORK/all
 ok "json: the rows' average threads add up to the total" test "$(sqlite3 :memory: "
 	select abs(sum(r.value ->> 'avg_threads') - (readfile('$WORK/all.json') ->> 'avg_threads')) < 0.001
 	from json_each(readfile('$WORK/all.json'), '\$.rows') r")" = 1
+
+# every column --columns lists groups, alone and beside another, and its groups hold every sample
+bad=$("$TRACT" query --columns | awk '/^  [a-z_0-9]+ / { print $1 }' | while read -r c; do
+	for g in "$c" "state,$c"; do
+		n=$("$TRACT" query -D "$S" -g "$g" -n 0 --format csv 2> "$WORK/col.err" |
+			awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples") k = i; next }
+			     { s += $k } END { print s + 0 }')
+		[ "$n" = "$samples" ] || echo "$g ($n: $(head -c 200 "$WORK/col.err"))"
+	done
+done)
+ok "every listed column groups the samples, alone and with another${bad:+: not $bad}" test -z "$bad"
+# two time columns: each is labelled from its own bucket, not the other's
+"$TRACT" query -D "$S" -g minute,hour,ts_us -n 0 --format csv > "$WORK/times.csv"
+ok "-g minute,hour,ts_us: each minute lies in its hour, and pass times are not rounded to either" \
+	awk -F, '{ sub(/\r$/, "") } NR > 1 { n++; if (substr($1, 1, 13) != substr($2, 1, 13)) bad = 1
+		if ($3 % 60000000) exact++ } END { exit bad || !n || !exact }' "$WORK/times.csv"
 
 # spin's average active threads over the window is the share of its passes
 # in which it was RUN or RUNQ; the kernel's is its time on a CPU or on a run

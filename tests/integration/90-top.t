@@ -1,17 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # tract top: batch refreshes for scripts, and the screen driven in tmux:
-# drill-down, back, regroup and peek change what is shown, and q or a signal
-# gives the terminal back as it was.  Live mode records and cleans up.
+# drill-down, back, regroup and peek change what is shown (the peek at
+# stacks unwound by CFI too, in the workload built without frame pointers),
+# and q or a signal gives the terminal back as it was.  Live mode records
+# and cleans up.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 command -v tmux > /dev/null || skip_all "tmux is not installed"
-plan 17
+plan 25
 
 start_workload --only spin,fsync,futex,pingpong || exit 1
 "$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
 stop_workload
 S="$WORK/store"
+NOFP=${WORKLOAD_NOFP:-$(dirname "$WORKLOAD")/workload-nofp}
+WORKLOAD=$NOFP start_workload --only chain || exit 1
+"$TRACT" record -F 10 -d 1 -p "$WL_PID" -o "$WORK/nofp" 2> /dev/null
+stop_workload
 range="--from -1h --to now"
 
 "$TRACT" top -D "$S" $range -b -n 2 -i 0.1 -g comm > "$WORK/batch.txt"
@@ -22,15 +28,17 @@ ok "and prints two refreshes with a timeline and the rows" sh -c \
 
 T="tract-test-$$"
 screen() { tmux capture-pane -p -t "$T"; }
-# wait_screen PATTERN: until the screen shows it (or 30 s: a loaded machine)
-wait_screen() {
-	for _ in $(seq 300); do screen | grep -q "$1" && return 0; sleep 0.1; done
+# screen_until CMD...: until CMD, reading the screen, succeeds (or 30 s: a loaded machine)
+screen_until() {
+	for _ in $(seq 300); do screen | "$@" && return 0; sleep 0.1; done
 	screen; return 1
 }
+# wait_screen PATTERN: until the screen shows it
+wait_screen() { screen_until grep -q "$1"; }
 tmux kill-session -t "$T" 2> /dev/null
 tmux_started "$T"
 tmux new-session -d -s "$T" -x 150 -y 40 \
-	"stty -g > '$WORK/stty.before'; '$TRACT' top -D '$S' $range -g state,comm 2> '$WORK/top.err'; echo \$? > '$WORK/top.rc'; stty -g > '$WORK/stty.after'; sleep 30"
+	"cd '$WORK'; stty -g > '$WORK/stty.before'; '$TRACT' top -D '$S' $range -g state,comm 2> '$WORK/top.err'; echo \$? > '$WORK/top.rc'; stty -g > '$WORK/stty.after'; sleep 30"
 wait_screen 'avg_thr' > /dev/null
 ok "the screen shows the header and the grouped rows" sh -c "tmux capture-pane -p -t '$T' | grep -q 'tract top - history' &&
 	tmux capture-pane -p -t '$T' | grep -q 'group: state,comm'"
@@ -50,10 +58,27 @@ tmux resize-window -t "$T" -x 150 -y 40
 tmux send-keys -t "$T" g C-u comm_folded Enter
 tmux send-keys -t "$T" / 'comm_folded="futex*"' Enter
 ok "/ filters" wait_screen 'filter: comm_folded="futex\*"'
+# tall enough for the kernel stacks and the user ones below them
+tmux resize-window -t "$T" -x 150 -y 120
 tmux send-keys -t "$T" p
 ok "p peeks at the kernel stacks of the row" wait_screen 'futex_do_wait\|futex_wait'
+ok "and at its user stacks, whole through libc's lock to the workload's own function" wait_screen '^ *futex_thread$'
 tmux send-keys -t "$T" q
+tmux resize-window -t "$T" -x 150 -y 40
 ok "and q leaves the peek" wait_screen 'avg_thr'
+tmux send-keys -t "$T" F
+ok "F writes the row's flame graph and says where" wait_screen 'flame graph of .* written to /'
+svg=$(screen | sed -n 's/.* written to \(\/[^ ]*\.svg\).*/\1/p' | head -n 1)
+ok "and it is an SVG of the row's samples ($svg)" sh -c "xmllint --noout '$svg' && grep -q 'futex' '$svg'"
+# tall enough for the syscall latency (kept by default) and the block I/O below it
+tmux resize-window -t "$T" -x 150 -y 150
+tmux send-keys -t "$T" H
+# waited for, not slept on: a slow machine draws late
+block_io_histogram() { wait_screen '^block I/O latency' && wait_screen 'completions, mean'; }
+ok "H shows the row's latency histograms as text: syscall latency, by default" wait_screen '^syscall latency:'
+ok "and block I/O, with its completions" block_io_histogram
+tmux send-keys -t "$T" q
+tmux resize-window -t "$T" -x 150 -y 40
 tmux send-keys -t "$T" -- -
 ok "- zooms out: the window doubles" wait_screen '(7200 s'
 tmux send-keys -t "$T" q
@@ -62,17 +87,45 @@ ok "q quits with status 0" test "$(cat "$WORK/top.rc" 2>/dev/null)" = 0
 ok "and gives the terminal back as it was" cmp -s "$WORK/stty.before" "$WORK/stty.after"
 tmux kill-session -t "$T" 2> /dev/null
 
-# a signal restores the terminal too
-rm -f "$WORK/stty.after" "$WORK/top.rc"
+# a signal restores the terminal too.  top runs in the foreground, on the
+# pane's terminal (a shell gives a job it starts with & /dev/null for stdin,
+# and top would refuse to start), and says its pid before it execs.
+rm -f "$WORK/stty.after" "$WORK/top.rc" "$WORK/top.pid"
 tmux new-session -d -s "$T" -x 120 -y 30 \
-	"stty -g > '$WORK/stty.before'; '$TRACT' top -D '$S' $range 2> '$WORK/top.err' < /dev/tty & echo \$! > '$WORK/top.pid'; wait; stty -g > '$WORK/stty.after'; sleep 30"
-# (a background job reads /dev/null unless told: top would exit at once, having no terminal)
+	"stty -g > '$WORK/stty.before'; sh -c 'echo \$\$ > \"$WORK/top.pid\"; exec \"$TRACT\" top -D \"$S\" $range 2> /dev/null'; echo \$? > '$WORK/top.rc'; stty -g > '$WORK/stty.after'; sleep 30"
 wait_screen 'avg_thr' > /dev/null
-kill -TERM "$(cat "$WORK/top.pid")"
-killed=$?
+ok "SIGTERM reaches a running top" kill -TERM "$(cat "$WORK/top.pid")"
 for _ in $(seq 300); do [ -s "$WORK/stty.after" ] && break; sleep 0.1; done
-ok "SIGTERM gives the terminal back as it was" \
-	sh -c "[ $killed -eq 0 ] && cmp '$WORK/stty.before' '$WORK/stty.after'"
+ok "SIGTERM gives the terminal back as it was, and top exits 0" sh -c \
+	"cmp -s '$WORK/stty.before' '$WORK/stty.after' && test \"\$(cat '$WORK/top.rc')\" = 0"
+tmux kill-session -t "$T" 2> /dev/null
+
+# a closed terminal (a window closed, an ssh session dropped) ends it, whatever it shows
+tmux new-session -d -s "$T" -x 120 -y 30 "echo \$\$ > '$WORK/top.pid'; exec '$TRACT' top -D '$S' $range 2> /dev/null"
+wait_screen 'avg_thr' > /dev/null
+tmux send-keys -t "$T" p
+wait_screen 'kernel stacks' > /dev/null
+pid=$(cat "$WORK/top.pid")
+tmux kill-session -t "$T"
+gone=no
+for _ in $(seq 300); do kill -0 "$pid" 2> /dev/null || { gone=yes; break; }; sleep 0.1; done
+[ $gone = yes ] || kill -9 "$pid" 2> /dev/null
+ok "a closed terminal ends it, even in the stack peek" test $gone = yes
+
+# the peek at the chain of the workload built without frame pointers: its
+# functions one a line, innermost first, down to the thread's start
+tmux new-session -d -s "$T" -x 150 -y 60 \
+	"'$TRACT' top -D '$WORK/nofp' $range -g comm -w 'comm = \"chain\"' 2> /dev/null; sleep 30"
+wait_screen 'avg_thr' > /dev/null
+tmux send-keys -t "$T" p
+chain_peeked() {
+	awk 'BEGIN { n = split("workload_chain_spin workload_chain_inner workload_chain_middle workload_chain_outer chain_thread start_thread", want, " ") }
+		{ sub(/^ +/, ""); sub(/ +$/, "") }
+		$0 == want[i + 1] { if (++i == n) found = 1; next }
+		{ i = $0 == want[1] }
+		END { exit !found }'
+}
+ok "p on a thread of code without frame pointers shows its user stack whole, innermost first" screen_until chain_peeked
 tmux kill-session -t "$T" 2> /dev/null
 
 # live: records in-process, and leaves nothing behind

@@ -119,18 +119,23 @@ need_root_bpf() {
 	[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF"
 }
 
+# wait_ready FILE: wait for a workload's "ready" line in FILE, its output
+wait_ready() {
+	# 30 s: a loaded machine can take seconds to start its threads
+	for _ in $(seq 600); do
+		grep -q '^ready' "$1" 2> /dev/null && return 0
+		sleep 0.05
+	done
+	echo "workload did not start:" >&2
+	cat "$1" >&2
+	return 1
+}
+
 # start_workload ARGS...: run the workload in the background, wait for "ready"
 start_workload() {
 	"$WORKLOAD" --dir "$DISK_DIR" "$@" > "$WORK/workload.out" 2>&1 &
 	WL_PID=$!
-	# 30 s: a loaded machine can take seconds to start its threads
-	for _ in $(seq 600); do
-		grep -q '^ready' "$WORK/workload.out" 2> /dev/null && return 0
-		sleep 0.05
-	done
-	echo "workload did not start:" >&2
-	cat "$WORK/workload.out" >&2
-	return 1
+	wait_ready "$WORK/workload.out"
 }
 
 stop_workload() {
@@ -139,7 +144,48 @@ stop_workload() {
 	WL_PID=
 }
 
+# Names that are markup (tags that would end an SVG text and open a script,
+# an attribute with & and both quotes), entities XML does not define or
+# allow, and bytes that are neither UTF-8 nor printable.  The pictures are
+# drawn by process, and a process's name is its main thread's, so
+# record_hostile gives these to processes.
+HOSTILE_TAG='</text><script>'
+HOSTILE_ATTR="<b a=\"&'\">"
+HOSTILE_ENTITY='&x;&#0;&lt;'
+HOSTILE_BYTES=$(printf '\377\376;\033x')
+# what a picture shows for a byte that is not UTF-8, or a control character
+FFFD=$(printf '\357\277\275')
+
+# record_hostile DIR: four workloads named as above, each with the hostile
+# threads and a sleeper a timer wakes, recorded for two seconds into DIR
+# with their wakeup edges; their pids in HOSTILE_PIDS, comma-separated.
+record_hostile() {
+	HOSTILE_PIDS=
+	h_n=0
+	for h_name in "$HOSTILE_TAG" "$HOSTILE_ATTR" "$HOSTILE_ENTITY" "$HOSTILE_BYTES"; do
+		h_n=$((h_n + 1))
+		# -d: they end by themselves should the test end first
+		"$WORKLOAD" -d 20 --only hostile,sleep --name "$h_name" > "$WORK/hostile$h_n.out" 2>&1 &
+		HOSTILE_PIDS="$HOSTILE_PIDS${HOSTILE_PIDS:+,}$!"
+	done
+	h_rc=0
+	for h_i in $(seq "$h_n"); do
+		wait_ready "$WORK/hostile$h_i.out" || h_rc=1
+	done
+	if [ "$h_rc" -eq 0 ]; then
+		"$TRACT" record -F 10 -d 2 --wakeup-edges -p "$HOSTILE_PIDS" -o "$1" 2> "$WORK/hostile.err" || h_rc=1
+	fi
+	for h_pid in $(echo "$HOSTILE_PIDS" | tr , ' '); do
+		kill "$h_pid" 2>/dev/null
+		wait "$h_pid" 2>/dev/null
+	done
+	return "$h_rc"
+}
+
 . "$(dirname "$0")/../lib/one_store.sh"
+
+# html_check [--xml] [--scripts N] [--text S]... [--pictures DIR] FILE: the markup checker
+html_check() { python3 "$(dirname "$0")/../lib/html_check.py" "$@"; }
 
 # q DB SQL: one value from the store
 q() { sqlite3 -batch -noheader "$1" "$2"; }

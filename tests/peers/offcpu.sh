@@ -25,8 +25,9 @@ shift 3
 mkdir -p "$out"
 rm -rf "$out/store"
 peer_stub "$out" "$@"
-# offcputime until SIGINT ends its window
-offcputime -p "$stub" 3600 > "$out/offcputime.txt" 2> "$out/offcputime.err" &
+# offcputime until SIGINT ends its window; stacks kept deep and many enough
+# for offcpu_waits.sh
+offcputime --stack-storage-size=65536 --perf-max-stack-depth=48 -p "$stub" 3600 > "$out/offcputime.txt" 2> "$out/offcputime.err" &
 peer=$!
 peer_attached "$peer" sched_switch
 "$TRACT" record --all -F "$hz" -p "$stub" -o "$out/store" 2> "$out/record.err" &
@@ -69,6 +70,8 @@ awk '
 	sort > "$out/peer.txt"
 at() { echo "@$(($1 / 1000000000)).$(printf %09d $(($1 % 1000000000)) | cut -c1-6)"; }
 range="--from $(at "$t0") --to $(at "$t1")"
+# the window, for offcpu_waits.sh
+echo "$range" > "$out/range"
 # the name a thread had last; shares of its samples' weight
 "$TRACT" query -D "$out/store" $range --format csv --sql "
 	select tid, comm, max(ts_us) as last,

@@ -78,7 +78,7 @@ static inline void fixture_remove(char *dir)
 /* cmocka group setup and teardown: the fixture in both formats, and gone after. */
 static char *fixture_sqlite, *fixture_csv;
 
-static int fixture_setup(void **state)
+static __attribute__((unused)) int fixture_setup(void **state)
 {
 	(void)state;
 	fixture_sqlite = fixture_dir();
@@ -87,7 +87,7 @@ static int fixture_setup(void **state)
 	       fixture_store(store_csv__open, fixture_csv);
 }
 
-static int fixture_teardown(void **state)
+static __attribute__((unused)) int fixture_teardown(void **state)
 {
 	(void)state;
 	fixture_remove(fixture_sqlite);

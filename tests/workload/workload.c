@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <alloca.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -55,6 +56,8 @@ enum group {
 	G_HOSTILE = 1 << 9,
 	G_STORM = 1 << 10,
 	G_DEEP = 1 << 11,
+	G_CHAIN = 1 << 12,
+	G_SORT = 1 << 13,
 };
 
 static const struct {
@@ -73,14 +76,19 @@ static const struct {
 	{ "hostile", G_HOSTILE },
 	{ "storm", G_STORM },
 	{ "deep", G_DEEP },
+	{ "chain", G_CHAIN },
+	{ "sort", G_SORT },
 };
 
 /*
- * Thread names that break naive CSV writers, terminals and SQL: separators,
- * quotes, a newline, bytes that are not UTF-8, and a full 15-byte name.
+ * Thread names that break naive CSV writers, terminals, SQL and markup:
+ * separators, quotes, a newline, bytes that are not UTF-8, a full 15-byte
+ * name, tags that would end an SVG text and open a script, an attribute
+ * with & and both quotes, and entities XML does not define or allow.
  */
 static const char *const hostile_names[] = {
 	"a,b\"c\nd", "\xff\xfe;x", "'; DROP --", "123456789012345", "\t\x1b[2J",
+	"</text><script>", "<b a=\"&'\">", "&x;&#0;&lt;",
 };
 
 #define STORM_STACK (64 * 1024)
@@ -114,6 +122,7 @@ static struct {
 
 static long storm_size = 10000;
 static long deep_depth = 48;
+static long deep_frame_bytes;	/* each call's frame holds this much more: stacks deeper than a copy */
 static int deep_pipe[2] = { -1, -1 };
 static long futex_threads = FUTEX_THREADS;
 static long futex_hold_ns = FUTEX_HOLD_US * 1000L;
@@ -141,6 +150,11 @@ static struct {
 
 void workload_fsync_once(int fd);
 long workload_deep(long depth);
+unsigned long workload_chain_inner(unsigned long x);
+unsigned long workload_chain_middle(unsigned long x);
+unsigned long workload_chain_outer(unsigned long x);
+int workload_compare(const void *a, const void *b);
+int workload_sort_once(unsigned int *v, size_t n, unsigned int seed);
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int err, const char *fmt, ...)
@@ -231,13 +245,21 @@ static void write_timings(const char *path)
  * sampled) on a pipe nobody writes: a user stack of depth + a few frames.
  * The addition after the call keeps the compiler from making it a loop.
  */
+/* called through a volatile pointer: at -O2 the compiler would make the recursion a loop */
+static long (*volatile deep_next)(long) = workload_deep;
+
 __attribute__((noinline, noclone)) long workload_deep(long depth)
 {
 	char c;
 
+	if (deep_frame_bytes) {
+		volatile char *pad = alloca((size_t)deep_frame_bytes);
+
+		pad[0] = (char)depth;
+	}
 	if (depth <= 1)
 		return read(deep_pipe[0], &c, 1);
-	return workload_deep(depth - 1) + 1;
+	return deep_next(depth - 1) + 1;
 }
 
 static void *deep_thread(void *arg)
@@ -245,6 +267,81 @@ static void *deep_thread(void *arg)
 	(void)arg;
 	while (!stopping())
 		workload_deep(deep_depth);
+	return NULL;
+}
+
+/*
+ * On CPU in a chain of named functions, outermost first: chain_thread ->
+ * workload_chain_outer -> workload_chain_middle -> workload_chain_inner ->
+ * workload_chain_spin (inlined), where nearly all the time goes.  Using each result keeps the calls from
+ * becoming jumps, which would drop the callers from the stack.
+ */
+/* inlined into workload_chain_inner: where debug info names it, its own frame */
+static inline __attribute__((always_inline)) unsigned long workload_chain_spin(unsigned long x)
+{
+	for (int i = 0; i < 200000; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+__attribute__((noinline, noclone)) unsigned long workload_chain_inner(unsigned long x)
+{
+	return workload_chain_spin(x);
+}
+
+__attribute__((noinline, noclone)) unsigned long workload_chain_middle(unsigned long x)
+{
+	return workload_chain_inner(x) + 1;
+}
+
+__attribute__((noinline, noclone)) unsigned long workload_chain_outer(unsigned long x)
+{
+	return workload_chain_middle(x) ^ 0x55;
+}
+
+static void *chain_thread(void *arg)
+{
+	volatile unsigned long sink = 0;
+
+	(void)arg;
+	while (!stopping())
+		sink = workload_chain_outer(sink);
+	return NULL;
+}
+
+/*
+ * On CPU inside a libc callback: qsort() calls the comparator, which does
+ * enough work to hold most of the thread's time, so the stack on CPU is
+ * sort_thread -> workload_sort_once -> qsort (libc's own frames) ->
+ * workload_compare.
+ */
+__attribute__((noinline, noclone)) int workload_compare(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+	volatile unsigned int spin = 0;
+
+	for (int i = 0; i < 64; i++)
+		spin += x ^ i;
+	return (x > y) - (x < y);
+}
+
+__attribute__((noinline, noclone)) int workload_sort_once(unsigned int *v, size_t n, unsigned int seed)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = seed = seed * 1103515245u + 12345u;
+	qsort(v, n, sizeof(*v), workload_compare);
+	return (int)v[0];
+}
+
+static void *sort_thread(void *arg)
+{
+	static unsigned int v[2048];
+	volatile int sink = 0;
+	unsigned int seed = 1;
+
+	(void)arg;
+	while (!stopping())
+		sink += workload_sort_once(v, sizeof(v) / sizeof(v[0]), seed++);
 	return NULL;
 }
 
@@ -667,7 +764,9 @@ static void usage(FILE *out)
 		"      --only LIST         comma-separated groups to start (default: all):\n"
 		"                          spin,fsync,direct (O_DIRECT writes),sleep,futex,\n"
 		"                          pingpong,hog,idle,client; and, only when named,\n"
-		"                          hostile (threads with hostile names), storm, deep\n"
+		"                          hostile (threads with hostile names), storm, deep,\n"
+		"                          chain (on CPU in a chain of named functions),\n"
+		"                          sort (on CPU in a qsort() comparator)\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
@@ -679,6 +778,9 @@ static void usage(FILE *out)
 		"      --storm N           with --only storm: threads created and ended per round\n"
 		"                          (default: 10000)\n"
 		"      --depth N           with --only deep: calls deep a thread waits in read() (default: 48)\n"
+		"      --frame-bytes N     with --only deep: each call's frame is N bytes bigger\n"
+		"      --name NAME         name the main thread NAME (at most 15 bytes): the process\n"
+		"                          name tract draws its pictures by\n"
 		"  -h, --help              show this help\n",
 		DEFAULT_POOL, FUTEX_THREADS, FUTEX_HOLD_US);
 }
@@ -758,9 +860,11 @@ int main(int argc, char **argv)
 		{ "pool", required_argument, NULL, 'p' },
 		{ "storm", required_argument, NULL, 'S' },
 		{ "depth", required_argument, NULL, 'R' },
+		{ "frame-bytes", required_argument, NULL, 'B' },
 		{ "lockers", required_argument, NULL, 'L' },
 		{ "hold-us", required_argument, NULL, 'U' },
 		{ "timings", required_argument, NULL, 'T' },
+		{ "name", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -802,6 +906,9 @@ int main(int argc, char **argv)
 		case 'R':
 			deep_depth = parse_count(optarg, "--depth");
 			break;
+		case 'B':
+			deep_frame_bytes = parse_count(optarg, "--frame-bytes");
+			break;
 		case 'L':
 			futex_threads = parse_count(optarg, "--lockers");
 			break;
@@ -811,6 +918,14 @@ int main(int argc, char **argv)
 		case 'T':
 			timings_path = optarg;
 			timing = true;
+			break;
+		case 'N':
+			/* the kernel would cut a longer name: a test would look for one never set */
+			if (!*optarg || strlen(optarg) > 15)
+				bad_value(optarg, "--name");
+			err = pthread_setname_np(pthread_self(), optarg);
+			if (err)
+				die(err, "name the main thread %s", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -908,6 +1023,10 @@ int main(int argc, char **argv)
 			die(errno, "create pipe");
 		start_threads("deep", 1, false, deep_thread, NULL, true);
 	}
+	if (groups & G_CHAIN)
+		start_threads("chain", 1, false, chain_thread, NULL, false);
+	if (groups & G_SORT)
+		start_threads("sort", 1, false, sort_thread, NULL, false);
 	if (groups & G_FSYNC)
 		printf("fsync-file=%s\n", fsync_path);
 	if (groups & G_CLIENT)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "clock.h"
 #include "dict.h"
 #include "files.h"
 #include "util.h"
@@ -13,8 +14,10 @@
 /* Bounds on memory: beyond them names are not kept, and the fd cache restarts. */
 #define NAMES_MAX 200000
 #define FD_CACHE_MAX 100000
-/* fd cache value of a socket: named by inode, afresh each pass */
+/* fd cache value of a socket: named by inode, from the latest read of the socket tables */
 #define FD_IS_SOCKET 1
+/* the time between two passes that read socket tables, at least, in units of the first's reading time */
+#define SOCKET_READ_SPACING 99
 
 struct fd_key {
 	uint32_t tgid;
@@ -29,9 +32,15 @@ struct files {
 	struct dict *names;
 	/* (tgid, fd, ino) -> its name, NULL for "cannot be named", or FD_IS_SOCKET */
 	struct dict *fds;
-	/* this pass: socket inode -> its name, and the processes whose sockets were read */
+	/* the latest read: socket inode -> its name, and the processes whose sockets were read */
 	struct dict *sockets;
 	struct dict *scanned;
+	/* whether this pass may read socket tables, the time its reads took, and when the next may */
+	int may_read_sockets;
+	uint64_t sockets_read_ns, sockets_next_read_ns;
+	/* the previous file named, not a socket: threads of a pool wait on one fd one after another */
+	struct fd_key last_key;
+	const char *last_name;
 };
 
 struct files *files__new(const char *proc_root)
@@ -43,6 +52,7 @@ struct files *files__new(const char *proc_root)
 	fs->fds = dict__new();
 	fs->sockets = dict__new();
 	fs->scanned = dict__new();
+	fs->may_read_sockets = 1;
 	return fs;
 }
 
@@ -58,10 +68,19 @@ void files__free(struct files *fs)
 	free(fs);
 }
 
-void files__new_pass(struct files *fs)
+void files__new_pass(struct files *fs, uint64_t now_ns)
 {
-	dict__clear(fs->sockets);
-	dict__clear(fs->scanned);
+	if (fs->sockets_read_ns) {
+		fs->sockets_next_read_ns = now_ns + SOCKET_READ_SPACING * fs->sockets_read_ns;
+		fs->sockets_read_ns = 0;
+	}
+	fs->may_read_sockets = now_ns >= fs->sockets_next_read_ns;
+	if (fs->may_read_sockets) {
+		dict__clear(fs->sockets);
+		dict__clear(fs->scanned);
+	}
+	memset(&fs->last_key, 0, sizeof(fs->last_key));
+	fs->last_name = NULL;
 	if (dict__size(fs->fds) > FD_CACHE_MAX)
 		dict__clear(fs->fds);
 }
@@ -148,12 +167,14 @@ static void scan_sockets(struct files *fs, uint32_t tgid)
 	};
 	char path[PATH_MAX], line[1024], name[256];
 	uint64_t ino;
+	uint64_t t0;
 	int added;
 	FILE *f;
 
 	dict__intern(fs->scanned, &tgid, sizeof(tgid), &added);
 	if (!added)
 		return;
+	t0 = mono_ns();
 	for (size_t t = 0; t < ARRAY_SIZE(tables); t++) {
 		snprintf(path, sizeof(path), "%s/%u/net/%s", fs->proc_root, tgid, tables[t].file);
 		f = fopen(path, "re");
@@ -166,9 +187,7 @@ static void scan_sockets(struct files *fs, uint32_t tgid)
 	}
 	snprintf(path, sizeof(path), "%s/%u/net/unix", fs->proc_root, tgid);
 	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long long inode;
 		char sock_path[PATH_MAX] = "";
 
@@ -178,14 +197,17 @@ static void scan_sockets(struct files *fs, uint32_t tgid)
 		snprintf(name, sizeof(name), sock_path[0] ? "unix %s" : "unix", sock_path);
 		add_socket(fs, inode, name);
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
+	/* at least a nanosecond: a read, however quick, spaces the next */
+	fs->sockets_read_ns += mono_ns() - t0 + 1;
 }
 
 static const char *socket_name(struct files *fs, uint32_t tgid, uint64_t ino, const char *link)
 {
 	uint32_t id = dict__find(fs->sockets, &ino, sizeof(ino));
 
-	if (!id) {
+	if (!id && fs->may_read_sockets) {
 		scan_sockets(fs, tgid);
 		id = dict__find(fs->sockets, &ino, sizeof(ino));
 	}
@@ -199,17 +221,23 @@ const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t i
 {
 	struct fd_key key = { .tgid = tgid, .fd = fd, .ino = ino };
 	char path[PATH_MAX], link[PATH_MAX];
-	uint32_t id = dict__find(fs->fds, &key, sizeof(key));
+	uint32_t id;
 	uint64_t *name;
 	ssize_t n;
 	int added;
+
+	if (fs->last_name && !memcmp(&key, &fs->last_key, sizeof(key)))
+		return fs->last_name;
+	id = dict__find(fs->fds, &key, sizeof(key));
 
 	if (id && *dict__value(fs->fds, id) == FD_IS_SOCKET) {
 		snprintf(link, sizeof(link), "socket:[%" PRIu64 "]", ino);
 		return socket_name(fs, tgid, ino, link);
 	}
-	if (id)
-		return (const char *)(uintptr_t)*dict__value(fs->fds, id);
+	if (id) {
+		fs->last_key = key;
+		return fs->last_name = (const char *)(uintptr_t)*dict__value(fs->fds, id);
+	}
 	snprintf(path, sizeof(path), "%s/%u/fd/%" PRIu64, fs->proc_root, tgid, fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)

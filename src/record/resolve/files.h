@@ -16,8 +16,16 @@ struct files;
 
 struct files *files__new(const char *proc_root);
 void files__free(struct files *fs);
-/* Socket states change: socket names are looked up afresh every pass. */
-void files__new_pass(struct files *fs);
+/*
+ * A pass begins at now_ns (CLOCK_MONOTONIC).  Socket states change, so
+ * socket names are read again from the process's socket tables, but those
+ * are costly to read on a host with a large TCP hash (every read walks
+ * every bucket: milliseconds, whatever few sockets there are): reads are
+ * spaced so they take at most 1% of the time, and between them a socket's
+ * name is the last read's, and one not read yet shows as the kernel names
+ * it ("socket:[INODE]").
+ */
+void files__new_pass(struct files *fs, uint64_t now_ns);
 /* NULL if the file cannot be named (the process or fd is gone). Valid until files__free(). */
 const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino);
 

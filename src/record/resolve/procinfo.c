@@ -112,9 +112,11 @@ const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns,
 {
 	struct proc_key key = { .tgid = tgid, .start_ns = start_ns };
 
-	strncpy(key.pcomm, pcomm, sizeof(key.pcomm) - 1);
-	if (!memcmp(&key, &pi->last_key, sizeof(key)))
+	/* the threads of a process come one after another: the last answer, with no copy made */
+	if (tgid == pi->last_key.tgid && start_ns == pi->last_key.start_ns &&
+	    !strncmp(pcomm, pi->last_key.pcomm, sizeof(key.pcomm) - 1))
 		return pi->last_exe;
+	strncpy(key.pcomm, pcomm, sizeof(key.pcomm) - 1);
 	pi->last_key = key;
 	pi->last_exe = cached(pi, pi->keys, &key, sizeof(key), tgid, "exe", 1);
 	return pi->last_exe;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
-#include "dict.h"
+#include <string.h>
 #include "runq.h"
 #include "util.h"
 
@@ -8,16 +8,20 @@
 #define RUNQ_THREADS_MAX 1000000
 
 struct counters {
+	uint32_t tid;		/* 0: a free entry (tid 0 is the idle task, never sampled) */
+	int preempted;		/* the sample found it preempted by tract, when a pass cost pass_ns */
 	uint64_t delay, count;
-	/* the sample found it preempted by tract, when a pass cost pass_ns */
 	uint64_t pass_ns;
-	int preempted;
 };
 
+/*
+ * By tid, open-addressed: a lookup for every row of every pass, so an entry
+ * holds the counters themselves, 32 bytes, and a probe touches no other
+ * memory.
+ */
 struct runq_history {
-	struct dict *tids;	/* tid -> index + 1 */
-	struct counters *last;
-	size_t nr, cap;
+	struct counters *slots;
+	size_t nr, cap;		/* cap: a power of two, kept at most 3/4 full */
 	uint64_t pass_ns;
 };
 
@@ -25,7 +29,8 @@ struct runq_history *runq_history__new(void)
 {
 	struct runq_history *h = xcalloc(1, sizeof(*h));
 
-	h->tids = dict__new();
+	h->cap = 1024;
+	h->slots = xcalloc(h->cap, sizeof(*h->slots));
 	return h;
 }
 
@@ -33,9 +38,33 @@ void runq_history__free(struct runq_history *h)
 {
 	if (!h)
 		return;
-	dict__free(h->tids);
-	free(h->last);
+	free(h->slots);
 	free(h);
+}
+
+static struct counters *slot_of_tid(struct counters *slots, size_t cap, uint32_t tid)
+{
+	size_t mask = cap - 1;
+	uint64_t h = tid * 0x9e3779b97f4a7c15ull;
+
+	/* tids come in runs and strides: the product's high half folded in spreads both */
+	h ^= h >> 32;
+	for (size_t i = h & mask;; i = (i + 1) & mask)
+		if (slots[i].tid == tid || !slots[i].tid)
+			return &slots[i];
+}
+
+static void grow(struct runq_history *h)
+{
+	struct counters *old = h->slots;
+	size_t old_cap = h->cap;
+
+	h->cap *= 2;
+	h->slots = xcalloc(h->cap, sizeof(*h->slots));
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].tid)
+			*slot_of_tid(h->slots, h->cap, old[i].tid) = old[i];
+	free(old);
 }
 
 int runq_delay_between(uint64_t delay0, uint64_t count0, uint64_t delay1, uint64_t count1,
@@ -76,26 +105,27 @@ int runq_history__update(struct runq_history *h, uint32_t tid, uint64_t run_dela
 			 uint64_t run_count, int preempted, uint64_t *delay_ns)
 {
 	struct counters *c;
-	uint32_t id;
-	int added, rc = -1;
+	int rc = -1;
 
+	/* tid 0 marks a free entry; the idle task is never a sample */
+	if (!tid)
+		return -1;
 	if (h->nr >= RUNQ_THREADS_MAX) {
-		dict__clear(h->tids);
+		memset(h->slots, 0, h->cap * sizeof(*h->slots));
 		h->nr = 0;
 	}
-	id = dict__intern(h->tids, &tid, sizeof(tid), &added);
-	if (added) {
-		if (h->nr == h->cap) {
-			h->cap = h->cap ? h->cap * 2 : 1024;
-			h->last = xrealloc(h->last, h->cap * sizeof(*h->last));
+	c = slot_of_tid(h->slots, h->cap, tid);
+	if (!c->tid) {
+		if ((h->nr + 1) * 4 > h->cap * 3) {
+			grow(h);
+			c = slot_of_tid(h->slots, h->cap, tid);
 		}
 		h->nr++;
 	} else {
-		c = &h->last[id - 1];
 		leave_out_observer(c, run_delay_ns, run_count);
 		rc = runq_delay_between(c->delay, c->count, run_delay_ns, run_count, delay_ns);
 	}
-	h->last[id - 1] = (struct counters){ .delay = run_delay_ns, .count = run_count, .pass_ns = h->pass_ns,
-					     .preempted = preempted };
+	*c = (struct counters){ .tid = tid, .preempted = preempted, .delay = run_delay_ns, .count = run_count,
+				.pass_ns = h->pass_ns };
 	return rc;
 }

@@ -7,13 +7,50 @@
 #include "ksyms.h"
 #include "clock.h"
 #include "stackdict.h"
+#include "unwind.h"
 #include "usyms.h"
 #include "util.h"
+
+/* copied stacks remembered: this many, then as many again in the older generation */
+#define COPIES_PER_GENERATION 65536
+/* the lookaside of stacks asked for lately (a power of two): a still thread's copied user stack has an id of its own, so as many as threads */
+#define RECENT_BITS 14
+#define RECENT (1u << RECENT_BITS)
 
 struct stackdict {
 	const struct ksyms *ks;
 	struct usyms *us;
 	struct dict *by_raw;		/* raw hash -> its struct kstack */
+	/*
+	 * A copied stack's id -> the stack it unwound to.  Each copy has an id
+	 * of its own and the sampler repeats it while the thread has not run,
+	 * so only recent ids are asked for: two generations, the older dropped
+	 * when the newer fills.
+	 */
+	struct dict *copies, *old_copies;
+	struct unwind_stats unwound;
+	/*
+	 * The stacks asked for lately, by raw hash: every pass asks again for
+	 * the stacks of all the threads that stay asleep, mostly a few stacks
+	 * many times.  A raw hash always names the same stack, and stacks are
+	 * never freed before the dictionary, so an entry never goes stale.
+	 */
+	struct {
+		uint64_t raw;
+		const struct kstack *stack;
+	} recent[RECENT];
+	/*
+	 * The stacks the previous pass asked for, in its order, and this
+	 * pass's so far: threads come in the same order every pass, so a still
+	 * thread's stacks are the next ones of the last pass's, read in
+	 * sequence rather than from the lookaside's scattered lines.
+	 */
+	struct asked {
+		uint64_t raw;
+		const struct kstack *stack;
+	} *asked[2];
+	size_t nr_asked[2], cap_asked[2];
+	size_t now, next;
 };
 
 struct stackdict *stackdict__new(const struct ksyms *ks, struct usyms *us)
@@ -23,6 +60,8 @@ struct stackdict *stackdict__new(const struct ksyms *ks, struct usyms *us)
 	sd->ks = ks;
 	sd->us = us;
 	sd->by_raw = dict__new();
+	sd->copies = dict__new();
+	sd->old_copies = dict__new();
 	return sd;
 }
 
@@ -37,14 +76,86 @@ void stackdict__free(struct stackdict *sd)
 		free(s);
 	}
 	dict__free(sd->by_raw);
+	free(sd->asked[0]);
+	free(sd->asked[1]);
+	dict__free(sd->copies);
+	dict__free(sd->old_copies);
 	free(sd);
 }
 
-const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash)
+static void remember_copy(struct stackdict *sd, uint64_t copy_id, const struct kstack *s)
 {
-	uint32_t id = dict__find(sd->by_raw, &raw_hash, sizeof(raw_hash));
+	int added;
+	uint32_t id;
 
+	if (dict__size(sd->copies) >= COPIES_PER_GENERATION) {
+		struct dict *older = sd->old_copies;
+
+		sd->old_copies = sd->copies;
+		sd->copies = older;
+		dict__clear(sd->copies);
+	}
+	id = dict__intern(sd->copies, &copy_id, sizeof(copy_id), &added);
+	*dict__value(sd->copies, id) = (uintptr_t)s;
+}
+
+static const struct kstack *lookup(struct stackdict *sd, uint64_t raw_hash)
+{
+	uint32_t id;
+
+	if (raw_hash & TRACT_COPY_ID) {
+		const struct kstack *s;
+
+		id = dict__find(sd->copies, &raw_hash, sizeof(raw_hash));
+		if (id)
+			return (const struct kstack *)(uintptr_t)*dict__value(sd->copies, id);
+		id = dict__find(sd->old_copies, &raw_hash, sizeof(raw_hash));
+		if (!id)
+			return NULL;
+		s = (const struct kstack *)(uintptr_t)*dict__value(sd->old_copies, id);
+		remember_copy(sd, raw_hash, s);
+		return s;
+	}
+	id = dict__find(sd->by_raw, &raw_hash, sizeof(raw_hash));
 	return id ? (const struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id) : NULL;
+}
+
+static const struct kstack *lookaside(struct stackdict *sd, uint64_t raw_hash)
+{
+	size_t i = (size_t)((raw_hash * 0x9e3779b97f4a7c15ull) >> (64 - RECENT_BITS));
+	const struct kstack *s;
+
+	if (sd->recent[i].raw == raw_hash && sd->recent[i].stack)
+		return sd->recent[i].stack;
+	s = lookup(sd, raw_hash);
+	if (s) {
+		sd->recent[i].raw = raw_hash;
+		sd->recent[i].stack = s;
+	}
+	return s;
+}
+
+const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash)
+{
+	const struct asked *last = sd->asked[!sd->now];
+	const struct kstack *s;
+	struct asked *a;
+
+	/* a raw hash always names the same stack, and stacks live as long as the dictionary */
+	if (sd->next < sd->nr_asked[!sd->now] && last[sd->next].raw == raw_hash && last[sd->next].stack)
+		s = last[sd->next].stack;
+	else
+		s = lookaside(sd, raw_hash);
+	/* every question takes its place, answered or not, so the next pass's line up */
+	sd->next++;
+	if (sd->nr_asked[sd->now] == sd->cap_asked[sd->now]) {
+		sd->cap_asked[sd->now] = sd->cap_asked[sd->now] ? 2 * sd->cap_asked[sd->now] : 1024;
+		sd->asked[sd->now] = xrealloc(sd->asked[sd->now], sd->cap_asked[sd->now] * sizeof(*a));
+	}
+	a = &sd->asked[sd->now][sd->nr_asked[sd->now]++];
+	a->raw = raw_hash;
+	a->stack = s;
+	return s;
 }
 
 /* Appends one frame to a folded stack ("outer;...;inner"). */
@@ -206,8 +317,39 @@ const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kin
 	return s;
 }
 
+const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct tract_ustack_copy *copy,
+					      const void *bytes)
+{
+	uint64_t ips[TRACT_USTACK_MAX], key[TRACT_USTACK_MAX + 1];
+	const struct kstack *s;
+	size_t n = 0;
+	int cut = 1;
+
+	if (sd->us)
+		n = unwind__copy(sd->us, copy, bytes, ips, TRACT_USTACK_MAX - 1, &cut, &sd->unwound);
+	if (!n) {
+		ips[0] = copy->regs[TRACT_UREG_IP];
+		n = 1;
+	}
+	/* stacks that unwound alike are one stack, whichever copy they came from */
+	memcpy(key, ips, n * sizeof(ips[0]));
+	key[n] = (uint64_t)copy->tgid << 1 | (cut != 0);
+	s = stackdict__add_user(sd, hash_bytes(key, (n + 1) * sizeof(key[0]), 0x637769ull) & ~TRACT_COPY_ID,
+				copy->tgid, ips, n, cut);
+	remember_copy(sd, copy->hash, s);
+	return s;
+}
+
+void stackdict__unwind_stats(const struct stackdict *sd, struct unwind_stats *st)
+{
+	*st = sd->unwound;
+}
+
 void stackdict__end_pass(struct stackdict *sd)
 {
+	sd->now = !sd->now;
+	sd->nr_asked[sd->now] = 0;
+	sd->next = 0;
 	if (sd->us)
 		usyms__end_pass(sd->us, mono_ns());
 }

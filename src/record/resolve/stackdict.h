@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "sample.h"
+#include "tract/abi.h"
+
+struct unwind_stats;
 
 struct ksyms;
 struct usyms;
@@ -28,11 +31,20 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
  */
 const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
 					 const uint64_t *ip, size_t nr, int cut);
+/*
+ * Record a user stack copied as bytes (bytes: copy->len of them), unwound
+ * and symbolized now, under the copy's id.  Copies that unwind to the same
+ * frames share one entry.
+ */
+const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct tract_ustack_copy *copy,
+					      const void *bytes);
+/* What unwinding the copies cost so far. */
+void stackdict__unwind_stats(const struct stackdict *sd, struct unwind_stats *st);
 /* A stack already symbolized elsewhere ("outer;...;inner"), as /proc gives it. */
 const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded);
-/* Once per pass: lets the user symbolizer forget processes gone quiet. */
+/* Once per pass, before its rows: lets the user symbolizer forget processes gone quiet, and the last pass's questions line up with this one's. */
 void stackdict__end_pass(struct stackdict *sd);
 /* The stack seen before under this hash, or NULL. */
-const struct kstack *stackdict__get(const struct stackdict *sd, uint64_t raw_hash);
+const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash);
 
 #endif

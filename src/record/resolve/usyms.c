@@ -10,6 +10,7 @@
  * some 80 µs a lookup in libc.  Tables are keyed by build-id, so a hundred
  * processes on one libc, or containers with copies of it, share one.
  */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "dict.h"
+#include "inlines.h"
 #include "usyms.h"
 #include "util.h"
 
@@ -66,6 +68,13 @@ struct umod {
 	unsigned int nr_segs;
 	unsigned int key_len;
 	unsigned char key[MOD_KEY_MAX];	/* 'b' + build-id, 'f' + file identity, 'v' + hash */
+	/* call frame information, read on the first unwind through the module */
+	int cfi_tried;
+	Elf *cfi_elf;		/* kept mapped: the tables point into it */
+	Dwarf *cfi_dwarf;	/* for .debug_frame */
+	Dwarf_CFI *eh_cfi, *debug_cfi;
+	char *cfi_image;	/* the vdso's copy */
+	struct inlines *inl;	/* NULL: no DWARF to name inlined calls by */
 };
 
 enum umap_kind {
@@ -178,8 +187,21 @@ static struct umod *mod_get(struct usyms *u, int32_t slot, uint32_t gen)
 	return m;
 }
 
+static void mod_free_cfi(struct umod *m)
+{
+	if (m->cfi_dwarf)
+		dwarf_end(m->cfi_dwarf);
+	if (m->eh_cfi)
+		dwarf_cfi_end(m->eh_cfi);
+	if (m->cfi_elf)
+		elf_end(m->cfi_elf);
+	free(m->cfi_image);
+}
+
 static void mod_evict(struct usyms *u, struct umod *m)
 {
+	mod_free_cfi(m);
+	inlines__free(m->inl);
 	free(m->syms);
 	free(m->names);
 	u->st.symbol_bytes -= m->bytes;
@@ -248,8 +270,9 @@ static int hand_over_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	struct elf_handoff *h = *userdata;
 
 	(void)mod, (void)modname, (void)base, (void)file_name;
-	*elfp = h->elf;
-	h->elf = NULL;
+	*elfp = h ? h->elf : NULL;
+	if (h)
+		h->elf = NULL;
 	return -1;
 }
 
@@ -383,9 +406,9 @@ cleanup:
 }
 
 /*
- * Reads symbols through libdwfl, then lets it go: the cache keeps only the
- * table, so no file stays open or mapped however many modules it holds.
- * Takes elf.
+ * Reads symbols through libdwfl into the table.  A module with DWARF keeps
+ * its libdwfl handle (the files stay mapped) to name inlined calls; any
+ * other lets it go, so no file stays open or mapped for it.  Takes elf.
  */
 static void read_symbols(struct umod *m, Elf *elf, const char *name, uint64_t lo, uint64_t hi)
 {
@@ -410,6 +433,11 @@ static void read_symbols(struct umod *m, Elf *elf, const char *name, uint64_t lo
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = &h;
 	copy_symbols(m, mod);
+	m->inl = inlines__open(dwfl, mod);
+	/* h goes out of scope: libdwfl has the file by now and asks for it no more */
+	*userdata = NULL;
+	if (m->inl)
+		dwfl = NULL;
 cleanup:
 	dwfl_end(dwfl);
 	if (h.elf)
@@ -555,25 +583,39 @@ cleanup:
 	return slot;
 }
 
-/* The vdso has no file: read its image out of the process. */
-static int resolve_vdso(struct usyms *u, const struct uproc *p, const struct umap *m)
+/* The vdso has no file: its image, read out of the process (*size: its bytes). */
+static char *read_vdso(const struct uproc *p, const struct umap *m, size_t *size)
 {
-	unsigned char key[MOD_KEY_MAX];
-	size_t size = m->end - m->start, len;
 	char path[64];
-	char *image = NULL;
-	int fd, slot = -1;
-	Elf *elf = NULL;
+	char *image;
+	int fd;
 
-	if (!size || size > VDSO_MAX)
-		return -1;
+	*size = m->end - m->start;
+	if (!*size || *size > VDSO_MAX)
+		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
+		return NULL;
+	image = xcalloc(1, *size);
+	if (pread(fd, image, *size, (off_t)m->start) != (ssize_t)*size) {
+		free(image);
+		image = NULL;
+	}
+	close(fd);
+	return image;
+}
+
+static int resolve_vdso(struct usyms *u, const struct uproc *p, const struct umap *m)
+{
+	unsigned char key[MOD_KEY_MAX];
+	size_t size, len;
+	char *image = read_vdso(p, m, &size);
+	int slot = -1;
+	Elf *elf = NULL;
+
+	if (!image)
 		return -1;
-	image = xcalloc(1, size);
-	if (pread(fd, image, size, (off_t)m->start) != (ssize_t)size)
-		goto cleanup;
 	elf = elf_memory(image, size);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto cleanup;
@@ -594,7 +636,6 @@ cleanup:
 	if (elf)
 		elf_end(elf);
 	free(image);
-	close(fd);
 	return slot;
 }
 
@@ -900,21 +941,28 @@ static int proc_load(struct usyms *u, int pid, uint64_t start_ns, struct uproc *
 	return 0;
 }
 
+/* The mapping of addr, reading maps again for code new since: dlopen(), a JIT. */
+static struct umap *find_map_fresh(struct usyms *u, struct uproc *p, uint64_t addr)
+{
+	struct umap *m = p ? find_map(p, addr) : NULL;
+
+	/* junk addresses pay once a second */
+	if (!m && p && addr >= LOWEST_MAPPABLE &&
+	    (!p->refreshed || u->now_ns - p->refresh_ns >= USYMS_REFRESH_NS)) {
+		refresh_maps(u, p);
+		m = find_map(p, addr);
+	}
+	return m;
+}
+
 static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_return,
 			 struct strbuf *out)
 {
 	/* a return address can be just past a call that ends its function */
 	uint64_t look = is_return && ip ? ip - 1 : ip;
 	struct umod *mod;
-	struct umap *m;
+	struct umap *m = find_map_fresh(u, p, look);
 
-	m = p ? find_map(p, look) : NULL;
-	/* new code since maps was read: dlopen(), a JIT; junk addresses pay once a second */
-	if (!m && p && look >= LOWEST_MAPPABLE &&
-	    (!p->refreshed || u->now_ns - p->refresh_ns >= USYMS_REFRESH_NS)) {
-		refresh_maps(u, p);
-		m = find_map(p, look);
-	}
 	if (!m) {
 		sb_put_hex(out, ip);
 		sb_put(out, " ([unknown])");
@@ -927,6 +975,19 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 		uint64_t vaddr = elf_address(mod, m, look);
 		const struct usym *sym = mod_lookup(mod, vaddr);
 
+		if (sym && mod->inl) {
+			/* calls inlined here, each a frame of its own above the function */
+			const char *inl = inlines__at(mod->inl, vaddr), *nl;
+
+			for (; (nl = strchr(inl, '\n')); inl = nl + 1) {
+				sb_reserve(out, (size_t)(nl - inl) + 64);
+				memcpy(out->buf + out->len, inl, (size_t)(nl - inl));
+				out->len += (size_t)(nl - inl);
+				sb_put(out, " (");
+				sb_put(out, p->strs.buf + m->label_off);
+				sb_put(out, ")\n");
+			}
+		}
 		if (sym) {
 			sb_put(out, mod->names + sym->name_off);
 			sb_put(out, "+");
@@ -940,30 +1001,37 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 	sb_put(out, ")");
 }
 
-int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
-		     const uint64_t *ips, size_t n, char **out)
+/* The process cached under pid, loaded if new; NULL with *err when it cannot be. */
+static struct uproc *proc_get(struct usyms *u, int pid, uint64_t start_ns, int *err)
 {
-	struct strbuf sb = { 0 };
-	struct uproc *p;
+	struct uproc *p = proc_find(u, pid);
 
-	p = proc_find(u, pid);
+	*err = 0;
 	if (p && start_ns && p->start_ns && p->start_ns != start_ns) {
 		/* the pid was reused */
 		proc_drop(u, p);
 		p = NULL;
 	}
-	if (!p) {
-		int err = proc_load(u, pid, start_ns, &p);
-
-		if (err == -ESRCH)
-			return err;
-		/* other errors (no permission): every frame comes out [unknown] */
-	}
+	if (!p)
+		*err = proc_load(u, pid, start_ns, &p);
 	if (p) {
 		p->seen = 1;
 		if (!p->start_ns)
 			p->start_ns = start_ns;
 	}
+	return p;
+}
+
+int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
+		     const uint64_t *ips, size_t n, char **out)
+{
+	struct strbuf sb = { 0 };
+	int err;
+	struct uproc *p = proc_get(u, pid, start_ns, &err);
+
+	/* other errors (no permission): every frame comes out [unknown] */
+	if (err == -ESRCH)
+		return err;
 	sb_reserve(&sb, n * 40);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -973,6 +1041,90 @@ int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
 	sb.buf[sb.len] = '\0';
 	*out = sb.buf;
 	return 0;
+}
+
+/* Call frame information */
+
+static int has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (gelf_getshdr(scn, &shdr) && (name = elf_strptr(elf, shstrndx, shdr.sh_name)) &&
+		    !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A module's .eh_frame, and its .debug_frame where it has one, read when a
+ * stack first goes through it.  Unlike the symbol table these are not
+ * copied: the file stays mapped (page cache, not heap) while the module is
+ * cached, and libdw parses entries as they are asked for.
+ */
+static void mod_read_cfi(const struct uproc *p, const struct umap *m, struct umod *mod)
+{
+	Elf *elf = NULL;
+
+	mod->cfi_tried = 1;
+	if (m->kind == UMAP_FILE) {
+		int fd = open_mapped_file(p, m);
+
+		if (fd < 0)
+			return;
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		/* all of it is mapped: libelf needs the descriptor no more */
+		if (elf && elf_cntl(elf, ELF_C_FDDONE)) {
+			elf_end(elf);
+			elf = NULL;
+		}
+		close(fd);
+	} else if (m->kind == UMAP_VDSO) {
+		size_t size;
+
+		mod->cfi_image = read_vdso(p, m, &size);
+		elf = mod->cfi_image ? elf_memory(mod->cfi_image, size) : NULL;
+	}
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return;
+	}
+	mod->cfi_elf = elf;
+	mod->eh_cfi = dwarf_getcfi_elf(elf);
+	if (has_section(elf, ".debug_frame")) {
+		mod->cfi_dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		mod->debug_cfi = mod->cfi_dwarf ? dwarf_getcfi(mod->cfi_dwarf) : NULL;
+	}
+}
+
+int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struct usyms_cfi *out)
+{
+	int err;
+	struct uproc *p = proc_get(u, pid, start_ns, &err);
+	struct umap *m = find_map_fresh(u, p, addr);
+	struct umod *mod;
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return -ENOENT;
+	out->mapped = 1;
+	mod = map_module(u, p, m);
+	if (!mod)
+		return -ENOENT;
+	if (!mod->cfi_tried)
+		mod_read_cfi(p, m, mod);
+	out->eh = mod->eh_cfi;
+	out->debug = mod->debug_cfi;
+	out->elf_addr = elf_address(mod, m, addr);
+	return out->eh || out->debug ? 0 : -ENOENT;
 }
 
 void usyms__end_pass(struct usyms *u, uint64_t now_ns)
@@ -1033,6 +1185,8 @@ void usyms__free(struct usyms *u)
 		}
 	}
 	for (unsigned int i = 0; i < u->max_mods; i++) {
+		mod_free_cfi(&u->mods[i]);
+		inlines__free(u->mods[i].inl);
 		free(u->mods[i].syms);
 		free(u->mods[i].names);
 	}

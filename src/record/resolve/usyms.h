@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <elfutils/libdw.h>
 
 struct usyms;
 
@@ -52,6 +53,21 @@ int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
  * mapping trigger (at most one a second per process).
  */
 void usyms__end_pass(struct usyms *u, uint64_t now_ns);
+
+/*
+ * The call frame information that covers addr in process pid: the module's
+ * .eh_frame and .debug_frame tables (either may be NULL) and addr as the
+ * ELF address they are indexed by.  mapped: some executable mapping holds
+ * addr (JIT code has one, and no tables).  Returns 0, or -ENOENT when no
+ * table covers the module.  The tables stay valid until the next call.
+ */
+struct usyms_cfi {
+	Dwarf_CFI *eh, *debug;
+	uint64_t elf_addr;
+	int mapped;
+};
+
+int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struct usyms_cfi *out);
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *st);
 

@@ -32,6 +32,14 @@ static void show_running(struct sample *r)
 	r->kstack = NULL;
 }
 
+/* Row i stays, as row *kept: rows are large, and most stay where they are. */
+static void keep_row(struct pass *p, size_t *kept, size_t i)
+{
+	if (*kept != i)
+		p->rows[*kept] = p->rows[i];
+	(*kept)++;
+}
+
 /* Growing as CPUs appear; a pass names each CPU once or a few times. */
 static struct cpu_view *view_of(struct cpu_view **views, size_t *n, uint32_t cpu)
 {
@@ -87,7 +95,7 @@ size_t observer__resolve(struct pass *p, const uint64_t *outside_ns, size_t ncpu
 		}
 		if ((r->flags & TRACT_SF_ONLY_IF_RAN) && me != then)
 			continue;
-		p->rows[kept++] = *r;
+		keep_row(p, &kept, i);
 	}
 	p->nr = kept;
 	return displaced;
@@ -137,7 +145,7 @@ size_t observer__at_moment(struct pass *p, const uint32_t *moment_tid, size_t nc
 		} else if (r->flags & TRACT_SF_ONLY_IF_RAN) {
 			continue;
 		}
-		p->rows[kept++] = *r;
+		keep_row(p, &kept, i);
 	}
 	p->nr = kept;
 	return displaced;

@@ -7,10 +7,18 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "dict.h"
+#include "map_drain.h"
 #include "profile.h"
 #include "stackdict.h"
 #include "tract/abi.h"
 #include "util.h"
+
+/* What a tick from the ring is counted by. */
+struct tick_key {
+	uint32_t tid, tgid;
+	const struct kstack *kstack, *ustack;
+};
 
 struct profile {
 	struct bpf_link **links;
@@ -18,6 +26,13 @@ struct profile {
 	int ncpus;
 	int stacks_fd, counts_fd;
 	volatile uint32_t *gen;		/* the BPF side's profile_gen */
+	struct map_news news;		/* the ticks since the tables were last emptied */
+	struct stackdict *sd;
+	struct ring_buffer *ring;	/* NULL: every tick is in counts */
+	/* this pass's ring ticks: counted by tick_key, and each one's user stack by serial */
+	struct dict *counted;
+	struct profile_rows pending;
+	struct dict *by_serial;
 	/* this pass's stack ids, symbolized once each: [id][user] */
 	const struct kstack *cache[TRACT_PROFILE_STACKS][2];
 	uint8_t cached[TRACT_PROFILE_STACKS][2];
@@ -36,14 +51,26 @@ static int open_event(int cpu, double hz)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-struct profile *profile__open(struct bpf_program *prog, int stacks_fd, int counts_fd, uint32_t *gen, double hz)
+static int take_tick(void *ctx, void *data, size_t size);
+
+struct profile *profile__open(struct bpf_program *prog, const struct profile_maps *maps,
+			      struct stackdict *sd, double hz)
 {
 	struct profile *pr = xcalloc(1, sizeof(*pr));
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
 
-	pr->gen = gen;
-	pr->stacks_fd = stacks_fd;
-	pr->counts_fd = counts_fd;
+	pr->gen = maps->gen;
+	pr->news.added = maps->added;
+	pr->stacks_fd = maps->stacks_fd;
+	pr->counts_fd = maps->counts_fd;
+	pr->sd = sd;
+	pr->counted = dict__new();
+	pr->by_serial = dict__new();
+	if (maps->ring_fd >= 0) {
+		pr->ring = ring_buffer__new(maps->ring_fd, take_tick, pr, NULL);
+		if (!pr->ring)
+			err = -errno;
+	}
 	pr->ncpus = ncpus > 0 ? ncpus : 1;
 	pr->links = xcalloc((size_t)pr->ncpus, sizeof(*pr->links));
 	pr->events = xcalloc((size_t)pr->ncpus, sizeof(*pr->events));
@@ -79,6 +106,10 @@ void profile__free(struct profile *pr)
 	}
 	free(pr->links);
 	free(pr->events);
+	ring_buffer__free(pr->ring);
+	dict__free(pr->counted);
+	dict__free(pr->by_serial);
+	free(pr->pending.rows);
 	free(pr);
 }
 
@@ -97,7 +128,8 @@ const struct kstack *profile__stack(struct profile *pr, struct stackdict *sd, in
 			n++;
 		/* the dictionary's key: the frames, and for a user stack its process */
 		if (n) {
-			uint64_t raw = hash_bytes(ip, n * sizeof(ip[0]), user ? 0x75736572ull ^ tgid : 0x6b65726eull);
+			uint64_t raw = hash_bytes(ip, n * sizeof(ip[0]), user ? 0x75736572ull ^ tgid : 0x6b65726eull) &
+				       ~TRACT_COPY_ID;
 
 			/* the kernel's walk says nothing of where it stopped */
 			k = user ? stackdict__add_user(sd, raw, tgid, ip, n, 0) : stackdict__add(sd, raw, ip, n);
@@ -108,34 +140,102 @@ const struct kstack *profile__stack(struct profile *pr, struct stackdict *sd, in
 	return k;
 }
 
-void profile__drain(struct profile *pr, struct stackdict *sd, struct pass *p)
+/*
+ * One tick from the ring: its user stack unwound from the bytes, counted
+ * with the others of the same thread and stacks.  Its kernel stack id holds
+ * only in the generation it was taken in: one taken as the tables were
+ * being emptied keeps no kernel stack.
+ */
+static int take_tick(void *ctx, void *data, size_t size)
 {
-	struct tract_profile_key key;
-	struct tract_profile_val val;
+	struct profile *pr = ctx;
+	struct tract_tick t;
+	struct tick_key key = { 0 };
+	struct profile_row *r;
+	uint32_t id;
+	int added;
+
+	if (size < sizeof(t))
+		return 0;
+	memcpy(&t, data, sizeof(t));
+	if (t.ustack.len > size - sizeof(t))
+		return 0;
+	key.tid = t.tid;
+	key.tgid = t.tgid;
+	key.ustack = stackdict__add_user_copy(pr->sd, &t.ustack, (const char *)data + sizeof(t));
+	if (t.gen == *pr->gen)
+		key.kstack = profile__stack(pr, pr->sd, t.kstack, t.tgid, 0);
+	id = dict__intern(pr->by_serial, &t.serial, sizeof(t.serial), &added);
+	*dict__value(pr->by_serial, id) = (uintptr_t)key.ustack;
+	id = dict__intern(pr->counted, &key, sizeof(key), &added);
+	if (added) {
+		r = profile_rows__add(&pr->pending);
+		*r = (struct profile_row){ .tid = t.tid, .tgid = t.tgid, .kstack = key.kstack, .ustack = key.ustack };
+		memcpy(r->comm, t.comm, sizeof(r->comm));
+		memcpy(r->pcomm, t.pcomm, sizeof(r->pcomm));
+		r->comm[TRACT_COMM_LEN - 1] = r->pcomm[TRACT_COMM_LEN - 1] = '\0';
+		*dict__value(pr->counted, id) = pr->pending.nr - 1;
+	}
+	pr->pending.rows[*dict__value(pr->counted, id)].ticks++;
+	return 0;
+}
+
+const struct kstack *profile__tick_ustack(struct profile *pr, uint64_t serial)
+{
+	uint32_t id;
+
+	if (!pr || !pr->ring || !serial)
+		return NULL;
+	id = dict__find(pr->by_serial, &serial, sizeof(serial));
+	if (!id) {
+		/* a tick since the ring was last read */
+		ring_buffer__consume(pr->ring);
+		id = dict__find(pr->by_serial, &serial, sizeof(serial));
+	}
+	return id ? (const struct kstack *)(uintptr_t)*dict__value(pr->by_serial, id) : NULL;
+}
+
+struct count_ctx {
+	struct profile *pr;
+	struct pass *p;
+};
+
+static void add_count(void *ctx, const void *k, const void *v)
+{
+	const struct tract_profile_key *key = k;
+	const struct tract_profile_val *val = v;
+	struct count_ctx *c = ctx;
+	struct profile_row *r = profile_rows__add(&c->p->profile);
+
+	*r = (struct profile_row){ .tid = key->tid, .tgid = key->tgid, .ticks = val->ticks };
+	memcpy(r->comm, val->comm, sizeof(r->comm));
+	memcpy(r->pcomm, val->pcomm, sizeof(r->pcomm));
+	r->comm[TRACT_COMM_LEN - 1] = r->pcomm[TRACT_COMM_LEN - 1] = '\0';
+	r->kstack = profile__stack(c->pr, c->pr->sd, key->kstack, key->tgid, 0);
+	r->ustack = profile__stack(c->pr, c->pr->sd, key->ustack, key->tgid, 1);
+}
+
+void profile__drain(struct profile *pr, struct pass *p)
+{
+	__u64 added;
 	uint32_t id;
 
 	if (!pr)
 		return;
-	/*
-	 * Each count is taken and deleted at once, from the first key again
-	 * each time (a deleted key would end a walk): a tick in between lands
-	 * in a new entry, taken here or in the next pass.
-	 */
-	while (!bpf_map_get_next_key(pr->counts_fd, NULL, &key)) {
-		struct profile_row *r;
-
-		if (bpf_map_lookup_and_delete_elem(pr->counts_fd, &key, &val)) {
-			bpf_map_delete_elem(pr->counts_fd, &key);
-			continue;
-		}
-		r = profile_rows__add(&p->profile);
-		*r = (struct profile_row){ .tid = key.tid, .tgid = key.tgid, .ticks = val.ticks };
-		memcpy(r->comm, val.comm, sizeof(r->comm));
-		memcpy(r->pcomm, val.pcomm, sizeof(r->pcomm));
-		r->comm[TRACT_COMM_LEN - 1] = r->pcomm[TRACT_COMM_LEN - 1] = '\0';
-		r->kstack = profile__stack(pr, sd, key.kstack, key.tgid, 0);
-		r->ustack = profile__stack(pr, sd, key.ustack, key.tgid, 1);
+	if (pr->ring) {
+		ring_buffer__consume(pr->ring);
+		for (size_t i = 0; i < pr->pending.nr; i++)
+			*profile_rows__add(&p->profile) = pr->pending.rows[i];
+		pr->pending.nr = 0;
+		dict__clear(pr->counted);
+		dict__clear(pr->by_serial);
 	}
+	/* no tick since the tables were last emptied: they are empty */
+	if (!map_news__any(&pr->news, &added))
+		return;
+	/* the counts, in batches of hundreds */
+	map_drain(pr->counts_fd, sizeof(struct tract_profile_key), sizeof(struct tract_profile_val), NULL, add_count,
+		  &(struct count_ctx){ .pr = pr, .p = p });
 	/*
 	 * The stacks too, so that the table never fills: the next pass's ticks
 	 * bring theirs.  A thread's latest tick from before the generation moves
@@ -146,4 +246,5 @@ void profile__drain(struct profile *pr, struct stackdict *sd, struct pass *p)
 			break;
 	(*pr->gen)++;
 	memset(pr->cached, 0, sizeof(pr->cached));
+	map_news__taken(&pr->news, added);
 }

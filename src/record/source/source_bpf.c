@@ -14,15 +14,21 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "blockdev.h"
+#include "bpf_cost.h"
 #include "clock.h"
 #include "cgroups.h"
 #include "files.h"
 #include "observer.h"
 #include "procinfo.h"
+#include "pass_sums.h"
+#include "otel_attrs.h"
+#include "otel_pctx.h"
+#include "otel_procs.h"
 #include "profile.h"
 #include "runq.h"
 #include "sampler.h"
 #include "stackdict.h"
+#include "unwind.h"
 #include "syscalls.h"
 #include "tract.skel.h"
 #include "util.h"
@@ -31,15 +37,30 @@ struct source_bpf {
 	struct sampler base;
 	struct tract_bpf *skel;
 	struct resolvers res;
-	int syscall_latency;
-	int wakeup_edges;
-	int runq_latency;
+	struct pass_sums *sums;		/* the histograms and the wakeup edges */
 	struct profile *profile;	/* NULL: no on-CPU profile */
+	struct otel_procs *otel;	/* the processes that publish thread contexts */
+	struct otel_attrs *attrs;	/* by thread, the text of its context's attributes */
+	struct bpf_cost *cost;		/* what the programs cost between passes */
+	struct {			/* the attributes record just before a sample */
+		uint32_t tid;
+		size_t len;
+		int cut;		/* the record had more than the sampler copies */
+		uint8_t data[TRACT_OTEL_ATTRS];
+	} pending;
 	unsigned char *buf;
 	size_t buf_cap;
 	uint64_t kstack_errors_seen;
 	int schedstat_fd;	/* the sampling thread's own sched_info, -1 if unreadable */
+	int readied;		/* ready_pass() ran since the last pass */
 	uint64_t outside_ns[TRACT_CPUS_MAX];	/* see observer__resolve() */
+	/* the process of the pass's previous row: its threads come one after another */
+	struct {
+		uint32_t tgid;
+		uint64_t start_ns;
+		char pcomm[TRACT_COMM_LEN];	/* as the sampler sent it, bytes after the NUL too */
+		const char *exe;
+	} last_proc;
 };
 
 __attribute__((format(printf, 2, 0)))
@@ -82,17 +103,34 @@ static int check_environment(void)
 	return 0;
 }
 
-/* "irq" or "timer" for a wakeup no thread ran, else NULL */
-static const char *waker_label(uint32_t waker)
+/*
+ * The text of a traced sample's attributes: made from the record just
+ * before it when its context was read this pass, else the thread's text
+ * from the read before (it has not run since).
+ */
+static const char *trace_attrs(struct source_bpf *sb, struct pass *p, const struct tract_sample *s)
 {
-	if (waker == TRACT_WAKER_IRQ)
-		return "irq";
-	if (waker == TRACT_WAKER_TIMER)
-		return "timer";
-	return NULL;
+	const char *text;
+
+	if (s->flags & TRACT_SF_TRACE_READ) {
+		const struct otel_keys *keys = otel_procs__keys(sb->otel, s->tgid);
+		char buf[OTEL_ATTRS_TEXT_MAX + 1];
+		int unknown = 0;
+
+		if (!(s->flags & TRACT_SF_TRACE) || !keys || sb->pending.tid != s->tid ||
+		    !otel_attrs_text(keys, sb->pending.data, sb->pending.len, sb->pending.cut, buf, &unknown)) {
+			buf[0] = '\0';
+		}
+		if (unknown)
+			otel_procs__keys_stale(sb->otel, s->tgid);
+		otel_attrs__set(sb->attrs, s->tid, buf[0] ? buf : NULL);
+	}
+	sb->pending.tid = 0;
+	text = (s->flags & TRACT_SF_TRACE) ? otel_attrs__get(sb->attrs, s->tid) : NULL;
+	return text ? pass__keep_str(p, text) : NULL;
 }
 
-static void fill_row(struct source_bpf *sb, struct sample *row, const struct tract_sample *s)
+static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, const struct tract_sample *s)
 {
 	row->tid = s->tid;
 	row->tgid = s->tgid;
@@ -117,8 +155,23 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	memcpy(row->comm, s->comm, sizeof(row->comm));
 	memcpy(row->pcomm, s->pcomm, sizeof(row->pcomm));
 	row->comm[TRACT_COMM_LEN - 1] = row->pcomm[TRACT_COMM_LEN - 1] = '\0';
-	if (!(s->flags & TRACT_SF_KTHREAD))
-		row->exe = procinfo__exe(sb->res.procs, s->tgid, s->proc_start_ns, row->pcomm);
+	if (!(s->flags & TRACT_SF_KTHREAD)) {
+		if (s->tgid != sb->last_proc.tgid || s->proc_start_ns != sb->last_proc.start_ns ||
+		    memcmp(s->pcomm, sb->last_proc.pcomm, TRACT_COMM_LEN)) {
+			sb->last_proc.tgid = s->tgid;
+			sb->last_proc.start_ns = s->proc_start_ns;
+			memcpy(sb->last_proc.pcomm, s->pcomm, TRACT_COMM_LEN);
+			sb->last_proc.exe = procinfo__exe(sb->res.procs, s->tgid, s->proc_start_ns, row->pcomm);
+			otel_procs__seen(sb->otel, s->tgid, s->proc_start_ns, row->pcomm);
+		}
+		row->exe = sb->last_proc.exe;
+	}
+	if (s->flags & TRACT_SF_TRACE) {
+		memcpy(row->trace_id, s->trace_id, sizeof(row->trace_id));
+		memcpy(row->span_id, s->span_id, sizeof(row->span_id));
+		row->trace_flags = s->trace_flags;
+	}
+	row->trace_attrs = trace_attrs(sb, p, s);
 	if (s->kstack_hash)
 		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
 	if (s->ustack_hash)
@@ -126,7 +179,8 @@ static void fill_row(struct source_bpf *sb, struct sample *row, const struct tra
 	/* a thread on its CPU: the stacks of its latest profile tick, this interval's */
 	if (row->state == TRACT_STATE_RUN && !row->kstack && !row->ustack) {
 		row->kstack = profile__stack(sb->profile, sb->res.stacks, s->prof_kstack, s->tgid, 0);
-		row->ustack = profile__stack(sb->profile, sb->res.stacks, s->prof_ustack, s->tgid, 1);
+		row->ustack = s->prof_tick ? profile__tick_ustack(sb->profile, s->prof_tick) :
+			      profile__stack(sb->profile, sb->res.stacks, s->prof_ustack, s->tgid, 1);
 	}
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
@@ -176,6 +230,24 @@ static size_t parse_stack(struct source_bpf *sb, uint32_t kind, const unsigned c
 	return need;
 }
 
+/* A user stack copied for CFI unwinding: like parse_stack(). */
+static size_t parse_stack_copy(struct source_bpf *sb, const unsigned char *rec, size_t len)
+{
+	struct tract_ustack_copy h;
+
+	if (len < sizeof(h))
+		return 0;
+	memcpy(&h, rec, sizeof(h));
+	if (h.len > TRACT_USTACK_COPY || h.len % 8) {
+		tract_err("corrupt stack copy from the sampler (%u bytes)", h.len);
+		return (size_t)-1;
+	}
+	if (len < sizeof(h) + h.len)
+		return 0;
+	stackdict__add_user_copy(sb->res.stacks, &h, rec + sizeof(h));
+	return sizeof(h) + h.len;
+}
+
 /*
  * Parse whole records from buf; returns the bytes consumed.  A record this
  * tract does not understand ends the pass's parsing and counts as a drop.
@@ -194,10 +266,32 @@ static size_t parse_records(struct source_bpf *sb, struct pass *p, const unsigne
 			if (len - off < sizeof(s))
 				break;
 			memcpy(&s, buf + off, sizeof(s));
-			fill_row(sb, pass__add_row(p), &s);
+			fill_row(sb, p, pass__add_row(p), &s);
 			off += sizeof(s);
-		} else if (kind == TRACT_REC_KSTACK || kind == TRACT_REC_USTACK) {
-			size_t used = parse_stack(sb, kind, buf + off, len - off);
+		} else if (kind == TRACT_REC_OTEL_ATTRS) {
+			struct tract_otel_attrs h;
+			size_t need;
+
+			if (len - off < sizeof(h))
+				break;
+			memcpy(&h, buf + off, sizeof(h));
+			if (h.len > TRACT_OTEL_ATTRS) {
+				tract_err("corrupt attributes record from the sampler (%u bytes)", h.len);
+				p->dropped++;
+				return len;
+			}
+			need = sizeof(h) + ((h.len + 7u) & ~7u);
+			if (len - off < need)
+				break;
+			sb->pending.tid = h.tid;
+			sb->pending.len = h.len;
+			sb->pending.cut = h.size > h.len;
+			memcpy(sb->pending.data, buf + off + sizeof(h), h.len);
+			off += need;
+		} else if (kind == TRACT_REC_KSTACK || kind == TRACT_REC_USTACK ||
+			   kind == TRACT_REC_USTACK_COPY) {
+			size_t used = kind == TRACT_REC_USTACK_COPY ? parse_stack_copy(sb, buf + off, len - off) :
+				      parse_stack(sb, kind, buf + off, len - off);
 
 			if (used == (size_t)-1) {
 				p->dropped++;
@@ -246,102 +340,35 @@ static void take_runq_delays(struct source_bpf *sb, struct pass *p)
 /* Turns one drained map entry into a row of the pass. */
 typedef void (*take_fn)(struct source_bpf *sb, const void *key, const void *value, struct pass *p);
 
-/*
- * Take what a kernel map summed over the interval and empty it, a batch at a
- * time, not a get_next_key and a delete per key.  Keys are 8 bytes.
- */
-static void drain_map(struct source_bpf *sb, struct bpf_map *map, size_t value_size, take_fn take,
-		      struct pass *p)
-{
-	enum { BATCH = 256 };
-	__u64 keys[BATCH];
-	_Alignas(8) unsigned char values[BATCH * sizeof(struct tract_wakeup_val)];
-	int fd = bpf_map__fd(map), first = 1;
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u64 batch = 0;
-
-	if (value_size > sizeof(values) / BATCH)
-		return;
-	for (;;) {
-		__u32 n = BATCH;
-		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch, keys, values,
-							  &n, &opts);
-
-		first = 0;
-		for (__u32 i = 0; i < n; i++)
-			take(sb, &keys[i], values + i * value_size, p);
-		if (err)
-			break;	/* ENOENT: all read */
-	}
-}
-
-/* A histogram bucket: its bound, completions and their summed latency. */
-static void fill_hist(struct hist_row *h, unsigned int bucket, const void *value)
-{
-	struct tract_hist_val v;
-
-	memcpy(&v, value, sizeof(v));
-	h->le_us = 1ull << bucket;
-	h->count = v.count;
-	h->sum_us = v.sum_ns / 1000;
-}
-
-static void take_io(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
-{
-	const struct tract_io_hist_key *k = key;
-	struct hist_row *h = hist_rows__add(&p->io_hist);
-
-	h->name = blockdevs__name(sb->res.blockdevs, k->dev);
-	h->what = block_op_name(k->op);
-	fill_hist(h, k->bucket, value);
-}
-
-static void take_syscall(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
-{
-	const struct tract_sc_hist_key *k = key;
-	struct hist_row *h = hist_rows__add(&p->sc_hist);
-
-	h->tgid = k->tgid;
-	h->name = procinfo__name(sb->res.procs, k->tgid);
-	h->what = syscall_name(k->nr);
-	fill_hist(h, k->bucket, value);
-}
-
-static void take_runq(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
-{
-	const struct tract_runq_hist_key *k = key;
-	struct hist_row *h = hist_rows__add(&p->runq_hist);
-
-	h->tgid = k->tgid;
-	h->name = procinfo__name(sb->res.procs, k->tgid);
-	fill_hist(h, k->bucket, value);
-}
-
-static void take_wakeup(struct source_bpf *sb, const void *key, const void *value, struct pass *p)
-{
-	const struct tract_wakeup_key *k = key;
-	struct wakeup_row *w = wakeup_rows__add(&p->wakeups);
-	struct tract_wakeup_val v;
-	char comm[TRACT_COMM_LEN + 1] = "";
-
-	memcpy(&v, value, sizeof(v));
-	memcpy(comm, v.wakee_comm, TRACT_COMM_LEN);
-	w->waker = waker_label(k->waker_tgid);
-	if (!w->waker) {
-		w->waker_tgid = k->waker_tgid;
-		w->waker = procinfo__name(sb->res.procs, k->waker_tgid);
-	}
-	w->wakee_tgid = k->wakee_tgid;
-	w->wakee = procinfo__intern(sb->res.procs, comm);
-	w->count = v.count;
-	w->runq_us = v.runq_ns / 1000;
-	w->blocked_us = v.blocked_ns / 1000;
-}
-
 /* Counts lost to full kernel maps, in all */
 static uint64_t maps_full(const struct tract_bpf__bss *bss)
 {
 	return bss->io_hist_full + bss->sc_hist_full + bss->runq_hist_full + bss->wakeup_edges_full;
+}
+
+/*
+ * What the previous pass leaves to tidy, done before the sampler sleeps:
+ * from its wakeup to its visit of a thread, a thread can wake and sleep
+ * again, and is then seen as it is, not as it was at the pass's moment
+ * (tract.bpf.c, "A pass is a snapshot").  The work here would lengthen
+ * that for every thread.
+ */
+static void ready_pass(struct source_bpf *sb)
+{
+	procinfo__trim(sb->res.procs);
+	/* a pass marks each of its processes seen, and the trim may have dropped the last's exe */
+	memset(&sb->last_proc, 0, sizeof(sb->last_proc));
+	/* the processes the last pass saw: searched for thread contexts before this one reads them */
+	otel_procs__pass_end(sb->otel, mono_ns());
+	/* texts forgotten: the threads they were of are read again */
+	if (otel_attrs__pass_end(sb->attrs))
+		sb->skel->bss->otel_gen++;
+	/* a pass that ended inside a record leaves no attributes for the next */
+	sb->pending.tid = 0;
+	stackdict__end_pass(sb->res.stacks);
+	cgroups__new_pass(sb->res.cgroups);
+	files__new_pass(sb->res.files, mono_ns());
+	sb->readied = 1;
 }
 
 static int bpf_pass(struct sampler *base, struct pass *p)
@@ -353,16 +380,15 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	size_t have = 0;
 	int fd, err = 0;
 
+	if (!sb->readied)
+		ready_pass(sb);
+	sb->readied = 0;
 	fd = bpf_iter_create(bpf_link__fd(sb->skel->links.tract_sample_pass));
 	if (fd < 0) {
 		err = -errno;
 		tract_err("cannot start the sampler pass: %s", strerror(-err));
 		return err;
 	}
-	procinfo__trim(sb->res.procs);
-	stackdict__end_pass(sb->res.stacks);
-	cgroups__new_pass(sb->res.cgroups);
-	files__new_pass(sb->res.files);
 	for (;;) {
 		ssize_t n;
 		size_t used;
@@ -387,6 +413,8 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 		have -= used;
 	}
 	close(fd);
+	/* wakeups from here on are after every visit of the pass (bpf/window.bpf.h) */
+	bss->window_closed = bss->window_moment;
 	if (!err && have) {
 		tract_warn("sampler pass ended inside a record (%zu bytes left)", have);
 		p->dropped++;
@@ -404,22 +432,15 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	take_runq_delays(sb, p);
 	p->hist_lost = maps_full(bss) - lost0;
-	if (!err) {
-		drain_map(sb, sb->skel->maps.io_hist, sizeof(struct tract_hist_val), take_io, p);
-		if (sb->syscall_latency)
-			drain_map(sb, sb->skel->maps.sc_hist, sizeof(struct tract_hist_val), take_syscall, p);
-		if (sb->runq_latency)
-			drain_map(sb, sb->skel->maps.runq_hist, sizeof(struct tract_hist_val), take_runq, p);
-		if (sb->wakeup_edges)
-			drain_map(sb, sb->skel->maps.wakeup_edges_map, sizeof(struct tract_wakeup_val),
-				  take_wakeup, p);
-	}
-	profile__drain(sb->profile, sb->res.stacks, p);
+	if (!err)
+		pass_sums__take(sb->sums, p);
+	profile__drain(sb->profile, p);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
 		sb->kstack_errors_seen = bss->kstack_errors;
 	}
+	bpf_cost__pass(sb->cost, p);
 	return err;
 }
 
@@ -438,6 +459,8 @@ static void bpf_rest(struct sampler *base)
 	char buf[96];
 	ssize_t n;
 
+	if (!sb->readied)
+		ready_pass(sb);
 	sb->skel->bss->rest_pcount = 0;
 	if (sb->schedstat_fd < 0)
 		return;
@@ -454,13 +477,52 @@ static void bpf_rest(struct sampler *base)
 	sb->skel->bss->rest_pcount = count;
 }
 
+/* What the stacks copied for CFI unwinding cost, for -v. */
+static void report_unwinding(const struct source_bpf *sb)
+{
+	const struct tract_bpf__bss *bss = sb->skel->bss;
+	struct unwind_stats st;
+
+	stackdict__unwind_stats(sb->res.stacks, &st);
+	if (!st.stacks)
+		return;
+	tract_debug("user stacks: %llu copied, %.0f bytes each; %llu unwound, %.1f us and %.1f frames each, %llu cut; "
+		    "%llu read modules in, %.1f ms",
+		    (unsigned long long)bss->ustack_copies,
+		    bss->ustack_copies ? (double)bss->ustack_copy_bytes / bss->ustack_copies : 0.0,
+		    (unsigned long long)st.stacks, st.stacks > st.loads ? st.ns / 1e3 / (st.stacks - st.loads) : 0.0,
+		    (double)st.frames / st.stacks, (unsigned long long)st.cut, (unsigned long long)st.loads,
+		    st.load_ns / 1e6);
+}
+
 static void bpf_free(struct sampler *base)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 
 	if (sb->schedstat_fd >= 0)
 		close(sb->schedstat_fd);
+	report_unwinding(sb);
+	if (sb->skel && sb->skel->bss->otel_read + sb->skel->bss->otel_torn)
+		tract_debug("thread contexts: %llu read, %llu of running threads dropped as torn",
+			    (unsigned long long)sb->skel->bss->otel_read, (unsigned long long)sb->skel->bss->otel_torn);
+	if (sb->skel && sb->skel->bss->window_stacks_kept + sb->skel->bss->window_stacks_missed)
+		tract_debug("%llu kernel stacks kept by wakeups between a pass's moment and its visit; "
+			    "%llu samples of threads woken so without theirs",
+			    (unsigned long long)sb->skel->bss->window_stacks_kept,
+			    (unsigned long long)sb->skel->bss->window_stacks_missed);
+	if (sb->skel && sb->skel->bss->window_ucopies_taken + sb->skel->bss->window_ucopies_lost)
+		tract_debug("%llu user stacks copied as a woken thread left the syscall it slept in before its visit; "
+			    "%llu samples whose copy was written over",
+			    (unsigned long long)sb->skel->bss->window_ucopies_taken,
+			    (unsigned long long)sb->skel->bss->window_ucopies_lost);
+	if (sb->skel && sb->skel->bss->stacks_raced)
+		tract_debug("%llu stacks not kept: their thread ran as they were read",
+			    (unsigned long long)sb->skel->bss->stacks_raced);
+	otel_procs__free(sb->otel);
+	otel_attrs__free(sb->attrs);
 	profile__free(sb->profile);
+	bpf_cost__free(sb->cost);
+	pass_sums__free(sb->sums);
 	tract_bpf__destroy(sb->skel);
 	free(sb->buf);
 	free(sb);
@@ -479,6 +541,12 @@ static const struct sampler_ops bpf_ops = {
  * read as unknown.
  */
 #define SLOTS_MAX (1u << 19)
+/*
+ * The still threads' last reads cached (struct tract_still, 128 bytes):
+ * 2 MiB, whatever pid_max is; past this many threads, some share an entry
+ * and are read afresh.
+ */
+#define STILL_MAX (1u << 14)
 
 static uint32_t slot_count(void)
 {
@@ -504,6 +572,25 @@ static uint32_t possible_cpus(void)
 	return n < 1 ? 1 : n > TRACT_CPUS_MAX ? TRACT_CPUS_MAX : (uint32_t)n;
 }
 
+/*
+ * The hash maps that sum over a pass, and the one user space fills, hold
+ * few of their entries most of the time: from 6.1 on a tracing program may
+ * use a hash that allocates its entries as they come, and the kernel then
+ * charges the memory they use, not the table's bound.
+ */
+static int allocate_as_used(struct tract_bpf *skel)
+{
+	struct bpf_map *maps[] = { skel->maps.sc_hist, skel->maps.runq_hist, skel->maps.io_hist,
+				   skel->maps.wakeup_edges_map, skel->maps.profile_counts, skel->maps.otel_procs };
+	int err = 0;
+
+	if (kernel_before(6, 1))
+		return 0;
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && !err; i++)
+		err = bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) | BPF_F_NO_PREALLOC);
+	return err;
+}
+
 static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 {
 	struct tract_bpf__rodata *ro = skel->rodata;
@@ -513,6 +600,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->all_threads = cfg->all_threads;
 	ro->take_kstacks = cfg->kstacks;
 	ro->take_ustacks = cfg->ustacks;
+	ro->unwind_cfi = cfg->ustacks && cfg->unwind_cfi;
 	/*
 	 * bpf_copy_from_user_task() came in 5.18; with the flag constant the
 	 * verifier never reaches the call, so the sampler still loads.
@@ -520,7 +608,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	if (cfg->ustacks && kernel_before(5, 18)) {
 		static int said;
 
-		ro->take_ustacks = 0;
+		ro->take_ustacks = ro->unwind_cfi = 0;
 		if (!said++)
 			tract_warn("user stacks need Linux 5.18 or newer; recording without them");
 	}
@@ -529,7 +617,9 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
 	memcpy((void *)ro->fd_syscalls, cfg->fd_syscalls, sizeof(cfg->fd_syscalls));
+	memcpy((void *)ro->untimed_syscalls, cfg->untimed_syscalls, sizeof(cfg->untimed_syscalls));
 	ro->slot_mask = slots - 1;
+	ro->still_mask = (slots < STILL_MAX ? slots : STILL_MAX) - 1;
 	ro->nr_cpus = possible_cpus();
 	ro->syscall_latency = cfg->syscall_latency;
 	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
@@ -538,12 +628,24 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	bpf_program__set_autoload(skel->progs.tract_sched_switch, cfg->wakeup_edges || cfg->runq_latency);
 	/* without the profile its tables take no memory */
 	bpf_program__set_autoload(skel->progs.tract_profile, cfg->profile_hz > 0);
-	return bpf_map__set_max_entries(skel->maps.prof_latest, cfg->profile_hz > 0 ? slots : 1) ?:
-	       bpf_map__set_max_entries(skel->maps.profile_stacks, cfg->profile_hz > 0 ? TRACT_PROFILE_STACKS : 1) ?:
+	return allocate_as_used(skel) ?:
+	       bpf_map__set_max_entries(skel->maps.prof_latest, cfg->profile_hz > 0 ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.profile_stacks, cfg->profile_hz <= 0 ? 1 :
+					ro->unwind_cfi ? TRACT_PROFILE_STACKS_CFI : TRACT_PROFILE_STACKS) ?:
 	       bpf_map__set_max_entries(skel->maps.profile_counts, cfg->profile_hz > 0 ? TRACT_PROFILE_COUNTS : 1) ?:
+	       /* the smallest ring there is (a page) where no tick goes by it */
+	       bpf_map__set_max_entries(skel->maps.profile_ticks_ring,
+					cfg->profile_hz > 0 && ro->unwind_cfi ? TRACT_TICK_RING : 4096) ?:
 	       bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots) ?:
-	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1);
+	       bpf_map__set_max_entries(skel->maps.still_reads, slots < STILL_MAX ? slots : STILL_MAX) ?:
+	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.sc_totals, cfg->syscall_latency ? ro->nr_cpus * TRACT_SC_WAYS : 1) ?:
+	       /* the tables of what is not kept take no memory */
+	       (cfg->wakeup_edges ? 0 : bpf_map__set_max_entries(skel->maps.wakeup_edges_map, 1)) ?:
+	       (cfg->syscall_latency ? 0 : bpf_map__set_max_entries(skel->maps.sc_hist, 1)) ?:
+	       (cfg->runq_latency ? 0 : bpf_map__set_max_entries(skel->maps.runq_hist, 1));
 }
 
 /* Open, configure and load the object; NULL with *err set on failure. */
@@ -596,8 +698,16 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 			tract_warn("this kernel's verifier refuses the interrupt-stack check; "
 				   "wakeups by interrupts of kernel code name the interrupted task");
 	}
-	if (skel && frames < TRACT_USTACK_MAX - 1)
-		tract_debug("user stacks of up to %u frames on this kernel", frames);
+	if (skel && frames < TRACT_USTACK_MAX - 1) {
+		static int said;
+
+		/* with --unwind fp every user stack is that walk; with cfi only the ticks the ring had no room for */
+		if (skel->rodata->take_ustacks && !skel->rodata->unwind_cfi && !said++)
+			tract_warn("--unwind fp walks at most %u user frames on this kernel; deeper stacks begin with [cut]",
+				   frames);
+		else
+			tract_debug("user stacks of up to %u frames on this kernel", frames);
+	}
 	if (!skel) {
 		tract_err("cannot load the BPF programs: %s%s", strerror(-err),
 			  tract_verbose ? "" : " (run with -v for the verifier's log)");
@@ -613,13 +723,38 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->base.ops = &bpf_ops;
 	sb->skel = skel;
 	sb->res = *res;
-	sb->syscall_latency = cfg->syscall_latency;
-	sb->wakeup_edges = cfg->wakeup_edges;
-	sb->runq_latency = cfg->runq_latency;
-	if (cfg->profile_hz > 0)
-		sb->profile = profile__open(skel->progs.tract_profile, bpf_map__fd(skel->maps.profile_stacks),
-					    bpf_map__fd(skel->maps.profile_counts), &skel->bss->profile_gen,
-					    cfg->profile_hz);
+	struct pass_sums_maps sums = {
+		.io_hist = bpf_map__fd(skel->maps.io_hist),
+		.sc_hist = cfg->syscall_latency ? bpf_map__fd(skel->maps.sc_hist) : -1,
+		.runq_hist = cfg->runq_latency ? bpf_map__fd(skel->maps.runq_hist) : -1,
+		.edges = cfg->wakeup_edges ? bpf_map__fd(skel->maps.wakeup_edges_map) : -1,
+		.sc_totals = cfg->syscall_latency ? bpf_map__fd(skel->maps.sc_totals) : -1,
+		.edge_totals = cfg->wakeup_edges ? bpf_map__fd(skel->maps.edge_totals) : -1,
+		.cpus = skel->rodata->nr_cpus,
+		.io_added = &skel->bss->io_hist_added, .sc_added = &skel->bss->sc_hist_added,
+		.runq_added = &skel->bss->runq_hist_added, .edges_added = &skel->bss->wakeup_edges_added,
+	};
+
+	sb->sums = pass_sums__open(&sums, res);
+	if (!sb->sums) {
+		tract_bpf__destroy(skel);
+		free(sb);
+		return -ENOMEM;
+	}
+	if (cfg->profile_hz > 0) {
+		struct profile_maps maps = {
+			.stacks_fd = bpf_map__fd(skel->maps.profile_stacks),
+			.counts_fd = bpf_map__fd(skel->maps.profile_counts),
+			.ring_fd = skel->rodata->unwind_cfi ? bpf_map__fd(skel->maps.profile_ticks_ring) : -1,
+			.gen = &skel->bss->profile_gen,
+			.added = &skel->bss->profile_added,
+		};
+
+		sb->profile = profile__open(skel->progs.tract_profile, &maps, res->stacks, cfg->profile_hz);
+	}
+	sb->otel = otel_procs__new(bpf_map__fd(skel->maps.otel_procs), &skel->bss->otel_gen, NULL);
+	sb->attrs = otel_attrs__new();
+	sb->cost = bpf_cost__new(skel->obj, skel->progs.tract_sample_pass);
 	/* opened by the thread that samples: the recorder may run in a thread of its own */
 	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	sb->buf_cap = 1 << 20;

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "cgroups.h"
+#include "clock.h"
 #include "files.h"
 #include "procinfo.h"
 #include "runq.h"
@@ -346,7 +347,7 @@ static int proc_pass(struct sampler *base, struct pass *p)
 	procinfo__trim(sp->res.procs);
 	stackdict__end_pass(sp->res.stacks);
 	cgroups__new_pass(sp->res.cgroups);
-	files__new_pass(sp->res.files);
+	files__new_pass(sp->res.files, mono_ns());
 	while ((e = readdir(d))) {
 		uint32_t tgid;
 

@@ -86,6 +86,37 @@ static void comparisons_compile_to_placeholders(void **state)
 	check_sql("group = \"kworker/*:*\"", "((fold_digits(comm)) = ?)", "T:kworker/*:*");
 }
 
+static void check_clickhouse(const char *src, const char *sql, const char *params)
+{
+	struct expr_sql e;
+	struct expr_error err = { 0 };
+
+	if (expr_compile_in(&expr_clickhouse, src, cols, ARRAY_SIZE(cols), &e, &err)) {
+		print_error("filter %s: %s\n", src, err.msg);
+		fail();
+	}
+	assert_string_equal(e.sql, sql);
+	assert_string_equal(params_str(&e), params);
+	expr_sql_free(&e);
+}
+
+/* ClickHouse's comparisons with NULL are NULL: each one is made 0 or 1, so 'not' is the complement there too */
+static void clickhouse_dialect_is_never_null(void **state)
+{
+	(void)state;
+	check_clickhouse("state=DISK", "ifNull(state = ?, 0)", "T:DISK");
+	check_clickhouse("syscall != futex", "(NOT ifNull(syscall = ?, 0))", "T:futex");
+	check_clickhouse("sc_us >= 5", "ifNull(sc_us >= ?, 0)", "I:5");
+	check_clickhouse("comm ~ \"^kworker\"", "ifNull(match(toString(comm), ?), 0)", "T:^kworker");
+	check_clickhouse("comm !~ worker", "(NOT ifNull(match(toString(comm), ?), 0))", "T:worker");
+	check_clickhouse("syscall in (read, pread64)", "ifNull(syscall IN (?, ?), 0)", "T:read T:pread64");
+	check_clickhouse("syscall not in (read)", "(NOT ifNull(syscall IN (?), 0))", "T:read");
+	check_clickhouse("syscall is null", "isNull(syscall)", "");
+	check_clickhouse("syscall is not null", "isNotNull(syscall)", "");
+	check_clickhouse("not (state=a or group=b)", "(NOT (ifNull(state = ?, 0) OR ifNull((fold_digits(comm)) = ?, 0)))",
+			 "T:a T:b");
+}
+
 static void strings_and_escapes(void **state)
 {
 	(void)state;
@@ -497,6 +528,11 @@ static void bind_reports_bad_indexes(void **state)
 /* Regexes that would make regcomp() take exponential time are refused at once. */
 static void costly_regexes_are_refused(void **state)
 {
+	struct expr_sql e0;
+
+	/* found by fuzzing: a backslash in brackets is no escape, so the repetitions after them are stacked */
+	assert_int_equal(expr_compile("comm !~ 'x[]\\\\]++++++++'", cols, ARRAY_SIZE(cols), &e0, NULL), -EINVAL);
+
 	static const struct expr_column comm[] = { { .name = "comm", .sql = "comm" } };
 	const char *bad[] = { "comm ~ 'a++'", "comm ~ ']+++++++++++++++++++'", "comm ~ 'a*?'",
 			      "comm ~ 'a{2}{3}'", "comm ~ 'x{1,1000}'", "comm ~ '(a{2})(b{2})(c{2})'", NULL };
@@ -574,6 +610,7 @@ int main(void)
 		cmocka_unit_test(costly_regexes_are_refused),
 		cmocka_unit_test(comparisons_compile_to_placeholders),
 		cmocka_unit_test(strings_and_escapes),
+		cmocka_unit_test(clickhouse_dialect_is_never_null),
 		cmocka_unit_test(precedence_and_parentheses),
 		cmocka_unit_test(malformed_filters_say_where),
 		cmocka_unit_test(invalid_regex_is_reported_at_compile_time),

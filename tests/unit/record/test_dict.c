@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Dictionaries and kernel symbol lookup behind the store's dimensions and stacks. */
+/* Dictionaries, symbol lookup and folding behind the store's dimensions and stacks. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "dict.h"
 #include "ksyms.h"
 #include "stackdict.h"
+#include "usyms.h"
 
 static void ids_are_dense_and_stable(void **state)
 {
@@ -122,6 +125,48 @@ static void stacks_are_folded_outermost_first(void **state)
 	ksyms__free(ks);
 }
 
+/* Out of line and not static, so that the binary's .symtab names it. */
+int dict_test_leaf(void);
+__attribute__((noinline)) int dict_test_leaf(void)
+{
+	return 7;
+}
+
+/*
+ * A copied stack stopped at a function's first byte, called from code that
+ * no table covers (JIT) and that keeps no frame pointer: the function comes
+ * out by its name, its caller as module+address, and the stack says it was
+ * cut where the tables ran out.
+ */
+static void user_frames_with_no_symbol_or_no_table(void **state)
+{
+	struct usyms *us = usyms__new(0);
+	struct stackdict *sd = stackdict__new(NULL, us);
+	struct tract_ustack_copy copy = { .kind = TRACT_REC_USTACK_COPY, .hash = TRACT_COPY_ID | 1,
+					  .tgid = (uint32_t)getpid() };
+	uint64_t bytes[8] = { 0 };
+	void *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const struct kstack *s;
+	char want[128];
+
+	(void)state;
+	assert_true(jit != MAP_FAILED);
+	/* at a function's entry the return address is at the stack pointer */
+	bytes[0] = (uint64_t)(uintptr_t)jit + 0x10;
+	copy.len = sizeof(bytes);
+	copy.regs[TRACT_UREG_SP] = 0x7ffd0000;
+	copy.regs[TRACT_UREG_IP] = (uint64_t)(uintptr_t)dict_test_leaf;
+	copy.regs[TRACT_UREG_BP] = 0;	/* nor a frame pointer to step by */
+	s = stackdict__add_user_copy(sd, &copy, bytes);
+	snprintf(want, sizeof(want), "[cut];[anon]+0x%" PRIx64 ";dict_test_leaf", bytes[0]);
+	assert_string_equal(s->frames, want);
+	assert_string_equal(s->wait, "dict_test_leaf");
+	assert_ptr_equal(stackdict__get(sd, copy.hash), s);
+	stackdict__free(sd);
+	usyms__free(us);
+	munmap(jit, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +174,7 @@ int main(void)
 		cmocka_unit_test(values_and_string_pools),
 		cmocka_unit_test(kernel_symbols_resolve_to_their_function),
 		cmocka_unit_test(stacks_are_folded_outermost_first),
+		cmocka_unit_test(user_frames_with_no_symbol_or_no_table),
 	};
 	return cmocka_run_group_tests_name("dict", tests, NULL, NULL);
 }

@@ -5,6 +5,11 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "files.h"
 
 static void tcp4_connection(void **state)
@@ -64,6 +69,60 @@ static void headers_and_garbage_are_refused(void **state)
 	assert_int_equal(ino, 7);
 }
 
+/* A process 42 under a /proc of our own, with fd 3 a socket of inode 1234 in state st (hex). */
+static void fake_proc(const char *root, const char *st)
+{
+	char path[512];
+	FILE *f;
+
+	mkdir(root, 0700);
+	snprintf(path, sizeof(path), "%s/42", root);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/42/net", root);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/42/fd", root);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/42/fd/3", root);
+	unlink(path);
+	assert_int_equal(symlink("socket:[1234]", path), 0);
+	snprintf(path, sizeof(path), "%s/42/net/tcp", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		   "   0: 0100007F:1F90 0100007F:EB9F %s 00000000:00000000 00:00000000 00000000     0        0 1234 1\n",
+		st);
+	fclose(f);
+}
+
+/*
+ * Socket tables are read again in a pass only once the time since the last
+ * read is 99 times what that read took: between, the last read's name and
+ * state stand.
+ */
+static void socket_tables_are_read_at_most_one_percent_of_the_time(void **state)
+{
+	char root[] = "/tmp/tract-test-files-XXXXXX", cmd[600];
+	struct files *fs;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	rmdir(root);
+	fake_proc(root, "01");
+	fs = files__new(root);
+	files__new_pass(fs, 1000);
+	assert_string_equal(files__name(fs, 42, 3, 1234), "tcp 127.0.0.1:8080->127.0.0.1:60319 ESTABLISHED");
+	fake_proc(root, "08");
+	/* a nanosecond later: too soon, the last read stands */
+	files__new_pass(fs, 1001);
+	assert_string_equal(files__name(fs, 42, 3, 1234), "tcp 127.0.0.1:8080->127.0.0.1:60319 ESTABLISHED");
+	/* ten seconds later: read again */
+	files__new_pass(fs, 10000001001ull);
+	assert_string_equal(files__name(fs, 42, 3, 1234), "tcp 127.0.0.1:8080->127.0.0.1:60319 CLOSE_WAIT");
+	files__free(fs);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -71,6 +130,7 @@ int main(void)
 		cmocka_unit_test(listening_and_unconnected),
 		cmocka_unit_test(tcp6_connection),
 		cmocka_unit_test(headers_and_garbage_are_refused),
+		cmocka_unit_test(socket_tables_are_read_at_most_one_percent_of_the_time),
 	};
 	return cmocka_run_group_tests_name("files", tests, NULL, NULL);
 }

@@ -147,6 +147,11 @@ static void record_options_are_applied(void **state)
 	assert_int_equal(o.source, SOURCE_AUTO);
 	assert_int_equal(parse(&o, "record --source proc"), 0);
 	assert_int_equal(o.source, SOURCE_PROC);
+	assert_true(o.sampler.profile_hz == 49.0);
+	assert_int_equal(parse(&o, "record --profile-hz 0"), 0);
+	assert_true(o.sampler.profile_hz == 0.0);
+	assert_int_equal(parse(&o, "record --profile-hz 1000"), 0);
+	assert_true(o.sampler.profile_hz == 1000.0);
 }
 
 static void format_alone_uses_the_data_directory(void **state)
@@ -170,7 +175,9 @@ static void record_rejects_bad_input(void **state)
 		"record -F 0", "record -F abc", "record -F 5000", "record -d -1", "record -d",
 		"record --format json", "record -p x", "record --idle-syscalls nosuchcall",
 		"record --bogus", "record stray", "record --idle-grace -5", "record --keep 10m",
-		"record --keep 5", "record --max-size 10K", "record --max-size lots", "record --source ebpf", NULL,
+		"record --keep 5", "record --max-size 10K", "record --max-size lots", "record --source ebpf",
+		"record --profile-hz 5000", "record --profile-hz -1", "record --profile-hz abc", "record --profile-hz",
+		NULL,
 	};
 
 	(void)state;

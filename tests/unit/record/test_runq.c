@@ -48,6 +48,23 @@ static void history_follows_each_thread(void **state)
 	runq_history__free(h);
 }
 
+/* Many threads, tids in runs and strides: each keeps its own counters as the table grows. */
+static void history_holds_many_threads(void **state)
+{
+	struct runq_history *h = runq_history__new();
+	enum { N = 20000 };
+	uint64_t d = 0;
+
+	(void)state;
+	for (uint32_t i = 1; i <= N; i++)
+		assert_int_equal(runq_history__update(h, i % 2 ? i : i * 1024, i, 1, 0, &d), -1);
+	for (uint32_t i = 1; i <= N; i++) {
+		assert_int_equal(runq_history__update(h, i % 2 ? i : i * 1024, 3 * i, 3, 0, &d), 0);
+		assert_int_equal(d, i);
+	}
+	runq_history__free(h);
+}
+
 /*
  * A thread the sampler displaced: its next switch-in and that wait are the
  * observer's, not its own.
@@ -86,6 +103,7 @@ int main(void)
 		cmocka_unit_test(delay_per_switch_in),
 		cmocka_unit_test(no_switch_in_or_reused_tid_is_unknown),
 		cmocka_unit_test(history_follows_each_thread),
+		cmocka_unit_test(history_holds_many_threads),
 		cmocka_unit_test(the_observer_wait_is_left_out),
 	};
 	return cmocka_run_group_tests_name("runq", tests, NULL, NULL);

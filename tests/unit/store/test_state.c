@@ -15,6 +15,17 @@ static void running_depends_on_the_cpu(void **state)
 	assert_int_equal(tract_decode_state(0, 0, 0), TRACT_STATE_RUNQ);
 }
 
+/* set to sleep but not switched out yet: on its CPU, so running */
+static void on_its_way_to_sleep_it_runs(void **state)
+{
+	(void)state;
+	assert_int_equal(tract_decode_state(TRACT_TASK_UNINTERRUPTIBLE, 0, 1), TRACT_STATE_RUN);
+	assert_int_equal(tract_decode_state(TRACT_TASK_INTERRUPTIBLE, 0, 1), TRACT_STATE_RUN);
+	assert_int_equal(tract_decode_state(TRACT_TASK_UNINTERRUPTIBLE | TRACT_TASK_NOLOAD, 0, 1), TRACT_STATE_RUN);
+	/* but an exiting task's last switch is its end */
+	assert_int_equal(tract_decode_state(0x80, TRACT_EXIT_ZOMBIE, 1), TRACT_STATE_ZOMBIE);
+}
+
 static void sleeps(void **state)
 {
 	(void)state;
@@ -55,6 +66,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(running_depends_on_the_cpu),
+		cmocka_unit_test(on_its_way_to_sleep_it_runs),
 		cmocka_unit_test(sleeps),
 		cmocka_unit_test(stopped_traced_and_dead),
 		cmocka_unit_test(every_state_has_a_name),

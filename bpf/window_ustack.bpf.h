@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The user stack of a thread woken in the pass's window (window.bpf.h) that
+ * leaves the syscall it slept in before the sampler reaches it.  Its user
+ * stack does not change until that syscall returns, so its exit copies it,
+ * in the thread's own context, and the sampler sends that copy with the
+ * sample.  Without it, a thread whose waits are shorter than the sampler's
+ * lag would show its waits with no user code above them: on a busy fsync
+ * loop most of them.  Only exits of threads so marked, in open windows,
+ * pay more than two loads.
+ */
+#ifndef TRACT_WINDOW_USTACK_BPF_H
+#define TRACT_WINDOW_USTACK_BPF_H
+
+#define WINDOW_UCOPIES 64	/* a ring: 1 MiB, within the memory bar */
+
+struct window_ucopy {
+	__u64 moment;		/* the window it was copied in ... */
+	__u32 tid;		/* ... by which thread ... */
+	__u32 serial;		/* ... as the copy's ring count: set before and after the bytes */
+	__u32 serial_done;
+	__u32 pad;
+	struct tract_ustack_copy hdr;
+	__u8 bytes[TRACT_USTACK_COPY];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WINDOW_UCOPIES);
+	__type(key, __u32);
+	__type(value, struct window_ucopy);
+} window_ucopies SEC(".maps");
+
+__u64 window_ucopy_next;
+__u64 window_ucopies_taken;	/* user stacks copied at a syscall's exit ... */
+__u64 window_ucopies_lost;	/* ... and samples whose copy had been written over */
+
+/*
+ * At sys_exit, in an open window: the thread was asleep at the moment in
+ * the syscall now returning, and woken in the window; copy its user stack
+ * for its sample.
+ */
+static __always_inline void window_exit_copy(struct task_struct *task, struct pt_regs *regs)
+{
+	__u32 tid = task->pid, tag = owner_tag(task), i, serial;
+	struct tract_waker *w = waker_of(tid);
+	struct tract_slot *slot;
+	struct moment_stack *ms;
+	struct window_ucopy *c;
+	__u32 len;
+
+	if (!w || !w->ustack_wanted || w->tag != tag || w->moment_woke != (__u32)window_moment)
+		return;
+	w->ustack_wanted = 0;
+	ms = moment_entry(tid);
+	slot = slot_of(tid);
+	/* the syscall it slept in, returning to where it was called (not an exec's new program) */
+	if (!ms || ms->sc_nr != (long)regs->orig_ax || regs->ip != ms->user_ip || regs->sp != ms->user_sp || !slot ||
+	    slot->tag != tag || slot->sc_entry != ms->sc_entry)
+		return;
+	serial = (__u32)__sync_fetch_and_add(&window_ucopy_next, 1) + 1;
+	i = serial % WINDOW_UCOPIES;
+	c = bpf_map_lookup_elem(&window_ucopies, &i);
+	if (!c)
+		return;
+	c->serial = serial;
+	c->moment = ms->moment;
+	c->tid = tid;
+	copy_uregs(c->hdr.regs, regs);
+	len = copy_len(task, regs->sp, NULL);
+	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(c->bytes, len, (void *)regs->sp))
+		return;
+	c->hdr.kind = TRACT_REC_USTACK_COPY;
+	c->hdr.len = len;
+	c->hdr.tgid = task->tgid;
+	c->hdr.hash = next_copy_id();
+	c->serial_done = serial;
+	ms->ucopy_serial = serial;
+	window_ucopies_taken++;
+}
+
+/*
+ * The sampler's side: the copy its exit made, into the stream; its id, or
+ * 0.  Copied out of the ring first, and kept only if no exit began to write
+ * over it meanwhile (it marks the entry before its bytes): the stream gets
+ * a whole record of one stack, or none.
+ */
+static __always_inline __u64 take_window_ustack(struct seq_file *seq, struct task_struct *task)
+{
+	__u32 tid = task->pid, zero = 0, i, serial, len;
+	struct moment_stack *ms = moment_entry(tid);
+	struct ustack_copy_buf *buf = bpf_map_lookup_elem(&ucopy_scratch, &zero);
+	struct window_ucopy *c;
+
+	if (!ms || !ms->ucopy_serial || !buf)
+		return 0;
+	serial = ms->ucopy_serial;
+	i = serial % WINDOW_UCOPIES;
+	c = bpf_map_lookup_elem(&window_ucopies, &i);
+	if (!c)
+		return 0;
+	len = c->hdr.len;
+	if (c->serial != serial || c->serial_done != serial || c->tid != tid || len < 8 || len > TRACT_USTACK_COPY ||
+	    bpf_probe_read_kernel(buf, sizeof(buf->hdr) + len, &c->hdr) || c->serial != serial)
+		goto lost;
+	buf->hdr.len = len;
+	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
+		return 0;
+	ustack_copies++;
+	ustack_copy_bytes += len;
+	return buf->hdr.hash;
+lost:
+	window_ucopies_lost++;
+	return 0;
+}
+
+#endif

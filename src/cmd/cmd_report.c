@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tract report: one self-contained HTML file for a window of the store,
+ * readable offline with no request to anywhere: what was recorded and what
+ * recording cost, average active threads over time by state, where the time
+ * went (by process, state and syscall, wait, file), the flame graph, the
+ * heatmaps of waits in flight and of block I/O, and who woke whom.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "aggregate.h"
+#include "commands.h"
+#include "flame_select.h"
+#include "heatmap_select.h"
+#include "parse.h"
+#include "read_opts.h"
+#include "reader.h"
+#include "render.h"
+#include "schema.h"
+#include "strbuf.h"
+#include "timespec.h"
+#include "util.h"
+#include "wakegraph_select.h"
+#include "xml.h"
+
+static const char report_usage[] =
+"Usage: tract report [-o FILE.html] [-w FILTER] [--from TIME] [--to TIME] [--dir DIR]\n"
+"\n"
+"One self-contained HTML file for a window, readable offline: the host,\n"
+"the window and what recording cost; average active threads over time by\n"
+"state; where the time went by process, state and syscall, wait and file;\n"
+"the flame graph; the heatmaps of waits in flight and of block I/O; who\n"
+"woke whom (drawn by Graphviz).\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE     write to FILE (default: standard output)\n"
+"  -w, --where FILTER    only samples that match (the flame graph, the tables,\n"
+"                        the timeline and the waits in flight)\n"
+"      --from TIME, --to TIME, -D DIR, --strict, --utc, --local, -v: as tract query\n"
+"      --clickhouse URL, --host NAME, --clickhouse-user, ...: the fleet's store, as tract query\n"
+"  -h, --help            show this help\n"
+"\n"
+"Example:\n"
+"  tract report -D /var/lib/tract --from -1h -o report.html\n";
+
+static const struct option report_options[] = {
+	READ_OPTS_LONG,
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define usage_error(...) tract_usage_error("report", __VA_ARGS__)
+
+#define TABLE_ROWS 12
+#define TIMELINE_COLS 120
+
+struct report {
+	const struct store_reader *set;
+	const struct query_opts *q;
+	FILE *out;
+};
+
+static int report_parse_args(int argc, char **argv, struct query_opts *q, const char **output)
+{
+	int c, taken;
+
+	read_opts_init(q);
+	*output = NULL;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":" READ_OPTS_SHORT "o:h", report_options, NULL)) != -1) {
+		if (c == 'g' || c == READ_OPT_FORMAT)
+			return usage_error("%s", c == 'g' ? "-g does not apply: the report has its own tables"
+							  : "--format does not apply: a report is HTML");
+		taken = read_opts_take("report", c, optarg, q);
+		if (taken < 0)
+			return taken;
+		if (taken)
+			continue;
+		switch (c) {
+		case 'o':
+			*output = optarg;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return 1;
+		default:
+			return option_error("report", c, argv);
+		}
+	}
+	return read_opts_finish("report", argc, argv, q);
+}
+
+static void html(FILE *out, const char *s)
+{
+	xml_text(out, s, strlen(s));
+}
+
+static void base64(FILE *out, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned int v = (unsigned int)p[i] << 16 | (i + 1 < n ? (unsigned int)p[i + 1] << 8 : 0) |
+				 (i + 2 < n ? p[i + 2] : 0);
+
+		fputc(digits[v >> 18 & 63], out);
+		fputc(digits[v >> 12 & 63], out);
+		fputc(i + 1 < n ? digits[v >> 6 & 63] : '=', out);
+		fputc(i + 2 < n ? digits[v & 63] : '=', out);
+	}
+}
+
+/*
+ * A picture of its own (its tooltips and script work there) inside the
+ * page, as a data: URL: the file needs nothing beside it.
+ */
+static void embed_svg(FILE *out, const char *svg, size_t len, const char *alt)
+{
+	fputs("<object class=\"pic\" type=\"image/svg+xml\" data=\"data:image/svg+xml;base64,", out);
+	base64(out, (const unsigned char *)svg, len);
+	fputs("\">", out);
+	html(out, alt);
+	fputs("</object>\n", out);
+}
+
+/* What the range's passes recorded and cost, summed over its hours or the fleet. */
+struct pass_totals {
+	uint64_t cpu_us, passes, dropped;
+	uint64_t bpf_us, bpf_passes, bpf_weight_us;	/* over the passes whose BPF time was measured */
+};
+
+/* The fleet's facts for the header: its hosts, and what the range's passes cost them. */
+static void fleet_facts(struct report *r, struct pass_totals *pt)
+{
+	struct ch_store *s = ch_store__of(r->set);
+	struct strbuf sql = { 0 };
+	struct ch_table t;
+
+	strbuf_addf(&sql, "SELECT arrayStringConcat(arraySort(groupUniqArray(host)), ', '), sum(cpu_us), count(), "
+		    "sum(dropped), ifNull(sum(bpf_us), 0), count(bpf_us), sumIf(weight_us, isNotNull(bpf_us)) "
+		    "FROM tract.passes WHERE ts_us >= %" PRIu64 " AND ts_us < %" PRIu64, r->q->from_us, r->q->to_us);
+	ch_store__host_filter(s, &sql);
+	if (!ch_store__select(s, strbuf_str(&sql), &t) && ch_table__next(&t) == 1) {
+		struct strbuf hosts = { 0 };
+
+		strbuf_addn(&hosts, t.row[0].s ? t.row[0].s : "", t.row[0].len);
+		fputs("<tr><th>hosts</th><td>", r->out);
+		html(r->out, strbuf_str(&hosts));
+		fputs("</td></tr>\n", r->out);
+		strbuf_free(&hosts);
+		pt->cpu_us = (uint64_t)ch_field_int(&t.row[1]);
+		pt->passes = (uint64_t)ch_field_int(&t.row[2]);
+		pt->dropped = (uint64_t)ch_field_int(&t.row[3]);
+		pt->bpf_us = (uint64_t)ch_field_int(&t.row[4]);
+		pt->bpf_passes = (uint64_t)ch_field_int(&t.row[5]);
+		pt->bpf_weight_us = (uint64_t)ch_field_int(&t.row[6]);
+	}
+	ch_table__free(&t);
+	strbuf_free(&sql);
+}
+
+/*
+ * The BPF programs' run time over the passes that measured it: their
+ * intervals, not the window's, since the stats may have been on for part
+ * of it only.
+ */
+static void bpf_cost_row(FILE *out, const struct pass_totals *pt)
+{
+	fputs("<tr><th>tract's BPF programs</th><td>", out);
+	if (!pt->bpf_passes) {
+		fputs("not measured (kernel.bpf_stats_enabled=0)</td></tr>\n", out);
+		return;
+	}
+	fprintf(out, "%.3f%% of a CPU (%.0f µs a pass)",
+		pt->bpf_weight_us ? 100.0 * (double)pt->bpf_us / (double)pt->bpf_weight_us : 0.0,
+		(double)pt->bpf_us / (double)pt->bpf_passes);
+	if (pt->bpf_passes < pt->passes)
+		fprintf(out, ", measured in %" PRIu64 " of %" PRIu64 " passes", pt->bpf_passes, pt->passes);
+	fputs("</td></tr>\n", out);
+}
+
+/* The store's facts for the header: from the newest file in range. */
+static void facts(struct report *r, const struct agg_result *all)
+{
+	static const char *const keys[][2] = { { "host", "host" }, { "kernel", "kernel" },
+					      { "frequency_hz", "passes a second" }, { "source", "source" } };
+	struct pass_totals pt = { 0 };
+	char from[64], to[64];
+
+	fputs("<table class=\"facts\">\n", r->out);
+	if (ch_store__of(r->set))
+		fleet_facts(r, &pt);
+	for (size_t i = r->set->n; i-- > 0;) {
+		sqlite3 *db;
+		sqlite3_stmt *st;
+
+		if (!store_hour_overlaps(r->set->hours[i].hour_us, r->q->from_us, r->q->to_us) ||
+		    store_reader__open_or_skip(r->set, i, 0, &db) || !db)
+			continue;
+		if (!pt.passes) {
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL))
+					break;
+				sqlite3_bind_text(st, 1, keys[k][0], -1, SQLITE_STATIC);
+				if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+					fprintf(r->out, "<tr><th>%s</th><td>", keys[k][1]);
+					html(r->out, (const char *)sqlite3_column_text(st, 0));
+					fputs("</td></tr>\n", r->out);
+				}
+				sqlite3_finalize(st);
+			}
+		}
+		if (!sqlite3_prepare_v2(db, "SELECT coalesce(sum(cpu_us), 0), count(*), coalesce(sum(dropped), 0), "
+					    "coalesce(sum(bpf_us), 0), count(bpf_us), "
+					    "coalesce(sum(weight_us) FILTER (WHERE bpf_us IS NOT NULL), 0)"
+					    " FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", -1, &st, NULL)) {
+			sqlite3_bind_int64(st, 1, (int64_t)r->q->from_us);
+			sqlite3_bind_int64(st, 2, (int64_t)r->q->to_us);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				pt.cpu_us += (uint64_t)sqlite3_column_int64(st, 0);
+				pt.passes += (uint64_t)sqlite3_column_int64(st, 1);
+				pt.dropped += (uint64_t)sqlite3_column_int64(st, 2);
+				pt.bpf_us += (uint64_t)sqlite3_column_int64(st, 3);
+				pt.bpf_passes += (uint64_t)sqlite3_column_int64(st, 4);
+				pt.bpf_weight_us += (uint64_t)sqlite3_column_int64(st, 5);
+			}
+			sqlite3_finalize(st);
+		}
+		sqlite3_close(db);
+	}
+	timespec_format(all->first_us, from, sizeof(from));
+	timespec_format(all->last_us, to, sizeof(to));
+	fprintf(r->out, "<tr><th>window</th><td>%s .. %s %s (%.0f s sampled)</td></tr>\n", from, to,
+		timespec_zone(all->last_us), (double)all->sampled_us / 1e6);
+	fprintf(r->out, "<tr><th>passes</th><td>%" PRIu64 ", rows dropped %" PRIu64 "</td></tr>\n", pt.passes,
+		pt.dropped);
+	fprintf(r->out, "<tr><th>tract's own cost</th><td>%.3f%% of a CPU (%.1f ms a pass)</td></tr>\n",
+		all->sampled_us ? 100.0 * (double)pt.cpu_us / (double)all->sampled_us : 0.0,
+		pt.passes ? (double)pt.cpu_us / 1e3 / (double)pt.passes : 0.0);
+	bpf_cost_row(r->out, &pt);
+	fprintf(r->out, "<tr><th>average active threads</th><td>%.2f</td></tr>\n", render_avg(all, all->total));
+	if (r->q->filter) {
+		fputs("<tr><th>filter</th><td>", r->out);
+		html(r->out, r->q->filter);
+		fputs("</td></tr>\n", r->out);
+	}
+	fputs("</table>\n", r->out);
+}
+
+static const char *const state_colour[] = {
+	"#e2483c", "#e8cc34", "#4e7cde", "#48c4c8", "#a470d6", "#a470d6", "#a470d6", "#b0b0a0",
+};
+
+/* Average active threads per time column, stacked by state, as an inline SVG. */
+static int timeline(struct report *r, const struct agg_result *all)
+{
+	static const uint64_t nice[] = { 200000, 500000, 1000000, 2000000, 5000000, 10000000, 30000000, 60000000,
+					 300000000, 600000000, 1800000000, 3600000000ull };
+	uint64_t span = all->last_us > all->first_us ? all->last_us - all->first_us + 1 : 1, bucket = nice[0];
+	struct catalog_column tcol = { .name = "bucket" };
+	struct agg_query q = { .cat = &catalog_samples, .filter = r->q->filter, .ncols = 2,
+			       .from_us = all->first_us, .to_us = all->last_us + 1, .strict = r->q->strict };
+	double (*stack)[8], top = 0;
+	struct agg_result res;
+	struct agg_value v[2];
+	size_t ncols;
+	char sql[96], t[64];
+	int err;
+
+	for (size_t i = 0; i < sizeof(nice) / sizeof(nice[0]) && span / nice[i] > TIMELINE_COLS; i++)
+		bucket = nice[i + 1 < sizeof(nice) / sizeof(nice[0]) ? i + 1 : i];
+	ncols = (size_t)(span / bucket) + 1;
+	catalog_time_index(&tcol, sql, sizeof(sql), all->first_us, bucket);
+	q.cols[0] = &tcol;
+	q.cols[1] = catalog__find(&catalog_samples, "state");
+	err = aggregate(r->set, &q, &res);
+	if (err)
+		return err;
+	stack = xcalloc(ncols, sizeof(*stack));
+	for (size_t i = 0; i < res.nrows; i++) {
+		int s;
+
+		agg_result__values(&res, &res.rows[i], v);
+		if (v[0].type != SQLITE_INTEGER || v[0].i < 0 || (size_t)v[0].i >= ncols || v[1].type != SQLITE_TEXT)
+			continue;
+		for (s = 0; s < 7 && (strlen(state_name(s)) != v[1].len || memcmp(state_name(s), v[1].text, v[1].len)); s++)
+			;
+		stack[v[0].i][s] += agg_result__avg(&res, &res.rows[i]);
+	}
+	for (size_t c = 0; c < ncols; c++) {
+		double sum = 0;
+
+		for (int s = 0; s < 8; s++)
+			sum += stack[c][s];
+		top = sum > top ? sum : top;
+	}
+	fprintf(r->out, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" height=\"240\" "
+		"viewBox=\"0 0 1200 240\"><rect width=\"1200\" height=\"240\" fill=\"#fff\"/>\n");
+	for (size_t c = 0; top > 0 && c < ncols; c++) {
+		double x = 50 + (double)c * 1120.0 / (double)ncols, w = 1120.0 / (double)ncols, y = 210;
+
+		timespec_format(all->first_us + c * bucket, t, sizeof(t));
+		for (int s = 0; s < 8; s++) {
+			double h = stack[c][s] / top * 190;
+
+			if (stack[c][s] <= 0)
+				continue;
+			y -= h;
+			fprintf(r->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+				"<title>%s %s: %.2f threads</title></rect>\n", x, y, w > 1.5 ? w - 0.5 : w, h,
+				state_colour[s], t + 11, s < 7 ? state_name(s) : "?", stack[c][s]);
+		}
+	}
+	fprintf(r->out, "<text x=\"46\" y=\"24\" text-anchor=\"end\">%.1f</text><text x=\"46\" y=\"214\" "
+		"text-anchor=\"end\">0</text>\n", top);
+	timespec_format(all->first_us, t, sizeof(t));
+	fprintf(r->out, "<text x=\"50\" y=\"230\">%s</text>", t + 11);
+	timespec_format(all->last_us, t, sizeof(t));
+	fprintf(r->out, "<text x=\"1170\" y=\"230\" text-anchor=\"end\">%s</text>\n", t + 11);
+	for (int s = 0, x = 60; s < 5; s++, x += 90)
+		fprintf(r->out, "<rect x=\"%d\" y=\"6\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"15\">%s</text>\n",
+			x, state_colour[s], x + 14, s < 4 ? state_name(s) : "other");
+	fputs("</svg>\n", r->out);
+	free(stack);
+	agg_result__free(&res);
+	return 0;
+}
+
+/* The largest groups of one grouping, as an HTML table with bars. */
+static int table(struct report *r, const char *title, const char *group, const char *extra_filter)
+{
+	char *filter = NULL;
+	struct agg_query q = { .cat = &catalog_samples, .group = group, .from_us = r->q->from_us, .to_us = r->q->to_us,
+			       .strict = r->q->strict };
+	struct agg_result res;
+	struct agg_value v[AGG_MAX_GROUP];
+	char cell[512];
+	int err;
+
+	if (r->q->filter && extra_filter) {
+		size_t n = strlen(r->q->filter) + strlen(extra_filter) + 16;
+
+		filter = xcalloc(1, n);
+		snprintf(filter, n, "(%s) and (%s)", r->q->filter, extra_filter);
+	}
+	q.filter = filter ? filter : r->q->filter ? r->q->filter : extra_filter;
+	err = aggregate(r->set, &q, &res);
+	free(filter);
+	if (err)
+		return err;
+	agg_result__sort(&res);
+	fputs("<div class=\"tab\"><h3>", r->out);
+	html(r->out, title);
+	fputs("</h3><table><tr>", r->out);
+	for (size_t c = 0; c < res.ncols; c++) {
+		fputs("<th>", r->out);
+		html(r->out, res.cols[c]->name);
+		fputs("</th>", r->out);
+	}
+	fputs("<th>threads</th><th>share</th></tr>\n", r->out);
+	for (size_t i = 0; i < res.nrows && i < TABLE_ROWS; i++) {
+		double share = agg_result__share(&res, &res.rows[i]);
+
+		agg_result__values(&res, &res.rows[i], v);
+		fputs("<tr>", r->out);
+		for (size_t c = 0; c < res.ncols; c++) {
+			size_t n = render_cell(&v[c], cell, sizeof(cell));
+
+			fputs("<td>", r->out);
+			xml_text(r->out, cell, n < sizeof(cell) ? n : sizeof(cell) - 1);
+			fputs("</td>", r->out);
+		}
+		fprintf(r->out, "<td class=\"n\">%.2f</td><td class=\"bar\"><span style=\"width:%.0fpx\"></span>%.1f%%</td></tr>\n",
+			agg_result__avg(&res, &res.rows[i]), share * 80, share * 100);
+	}
+	if (!res.nrows)
+		fputs("<tr><td>none</td></tr>\n", r->out);
+	fputs("</table></div>\n", r->out);
+	agg_result__free(&res);
+	return 0;
+}
+
+/* What a writer of pictures printed, as a string of the report's. */
+struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *mem_open(struct mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->f = open_memstream(&m->buf, &m->len);
+	return m->f;
+}
+
+static void mem_embed(struct report *r, struct mem *m, const char *alt)
+{
+	if (fclose(m->f) == 0 && m->len)
+		embed_svg(r->out, m->buf, m->len, alt);
+	free(m->buf);
+}
+
+static int flame_section(struct report *r)
+{
+	struct flame_selection sel = { .filter = r->q->filter, .from_us = r->q->from_us, .to_us = r->q->to_us,
+				       .strict = r->q->strict };
+	struct agg_result res;
+	struct flame *f;
+	struct mem m;
+	char sub[256];
+	int err = flame__select(r->set, &sel, &f, &res);
+
+	if (err)
+		return err;
+	fputs("<h2>Flame graph: thread time on and off CPU</h2>\n", r->out);
+	if (f && mem_open(&m)) {
+		flame__describe(&res, 0, sub, sizeof(sub));
+		flame__write_svg(f, m.f, &(struct flame_svg_opts){ .title = "Thread time", .subtitle = sub });
+		mem_embed(r, &m, "the flame graph");
+	}
+	flame__free(f);
+	agg_result__free(&res);
+	return 0;
+}
+
+static int heatmap_section(struct report *r, enum heat_kind kind)
+{
+	struct heatmap_selection sel = { .kind = kind, .filter = kind == HEAT_INFLIGHT ? r->q->filter : NULL,
+					 .from_us = r->q->from_us, .to_us = r->q->to_us, .strict = r->q->strict };
+	struct heatmap h;
+	struct mem m;
+	char sub[160], from[64], to[64];
+	int err = heatmap__select(r->set, &sel, &h);
+
+	if (err)
+		return err;
+	fprintf(r->out, "<h2>%s</h2>\n", heatmap_kinds[kind].title);
+	if (!h.total) {
+		fputs(kind == HEAT_SYSCALL ? "<p>None in this window: record keeps syscall latency unless given "
+					     "<code>--no-syscall-latency</code>.</p>\n" : "<p>None in this window.</p>\n",
+		      r->out);
+	} else if (mem_open(&m)) {
+		timespec_format(h.from_us, from, sizeof(from));
+		timespec_format(h.to_us, to, sizeof(to));
+		snprintf(sub, sizeof(sub), "%s .. %s, %llu %s", from, to, (unsigned long long)h.total,
+			 heatmap_kinds[kind].what);
+		heatmap__write_svg(&h, m.f, &(struct heatmap_svg_opts){ .title = heatmap_kinds[kind].title,
+									.subtitle = sub, .what = heatmap_kinds[kind].what });
+		mem_embed(r, &m, heatmap_kinds[kind].title);
+	}
+	heatmap__free(&h);
+	return 0;
+}
+
+/* Graphviz writes the SVG to a file of its own; it is read back into the page. */
+static int wakes_section(struct report *r)
+{
+	struct wake_selection sel = { .from_us = r->q->from_us, .to_us = r->q->to_us, .strict = r->q->strict };
+	char path[] = "/tmp/tract-report-XXXXXX.svg";
+	struct agg_result res;
+	struct wake_edge *edges = NULL;
+	size_t n = 0;
+	int err = wakegraph__select(r->set, &sel, &res, &edges, &n), fd;
+
+	if (err)
+		return err;
+	fputs("<h2>Who wakes whom</h2>\n", r->out);
+	if (!n) {
+		fputs("<p>No wakeup edges in this window: record keeps them unless given <code>--no-wakeup-edges</code>.</p>\n",
+		      r->out);
+	} else if ((fd = mkstemps(path, 4)) >= 0) {
+		close(fd);
+		if (!wakegraph__write_svg(path, edges, n, 40, "Who wakes whom")) {
+			FILE *f = fopen(path, "r");
+			struct mem m;
+
+			if (f && mem_open(&m)) {
+				char buf[65536];
+				size_t got;
+
+				while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+					fwrite(buf, 1, got, m.f);
+				mem_embed(r, &m, "who wakes whom");
+			}
+			if (f)
+				fclose(f);
+		} else {
+			fputs("<p>Graphviz could not draw the waker graph.</p>\n", r->out);
+		}
+		unlink(path);
+	}
+	free(edges);
+	agg_result__free(&res);
+	return 0;
+}
+
+static const char style[] =
+"<style>\n"
+"body { font: 14px 'DejaVu Sans', Verdana, sans-serif; margin: 20px; color: #222; background: #fcfcf8; }\n"
+"h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; } h3 { font-size: 14px; margin: 6px 0; }\n"
+"table { border-collapse: collapse; } th, td { padding: 2px 8px; text-align: left; font-size: 12px; }\n"
+"table.facts th { color: #555; font-weight: normal; }\n"
+".tabs { display: flex; flex-wrap: wrap; gap: 18px; } .tab td { border-top: 1px solid #eee; max-width: 420px;\n"
+"  overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }\n"
+"td.n { text-align: right; } td.bar span { display: inline-block; height: 9px; background: #e2483c; margin-right: 5px; }\n"
+"object.pic { display: block; max-width: 100%; border: 1px solid #ddd; background: #fff; }\n"
+"svg.timeline text { font-size: 11px; fill: #444; }\n"
+"</style>\n";
+
+static int write_report(struct report *r)
+{
+	struct agg_query q = { .cat = &catalog_samples, .group = "", .filter = r->q->filter, .from_us = r->q->from_us,
+			       .to_us = r->q->to_us, .strict = r->q->strict };
+	struct agg_result all;
+	int err = aggregate(r->set, &q, &all);
+
+	if (err)
+		return err;
+	if (!all.total) {
+		tract_err("no samples in that range%s", r->q->filter ? " match the filter" : "");
+		agg_result__free(&all);
+		return -ENOENT;
+	}
+	/* no request may leave the file: not by a name in it, not by a picture in it */
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+	      "img-src data:; object-src data:; frame-src data:\">\n<title>tract report</title>\n", r->out);
+	fputs(style, r->out);
+	fputs("</head><body>\n<h1>tract report</h1>\n", r->out);
+	facts(r, &all);
+	fputs("<h2>Average active threads over time, by state</h2>\n", r->out);
+	err = timeline(r, &all);
+	if (!err) {
+		fputs("<h2>Where the time went</h2>\n<div class=\"tabs\">\n", r->out);
+		err = table(r, "by process", "pcomm", NULL) ?: table(r, "by state and syscall", "state,syscall", NULL) ?:
+		      table(r, "by wait, off CPU", "wait,state", "state != RUN") ?:
+		      table(r, "by file or socket", "file,syscall", "file is not null");
+		fputs("</div>\n", r->out);
+	}
+	if (!err)
+		err = flame_section(r) ?: heatmap_section(r, HEAT_INFLIGHT) ?: heatmap_section(r, HEAT_IO) ?:
+		      heatmap_section(r, HEAT_SYSCALL) ?: wakes_section(r);
+	fputs("</body></html>\n", r->out);
+	agg_result__free(&all);
+	return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct store_reader set;
+	struct query_opts o;
+	const char *output;
+	struct report r = { .set = &set, .q = &o, .out = stdout };
+	char tmp[4096];
+	int err = report_parse_args(argc, argv, &o, &output);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	if (query_open_store(&o, &set))
+		return EXIT_RUNTIME;
+	err = query_resolve_range(&set, &o);
+	/* into a file beside the output first: a failed report leaves no half page */
+	if (!err && output) {
+		snprintf(tmp, sizeof(tmp), "%s.partial", output);
+		r.out = fopen(tmp, "w");
+		if (!r.out) {
+			tract_err("cannot write %s: %s", tmp, strerror(errno));
+			err = -errno;
+		}
+	}
+	if (!err)
+		err = write_report(&r);
+	if (r.out && r.out != stdout) {
+		if (fclose(r.out) && !err) {
+			tract_err("cannot write %s: %s", tmp, strerror(errno));
+			err = -EIO;
+		}
+		if (err)
+			unlink(tmp);
+		else if (rename(tmp, output)) {
+			tract_err("cannot write %s: %s", output, strerror(errno));
+			err = -errno;
+		}
+	} else if (!err && fflush(stdout)) {
+		err = -EIO;
+	}
+	store_reader__free(&set);
+	return err == -ENOENT ? EXIT_RUNTIME : exit_status(err);
+}

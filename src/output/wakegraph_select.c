@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "dict.h"
+#include "util.h"
+#include "wakegraph_select.h"
+
+/* A row's values as one key: the same edge in both queries. */
+static size_t edge_key(const struct agg_value *v, unsigned char *key, size_t cap)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < 4; i++) {
+		size_t n = v[i].type == SQLITE_TEXT ? v[i].len : sizeof(v[i].i);
+		const void *p = v[i].type == SQLITE_TEXT ? (const void *)v[i].text : (const void *)&v[i].i;
+
+		if (len + n + 2 > cap)
+			break;
+		key[len++] = (unsigned char)v[i].type;
+		memcpy(key + len, p, n);
+		len += n;
+		key[len++] = 0;
+	}
+	return len;
+}
+
+static int by_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : alen < blen ? -1 : alen > blen;
+}
+
+/* Largest first; ties by names and ids, so the same edges draw the same from any store. */
+static int by_count(const void *a, const void *b)
+{
+	const struct wake_edge *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if ((c = by_name(x->waker, x->waker_len, y->waker, y->waker_len)) ||
+	    (c = by_name(x->wakee, x->wakee_len, y->wakee, y->wakee_len)))
+		return c;
+	if (x->waker_tgid != y->waker_tgid)
+		return x->waker_tgid < y->waker_tgid ? -1 : 1;
+	return x->wakee_tgid < y->wakee_tgid ? -1 : x->wakee_tgid > y->wakee_tgid;
+}
+
+/* The edges over the range: counts and run-queue sums, then the blocked sums by the same keys. */
+int wakegraph__select(const struct store_reader *set, const struct wake_selection *o, struct agg_result *r,
+		      struct wake_edge **out, size_t *n)
+{
+	static const char group[] = "waker,waker_tgid,wakee,wakee_tgid";
+	struct catalog blocked = catalog_wakeups;
+	struct agg_query q = { .cat = &catalog_wakeups, .group = group, .filter = o->filter, .from_us = o->from_us,
+			       .to_us = o->to_us, .strict = o->strict };
+	struct agg_result rb;
+	struct agg_value v[4];
+	unsigned char key[1024];
+	struct dict *keys;
+	int err = aggregate(set, &q, r);
+
+	if (err)
+		return err;
+	blocked.sum = "h.blocked_us";
+	q.cat = &blocked;
+	err = aggregate(set, &q, &rb);
+	if (err) {
+		agg_result__free(r);
+		return err;
+	}
+	keys = dict__new();
+	for (size_t i = 0; i < rb.nrows; i++) {
+		int added;
+		uint32_t id;
+
+		agg_result__values(&rb, &rb.rows[i], v);
+		id = dict__intern(keys, key, edge_key(v, key, sizeof(key)), &added);
+		*dict__value(keys, id) = rb.rows[i].sum;
+	}
+	*out = xcalloc(r->nrows ? r->nrows : 1, sizeof(**out));
+	*n = r->nrows;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct wake_edge *e = &(*out)[i];
+		uint32_t id;
+
+		agg_result__values(r, &r->rows[i], v);
+		id = dict__find(keys, key, edge_key(v, key, sizeof(key)));
+		*e = (struct wake_edge){
+			.waker = v[0].type == SQLITE_TEXT ? v[0].text : "?", .waker_len = v[0].type == SQLITE_TEXT ? v[0].len : 1,
+			.wakee = v[2].type == SQLITE_TEXT ? v[2].text : "?", .wakee_len = v[2].type == SQLITE_TEXT ? v[2].len : 1,
+			.waker_tgid = v[1].type == SQLITE_INTEGER ? v[1].i : -1,
+			.wakee_tgid = v[3].type == SQLITE_INTEGER ? v[3].i : -1,
+			.count = r->rows[i].measure, .runq_us = r->rows[i].sum,
+			.blocked_us = id ? *dict__value(keys, id) : 0,
+		};
+	}
+	qsort(*out, *n, sizeof(**out), by_count);
+	dict__free(keys);
+	agg_result__free(&rb);
+	return 0;
+}
+
+/* Graphviz's dot lays the graph out into path; the DOT text goes in through a pipe, no shell. */
+int wakegraph__write_svg(const char *path, const struct wake_edge *e, size_t n, size_t max_edges, const char *title)
+{
+	int fds[2], status = 0;
+	pid_t pid;
+	FILE *in;
+
+	if (pipe(fds))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(fds[0], STDIN_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execlp("dot", "dot", "-Tsvg", "-o", path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[0]);
+	in = fdopen(fds[1], "w");
+	if (in) {
+		/* dot may die early: its exit status tells, not SIGPIPE */
+		signal(SIGPIPE, SIG_IGN);
+		wakegraph__write_dot(in, e, n, max_edges, title);
+		fclose(in);
+	} else {
+		close(fds[1]);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		tract_err("%s", "cannot run dot: install Graphviz (apt-get install graphviz), or write --format dot");
+		return -ENOENT;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		tract_err("dot could not lay the graph out into %s", path);
+		return -EIO;
+	}
+	return 0;
+}
+

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Group-by over the fleet's store: one query to ClickHouse groups the
+ * samples of the range by the values the group's columns follow from
+ * (comm for comm_folded, the kernel stack's frames for wait), and tract
+ * turns each of those groups into the columns' values with the same SQL
+ * functions a local query uses, in an in-memory SQLite, merging groups that
+ * come out alike.  So a column means the same on both stores, and the
+ * server sends one row per distinct input, not per sample.
+ *
+ * A filter runs in the server when every column it names is a value of
+ * tract.samples (or host, or a stack's frames); one that names a derived
+ * column is evaluated here on the groups, its columns' inputs grouped too.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "aggregate.h"
+#include "ch_sql.h"
+#include "ch_store.h"
+#include "expr.h"
+#include "sqlfuncs.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define KFRAMES "nullIf(kframes, '')"
+#define UFRAMES "nullIf(uframes, '')"
+#define MAX_INPUTS 64
+
+/* The host column, which only the fleet's samples have. */
+static const struct catalog_column host_column = {
+	"host", "host", 0, "the host that recorded the sample (--host of tract record)", NULL, 0, "TEXT", 0,
+};
+
+/*
+ * The samples catalog's derived columns: what they follow from in
+ * tract.samples, and their value from those inputs ($1, $2, ...) in SQLite.
+ * Time buckets follow from their own catalog SQL (ch_column_of()).
+ */
+static const struct {
+	const char *name;
+	const char *inputs[6];
+	const char *local;
+} derived[] = {
+	{ "comm_folded", { "comm" }, "fold_digits($1)" },
+	{ "pcomm_folded", { "pcomm" }, "fold_digits($1)" },
+	{ "file_dir", { "file" }, "dir_name($1)" },
+	{ "file_ext", { "file" }, "file_ext($1)" },
+	{ "wait", { KFRAMES }, "top_frame($1)" },
+	{ "activity", { "state", "syscall", "sc_us", "file", "sc_arg1", "sc_arg2" },
+	  "activity($1, $2, $3, $4, $5, $6)" },
+	{ "traceparent", { "trace_id", "span_id", "trace_flags" }, TRACEPARENT_SQL("$1", "$2", "$3") },
+	{ "kstack", { KFRAMES }, NULL },
+	{ "ustack", { UFRAMES }, NULL },
+};
+
+/* A column as the fleet's store has it: its inputs, and its value from them (NULL: the one input). */
+struct ch_column {
+	const char *inputs[6];
+	size_t ninputs;
+	char *local;		/* over $1...; NULL: the input itself */
+	char *bucket_key;	/* a time bucket's key over $1 (what a local query groups its passes by) */
+	char *bucket_input;	/* a time bucket's own input (owned) */
+};
+
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	struct strbuf b = { 0 };
+
+	strbuf_add_replaced(&b, s, from, to);
+	return strbuf_take(&b);
+}
+
+/*
+ * A time bucket's input is the bucket's index since its origin; its value
+ * and key are the column's own SQL at the bucket's start, so they come out
+ * as in a local query whatever the column makes of the time.
+ */
+static void time_column(const struct catalog_column *c, struct ch_column *out)
+{
+	struct strbuf b = { 0 };
+	char *start;
+
+	strbuf_addf(&b, "intDiv(toInt64(ts_us) - %llu, %llu)", (unsigned long long)c->bucket_origin_us,
+		    (unsigned long long)c->bucket_us);
+	out->bucket_input = strbuf_take(&b);
+	out->inputs[0] = out->bucket_input;
+	out->ninputs = 1;
+	strbuf_addf(&b, "($1 * %llu + %llu)", (unsigned long long)c->bucket_us, (unsigned long long)c->bucket_origin_us);
+	start = strbuf_take(&b);
+	out->local = replace_all(c->sql, "p.ts_us", start);
+	out->bucket_key = replace_all(c->base ? c->base : c->sql, "p.ts_us", start);
+	free(start);
+}
+
+/*
+ * The fleet's tables by the local catalogs: its name in ClickHouse, and
+ * what the catalog's SQL names (alias.column) as that table's columns.
+ * The samples' own columns are tract.samples' by their names.
+ */
+struct ch_name {
+	const char *sql, *name;
+};
+
+static const struct ch_name pass_table_names[] = {
+	{ "p.ts_us", "ts_us" }, { "p.weight_us", "weight_us" },
+	{ "h.dev", "dev" }, { "h.op", "op" }, { "h.le_us", "le_us" }, { "h.count", "count" }, { "h.sum_us", "sum_us" },
+	{ "h.pcomm", "pcomm" }, { "h.tgid", "tgid" }, { "h.syscall", "syscall" }, { "h.ticks", "ticks" },
+	{ "h.waker_tgid", "waker_tgid" }, { "h.wakee_tgid", "wakee_tgid" }, { "h.waker", "waker" },
+	{ "h.wakee", "wakee" }, { "h.runq_us", "runq_us" }, { "h.blocked_us", "blocked_us" },
+	{ "t.pcomm", "pcomm" }, { "t.comm", "comm" }, { "t.tid", "tid" }, { "t.tgid", "tgid" },
+	{ "us.frames", UFRAMES }, { "ks.frames", KFRAMES },
+};
+
+static const struct {
+	const struct catalog *cat;
+	const char *table;
+} tables[] = {
+	{ &catalog_samples, "tract.samples" }, { &catalog_io, "tract.io_latency" },
+	{ &catalog_syscall, "tract.syscall_latency" }, { &catalog_runq, "tract.runq_latency" },
+	{ &catalog_profile, "tract.profile" }, { &catalog_wakeups, "tract.wakeups" },
+};
+
+static int is_samples(const struct catalog *cat)
+{
+	return !strcmp(cat->name, catalog_samples.name);
+}
+
+static const char *table_of(const struct catalog *cat)
+{
+	/* by name: a caller may query a copy of a catalog that sums another column */
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+		if (!strcmp(tables[i].cat->name, cat->name))
+			return tables[i].table;
+	return NULL;
+}
+
+/* A name the catalog's SQL uses, as the fleet's table has it; NULL if it has none. */
+static const char *name_of(const struct catalog *cat, const char *sql)
+{
+	if (is_samples(cat)) {
+		if (!strcmp(sql, "p.ts_us") || !strcmp(sql, "p.weight_us"))
+			return sql + 2;
+		for (size_t i = 0; i < cat->ncolumns; i++)
+			if (cat->columns[i].type && !strcmp(cat->columns[i].sql, sql))
+				return cat->columns[i].name;
+		return NULL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pass_table_names); i++)
+		if (!strcmp(pass_table_names[i].sql, sql))
+			return pass_table_names[i].name;
+	return NULL;
+}
+
+/*
+ * A column the catalog makes of others (a histogram's pcomm_folded, a
+ * heatmap's age bucket): each name it uses (alias.column) becomes an input,
+ * its value the column's SQL over them.  One that is just a name is that
+ * name in the server.
+ */
+static int made_of_names(const struct catalog *cat, const struct catalog_column *c, struct ch_column *out)
+{
+	struct strbuf b = { 0 };
+	const char *s = c->sql;
+
+	while (*s) {
+		size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz_.0123456789");
+		char word[64];
+		const char *name = NULL;
+
+		if (!n) {
+			strbuf_addn(&b, s++, 1);
+			continue;
+		}
+		/* a quoted literal passes whole: its words are not names */
+		if (n < sizeof(word) && memchr(s, '.', n) && s[0] >= 'a') {
+			memcpy(word, s, n);
+			word[n] = '\0';
+			name = name_of(cat, word);
+		}
+		if (name) {
+			size_t k;
+
+			for (k = 0; k < out->ninputs && strcmp(out->inputs[k], name); k++)
+				;
+			if (k == out->ninputs) {
+				if (k == ARRAY_SIZE(out->inputs)) {
+					strbuf_free(&b);
+					return -ENOTSUP;
+				}
+				out->inputs[out->ninputs++] = name;
+			}
+			strbuf_addf(&b, "$%zu", k + 1);
+		} else {
+			strbuf_addn(&b, s, n);
+		}
+		s += n;
+	}
+	out->local = strbuf_take(&b);
+	if (!out->ninputs) {
+		free(out->local);
+		out->local = NULL;
+		return -ENOTSUP;
+	}
+	if (!strcmp(out->local, "$1")) {
+		free(out->local);
+		out->local = NULL;
+	}
+	return 0;
+}
+
+/* 0, or -ENOTSUP when the fleet's store cannot give the column. */
+static int ch_column_of(const struct catalog *cat, const struct catalog_column *c, struct ch_column *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (c->bucket_us) {
+		time_column(c, out);
+		return 0;
+	}
+	if (c == &host_column) {
+		out->inputs[0] = "host";
+		out->ninputs = 1;
+		return 0;
+	}
+	for (size_t i = 0; is_samples(cat) && i < ARRAY_SIZE(derived); i++) {
+		if (strcmp(c->name, derived[i].name))
+			continue;
+		for (; out->ninputs < 6 && derived[i].inputs[out->ninputs]; out->ninputs++)
+			out->inputs[out->ninputs] = derived[i].inputs[out->ninputs];
+		out->local = derived[i].local ? xstrdup(derived[i].local) : NULL;
+		return 0;
+	}
+	/* a column of the samples view is a column of tract.samples, by the same name */
+	if (is_samples(cat) && c->type) {
+		out->inputs[0] = c->name;
+		out->ninputs = 1;
+		return 0;
+	}
+	return made_of_names(cat, c, out);
+}
+
+static void ch_column_free(struct ch_column *c)
+{
+	free(c->local);
+	free(c->bucket_key);
+	free(c->bucket_input);
+}
+
+/* What one query reads: the distinct inputs, and SQL over them. */
+struct ch_plan {
+	char *inputs[MAX_INPUTS];
+	size_t ninputs;
+	struct strbuf values;		/* the group columns' values over f.i1, f.i2, ... */
+	struct expr_sql local;		/* a filter evaluated here, over f.i1, ... (has_local) */
+	int has_local;
+	struct strbuf server_filter;	/* a filter for the server, or empty */
+	int kstacks, ustacks;		/* inputs that need a stack's frames */
+	size_t time_input;		/* the time column's input, or (size_t)-1 */
+	char *time_key;			/* its bucket's key over the inputs */
+	char *time_key_alone;		/* the same over f.i1, its input alone */
+};
+
+static size_t add_input(struct ch_plan *p, const char *input)
+{
+	size_t i;
+
+	for (i = 0; i < p->ninputs && strcmp(p->inputs[i], input); i++)
+		;
+	if (i == p->ninputs) {
+		if (p->ninputs == MAX_INPUTS)
+			return (size_t)-1;
+		p->inputs[p->ninputs++] = xstrdup(input);
+		p->kstacks |= strstr(input, "kframes") != NULL;
+		p->ustacks |= strstr(input, "uframes") != NULL;
+	}
+	return i;
+}
+
+/* The column's value over the plan's inputs (f.iN), its inputs added; NULL when there are too many. */
+static char *local_sql(struct ch_plan *p, const struct ch_column *c)
+{
+	char *sql = xstrdup(c->local ? c->local : "$1");
+
+	for (size_t k = c->ninputs; k-- > 0;) {
+		char from[24], to[32], *next;
+		size_t i = add_input(p, c->inputs[k]);
+
+		if (i == (size_t)-1) {
+			free(sql);
+			return NULL;
+		}
+		snprintf(from, sizeof(from), "$%zu", k + 1);
+		snprintf(to, sizeof(to), "f.i%zu", i + 1);
+		next = replace_all(sql, from, to);
+		free(sql);
+		sql = next;
+	}
+	return sql;
+}
+
+/* The filter's columns: the catalog's and host, each with the SQL of one side. */
+struct filter_columns {
+	struct expr_column *cols;
+	size_t n;
+	char **owned;
+};
+
+static void filter_columns_free(struct filter_columns *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->owned[i]);
+	free(f->owned);
+	free(f->cols);
+}
+
+/*
+ * server: each column as the server reads it, or "NULL" where it cannot
+ * (derived ones); else the columns of used as their values here, over the
+ * plan's inputs (which they add to), and "NULL" for the rest.
+ */
+static int make_filter_columns(const struct catalog *cat, struct ch_plan *p, int server, uint64_t used,
+			       struct filter_columns *f)
+{
+	struct expr_column *base = catalog__expr_columns(cat);
+	int err = 0;
+
+	f->n = cat->ncolumns + 1;
+	f->cols = xcalloc(f->n, sizeof(*f->cols));
+	f->owned = xcalloc(f->n, sizeof(*f->owned));
+	for (size_t i = 0; i < f->n && !err; i++) {
+		const struct catalog_column *c = i < cat->ncolumns ? &cat->columns[i] : &host_column;
+		struct ch_column cc;
+
+		f->cols[i] = i < cat->ncolumns ? base[i] : (struct expr_column){ .name = "host" };
+		f->cols[i].sql = "NULL";
+		if (ch_column_of(cat, c, &cc))
+			continue;
+		if (server && !cc.local && cc.ninputs == 1)
+			f->owned[i] = xstrdup(cc.inputs[0]);
+		else if (!server && i < 64 && (used & (1ull << i)) && !(f->owned[i] = local_sql(p, &cc)))
+			err = -E2BIG;
+		if (f->owned[i])
+			f->cols[i].sql = f->owned[i];
+		ch_column_free(&cc);
+	}
+	free(base);
+	return err;
+}
+
+/* Whether the server can evaluate every column the filter names. */
+static int server_can_filter(const struct filter_columns *f, uint64_t used)
+{
+	for (size_t i = 0; i < f->n && i < 64; i++)
+		if ((used & (1ull << i)) && !f->owned[i])
+			return 0;
+	return 1;
+}
+
+/* The filter's SQL with each '?' replaced by its value as a ClickHouse literal. */
+static void inline_params(const struct expr_sql *e, struct strbuf *out)
+{
+	size_t k = 0;
+
+	for (const char *s = e->sql; *s; s++) {
+		if (*s != '?' || k >= e->nparams) {
+			strbuf_addn(out, s, 1);
+			continue;
+		}
+		const struct expr_param *prm = &e->params[k++];
+
+		char digits[40];
+
+		if (prm->kind == EXPR_PARAM_TEXT) {
+			ch_quote(out, prm->text, strlen(prm->text));
+		} else if (prm->text_column) {
+			/* ClickHouse compares no String with a number: the text SQLite would make of it */
+			if (prm->kind == EXPR_PARAM_INT)
+				snprintf(digits, sizeof(digits), "%lld", prm->i);
+			else
+				snprintf(digits, sizeof(digits), "%.15g", prm->r);
+			ch_quote(out, digits, strlen(digits));
+		} else if (prm->kind == EXPR_PARAM_INT) {
+			strbuf_add_i64(out, prm->i);
+		} else {
+			strbuf_addf(out, "%.17g", prm->r);
+		}
+	}
+}
+
+/* The filter, for the server where it can, else for here (p->local, bound after the inputs). */
+static int plan_filter(const struct agg_query *q, struct ch_plan *p)
+{
+	struct filter_columns f = { 0 };
+	struct expr_sql e = { 0 };
+	struct expr_error ee;
+	int err;
+
+	if (!q->filter || !*q->filter)
+		return 0;
+	err = make_filter_columns(q->cat, p, 1, 0, &f);
+	if (!err && expr_compile_in(&expr_clickhouse, q->filter, f.cols, f.n, &e, &ee)) {
+		agg_filter_error(q->filter, &ee);
+		err = -EINVAL;
+	}
+	if (!err && server_can_filter(&f, e.used)) {
+		inline_params(&e, &p->server_filter);
+		/* the stacks' frames it names are joined in */
+		for (size_t i = 0; i < f.n && i < 64; i++)
+			if (e.used & (1ull << i)) {
+				p->kstacks |= strstr(f.owned[i], "kframes") != NULL;
+				p->ustacks |= strstr(f.owned[i], "uframes") != NULL;
+			}
+	} else if (!err) {
+		uint64_t used = e.used;
+
+		filter_columns_free(&f);
+		memset(&f, 0, sizeof(f));
+		err = make_filter_columns(q->cat, p, 0, used, &f);
+		if (!err && expr_compile(q->filter, f.cols, f.n, &p->local, &ee)) {
+			agg_filter_error(q->filter, &ee);
+			err = -EINVAL;
+		}
+		p->has_local = !err;
+	}
+	if (err == -E2BIG)
+		tract_err("the filter and the group need more than %d values from ClickHouse", MAX_INPUTS);
+	expr_sql_free(&e);
+	filter_columns_free(&f);
+	return err;
+}
+
+/* The group's columns: the catalog's, and host. */
+static int parse_group(const struct agg_query *q, struct agg_query *out)
+{
+	char *copy, *save = NULL;
+	int err = 0;
+
+	*out = *q;
+	if (q->ncols)
+		return 0;
+	copy = xstrdup(q->group ? q->group : "");
+	/* host is ours; the catalog's parser reads the rest, one by one */
+	for (char *name = strtok_r(copy, ",", &save); name && !err; name = strtok_r(NULL, ",", &save)) {
+		size_t n;
+		const struct catalog_column *one[AGG_MAX_GROUP];
+
+		name += strspn(name, " \t");
+		name[strcspn(name, " \t")] = '\0';
+		if (!*name)
+			continue;
+		if (out->ncols == AGG_MAX_GROUP) {
+			tract_err("at most %d columns to group by", AGG_MAX_GROUP);
+			err = -EINVAL;
+		} else if (!strcasecmp(name, "host")) {
+			out->cols[out->ncols++] = &host_column;
+		} else if (!(err = agg_parse_group(q->cat, name, one, &n)) && n) {
+			out->cols[out->ncols++] = one[0];
+		}
+	}
+	/* no columns at all is the total */
+	if (!err && !out->ncols)
+		out->group = "";
+	free(copy);
+	return err;
+}
+
+static void free_plan(struct ch_plan *p)
+{
+	for (size_t i = 0; i < p->ninputs; i++)
+		free(p->inputs[i]);
+	strbuf_free(&p->values);
+	strbuf_free(&p->server_filter);
+	free(p->time_key);
+	free(p->time_key_alone);
+	expr_sql_free(&p->local);
+}
+
+/* The group columns' values over the inputs, and which input is the time bucket's. */
+static int plan_values(const struct agg_result *r, struct ch_plan *p)
+{
+	p->time_input = (size_t)-1;
+	for (size_t c = 0; c < r->ncols; c++) {
+		struct ch_column cc;
+		char *sql;
+
+		if (ch_column_of(r->cat, r->cols[c], &cc)) {
+			tract_err("column '%s' cannot be read from ClickHouse", r->cols[c]->name);
+			return -ENOTSUP;
+		}
+		sql = local_sql(p, &cc);
+		if (sql && (int)c == r->time_col) {
+			char to[32];
+
+			p->time_input = add_input(p, cc.inputs[0]);
+			snprintf(to, sizeof(to), "f.i%zu", p->time_input + 1);
+			p->time_key = replace_all(cc.bucket_key, "$1", to);
+			p->time_key_alone = replace_all(cc.bucket_key, "$1", "f.i1");
+		}
+		ch_column_free(&cc);
+		if (!sql) {
+			tract_err("the group needs more than %d values from ClickHouse", MAX_INPUTS);
+			return -E2BIG;
+		}
+		strbuf_addf(&p->values, "%s%s", c ? ", " : "", sql);
+		free(sql);
+	}
+	return 0;
+}
+
+/*
+ * The samples of the range, joined to their stacks' frames where the
+ * inputs need them; 1 when it ends in a WHERE of its own, which a filter
+ * then joins with AND.
+ */
+static int add_from(const struct ch_store *s, const struct agg_query *q, const struct ch_plan *p,
+		     struct strbuf *sql)
+{
+	struct strbuf range = { 0 };
+
+	strbuf_addf(&range, "%s WHERE ts_us >= %llu AND ts_us < %llu", table_of(q->cat),
+		    (unsigned long long)q->from_us, (unsigned long long)q->to_us);
+	ch_store__host_filter(s, &range);
+	if (!p->kstacks && !p->ustacks) {
+		strbuf_add(sql, strbuf_str(&range));
+		strbuf_free(&range);
+		return 1;
+	}
+	/* stacks are kept once per host and id, maybe more than once until merged: any() of each */
+	if (p->kstacks && p->ustacks)
+		strbuf_add(sql, "(SELECT * FROM ");
+	strbuf_addf(sql, "(SELECT * FROM %s)", strbuf_str(&range));
+	if (p->kstacks)
+		strbuf_add(sql, " ANY LEFT JOIN (SELECT host, id AS kstack_id, any(frames) AS kframes FROM tract.stacks "
+				"WHERE kind = 'kernel' GROUP BY host, id) USING (host, kstack_id)");
+	if (p->kstacks && p->ustacks)
+		strbuf_add(sql, ")");
+	if (p->ustacks)
+		strbuf_add(sql, " ANY LEFT JOIN (SELECT host, id AS ustack_id, any(frames) AS uframes FROM tract.stacks "
+				"WHERE kind = 'user' GROUP BY host, id) USING (host, ustack_id)");
+	strbuf_free(&range);
+	return 0;
+}
+
+/* SELECT the inputs and the weight of each distinct one, in the range, filtered where the server can. */
+static char *group_sql(const struct ch_store *s, const struct agg_query *q, const struct ch_plan *p)
+{
+	struct strbuf sql = { 0 };
+	int where;
+
+	strbuf_add(&sql, "SELECT ");
+	for (size_t i = 0; i < p->ninputs; i++)
+		strbuf_addf(&sql, "%s AS i%zu, ", p->inputs[i], i + 1);
+	strbuf_addf(&sql, "sum(%s), count(), %s%s%s FROM ", name_of(q->cat, q->cat->measure),
+		    q->cat->sum ? "sum(" : "", q->cat->sum ? name_of(q->cat, q->cat->sum) : "0", q->cat->sum ? ")" : "");
+	where = add_from(s, q, p, &sql);
+	if (p->server_filter.len)
+		strbuf_addf(&sql, " %s (%s)", where ? "AND" : "WHERE", strbuf_str(&p->server_filter));
+	for (size_t i = 0; i < p->ninputs; i++)
+		strbuf_addf(&sql, "%s i%zu", i ? "," : " GROUP BY", i + 1);
+	return strbuf_take(&sql);
+}
+
+/*
+ * SELECT values, filter, time key FROM the stand-in row of one group's
+ * inputs (?1 ... ?N); the filter's own values are numbered after them.
+ */
+static char *local_statement(const struct ch_plan *p)
+{
+	struct strbuf sql = { 0 };
+	size_t next = p->ninputs + 1;
+
+	strbuf_addf(&sql, "SELECT %s%s(", strbuf_str(&p->values), p->values.len ? ", " : "");
+	for (const char *c = p->has_local ? p->local.sql : "1"; *c; c++) {
+		if (*c == '?')
+			strbuf_addf(&sql, "?%zu", next++);
+		else
+			strbuf_addn(&sql, c, 1);
+	}
+	if (p->time_key)
+		strbuf_addf(&sql, ") IS TRUE, %s", p->time_key);
+	else
+		strbuf_add(&sql, ") IS TRUE, 0");
+	strbuf_add(&sql, " FROM (SELECT 0 AS zero");
+	for (size_t i = 0; i < p->ninputs; i++)
+		strbuf_addf(&sql, ", ?%zu AS i%zu", i + 1, i + 1);
+	strbuf_add(&sql, ") f");
+	return strbuf_take(&sql);
+}
+
+static void bind_field(sqlite3_stmt *st, int index, const struct ch_field *f, enum ch_kind kind)
+{
+	if (!f->s)
+		sqlite3_bind_null(st, index);
+	else if (kind == CH_KIND_INT)
+		sqlite3_bind_int64(st, index, ch_field_int(f));
+	else if (kind == CH_KIND_REAL)
+		sqlite3_bind_double(st, index, ch_field_real(f));
+	else
+		sqlite3_bind_text(st, index, f->len ? f->s : "", (int)f->len, SQLITE_TRANSIENT);
+}
+
+/* Each group of the server's answer, as the columns' values, into r. */
+static int merge_groups(sqlite3 *db, struct ch_table *t, const struct ch_plan *p, struct agg_result *r)
+{
+	size_t ncols = r->ncols;
+	sqlite3_stmt *st = NULL;
+	char *sql = local_statement(p);
+	int rc = 0, err = 0;
+
+	tract_debug("values: %s", sql);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		tract_err("cannot evaluate the group's values: %s", sqlite3_errmsg(db));
+		err = -EIO;
+	}
+	free(sql);
+	while (!err && (rc = ch_table__next(t)) == 1) {
+		uint64_t sums[3] = { (uint64_t)ch_field_int(&t->row[p->ninputs]),
+				     (uint64_t)ch_field_int(&t->row[p->ninputs + 1]),
+				     (uint64_t)ch_field_int(&t->row[p->ninputs + 2]) };
+
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		for (size_t i = 0; i < p->ninputs; i++)
+			bind_field(st, (int)i + 1, &t->row[i], t->kinds[i]);
+		if (p->has_local && expr_bind(st, (int)p->ninputs + 1, &p->local) < 0)
+			rc = SQLITE_ERROR;
+		else
+			rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW) {
+			tract_err("cannot evaluate the group's values: %s", sqlite3_errmsg(db));
+			err = -EIO;
+		} else if (sqlite3_column_int(st, (int)ncols)) {
+			agg_result__add_row(r, st, sums, sqlite3_column_int64(st, (int)ncols + 1));
+		}
+	}
+	if (!err && rc < 0) {
+		tract_err("ClickHouse gave a row tract cannot read");
+		err = -EIO;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* What the passes of each time bucket sampled, the most any host did, by the bucket's key. */
+static int read_bucket_passes(struct ch_store *s, sqlite3 *db, const struct ch_plan *p, const char *where,
+			      struct agg_result *r)
+{
+	struct strbuf sql = { 0 };
+	sqlite3_stmt *st = NULL;
+	struct ch_table t;
+	char *key = NULL;
+	int err;
+
+	strbuf_addf(&sql, "SELECT k, max(w), sum(n) FROM (SELECT host, %s AS k, sum(weight_us) AS w, count() AS n "
+		    "FROM tract.passes %s GROUP BY host, k) GROUP BY k", p->inputs[p->time_input], where);
+	err = ch_store__select(s, strbuf_str(&sql), &t);
+	strbuf_free(&sql);
+	if (err)
+		return err;
+	if (asprintf(&key, "SELECT %s FROM (SELECT ?1 AS i1) f", p->time_key_alone) < 0)
+		abort();
+	if (sqlite3_prepare_v2(db, key, -1, &st, NULL) != SQLITE_OK) {
+		tract_err("cannot evaluate the time buckets: %s", sqlite3_errmsg(db));
+		err = -EIO;
+	}
+	while (!err && ch_table__next(&t) == 1) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, ch_field_int(&t.row[0]));
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			tract_err("cannot evaluate the time buckets: %s", sqlite3_errmsg(db));
+			err = -EIO;
+			break;
+		}
+		agg_result__add_bucket_passes(r, sqlite3_column_int64(st, 0), (uint64_t)ch_field_int(&t.row[1]),
+					      (uint64_t)ch_field_int(&t.row[2]));
+	}
+	sqlite3_finalize(st);
+	free(key);
+	ch_table__free(&t);
+	return err;
+}
+
+/*
+ * The passes of the range: what they sampled, in all and per time bucket.
+ * Hosts sample side by side, so the fleet's sampled time is the most any
+ * host sampled, not their sum: a figure over the fleet is its hosts'
+ * active threads added up.  A host that recorded half the range counts for
+ * half.
+ */
+static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *q, const struct ch_plan *p,
+		       struct agg_result *r)
+{
+	struct strbuf sql = { 0 }, where = { 0 };
+	struct ch_table t;
+	int err;
+
+	strbuf_addf(&where, "WHERE ts_us >= %llu AND ts_us < %llu", (unsigned long long)q->from_us,
+		    (unsigned long long)q->to_us);
+	ch_store__host_filter(s, &where);
+	strbuf_addf(&sql, "SELECT max(w), sum(n), sum(d), min(lo), max(hi), sum(u), sum(l) FROM "
+		    "(SELECT host, sum(weight_us) AS w, count() AS n, sum(dropped) AS d, min(ts_us) AS lo, "
+		    "max(ts_us) AS hi, sum(unsampled_us) AS u, sum(load_rows * weight_us) AS l FROM tract.passes %s "
+		    "GROUP BY host)", strbuf_str(&where));
+	err = ch_store__select(s, strbuf_str(&sql), &t);
+	if (!err && ch_table__next(&t) == 1 && ch_field_int(&t.row[1]) > 0) {
+		r->sampled_us = (uint64_t)ch_field_int(&t.row[0]);
+		r->passes = (uint64_t)ch_field_int(&t.row[1]);
+		r->dropped = (uint64_t)ch_field_int(&t.row[2]);
+		r->first_us = (uint64_t)ch_field_int(&t.row[3]);
+		r->last_us = (uint64_t)ch_field_int(&t.row[4]);
+		r->unsampled_us = (uint64_t)ch_field_int(&t.row[5]);
+		r->load = (uint64_t)ch_field_int(&t.row[6]);
+	}
+	ch_table__free(&t);
+	strbuf_free(&sql);
+	if (!err && p->time_key)
+		err = read_bucket_passes(s, db, p, strbuf_str(&where), r);
+	strbuf_free(&where);
+	return err;
+}
+
+int ch_aggregate(struct ch_store *s, const struct agg_query *q, struct agg_result *r)
+{
+	struct ch_plan plan = { 0 };
+	struct agg_query grouped;
+	struct ch_table t = { 0 };
+	sqlite3 *db = NULL;
+	char *sql = NULL;
+	int err;
+
+	/* what the caller frees, whatever fails */
+	memset(r, 0, sizeof(*r));
+	if (!table_of(q->cat)) {
+		tract_err("the %s table is not in ClickHouse", q->cat->name);
+		return -ENOTSUP;
+	}
+	/* where the columns' values are made from the server's groups */
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK || sqlfuncs_register(db)) {
+		sqlite3_close(db);
+		tract_err("cannot open an in-memory database");
+		return -ENOMEM;
+	}
+	err = parse_group(q, &grouped);
+	if (!err)
+		err = agg_result__start(&grouped, r);
+	if (!err)
+		err = plan_values(r, &plan);
+	if (!err)
+		err = plan_filter(q, &plan);
+	if (!err)
+		err = read_passes(s, db, q, &plan, r);
+	if (!err) {
+		sql = group_sql(s, q, &plan);
+		err = ch_store__select(s, sql, &t);
+	}
+	if (!err)
+		err = merge_groups(db, &t, &plan, r);
+	ch_table__free(&t);
+	free(sql);
+	free_plan(&plan);
+	sqlite3_close(db);
+	if (r->keys)
+		agg_result__finish(r);
+	return err;
+}

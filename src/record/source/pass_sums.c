@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "blockdev.h"
+#include "dict.h"
+#include "map_drain.h"
+#include "pass_sums.h"
+#include "procinfo.h"
+#include "running_totals.h"
+#include "syscalls.h"
+#include "tract/abi.h"
+#include "util.h"
+
+struct pass_sums {
+	struct pass_sums_maps maps;
+	struct resolvers res;
+	struct map_news io_news, sc_news, runq_news, edges_news;
+	struct running_totals *sc_totals, *edge_totals;	/* NULL: not kept */
+	struct dict *rows;	/* this pass's rows, by key: the totals and the hash of a key add up */
+	struct pass *p;		/* the pass being filled */
+};
+
+const char *waker_label(uint32_t waker)
+{
+	if (waker == TRACT_WAKER_IRQ)
+		return "irq";
+	if (waker == TRACT_WAKER_TIMER)
+		return "timer";
+	return NULL;
+}
+
+/* The row of a key of a kind in this pass: *added says whether it is new. */
+static uint64_t *row_of(struct pass_sums *ps, uint64_t kind, uint64_t key, uint64_t bucket, int *added)
+{
+	uint64_t k[3] = { kind, key, bucket };
+
+	return dict__value(ps->rows, dict__intern(ps->rows, k, sizeof(k), added));
+}
+
+enum { KEY_IO = 1, KEY_SYSCALL, KEY_RUNQ, KEY_EDGE };
+
+/* A histogram bucket's row, new or this pass's; its counts summed in ns until pass_sums__take() ends. */
+static struct hist_row *hist_row(struct pass_sums *ps, struct hist_rows *rows, uint64_t what, uint64_t key,
+				 unsigned int bucket, int *added)
+{
+	uint64_t *row = row_of(ps, what, key, bucket, added);
+
+	if (*added) {
+		*row = rows->nr;
+		hist_rows__add(rows)->le_us = 1ull << bucket;
+	}
+	return &rows->rows[*row];
+}
+
+static void add_syscall(struct pass_sums *ps, uint32_t tgid, uint32_t nr, unsigned int bucket, uint64_t count,
+			uint64_t sum_ns)
+{
+	int added;
+	struct hist_row *h = hist_row(ps, &ps->p->sc_hist, KEY_SYSCALL, (uint64_t)tgid << 32 | nr, bucket, &added);
+
+	if (added) {
+		h->tgid = tgid;
+		h->name = procinfo__name(ps->res.procs, tgid);
+		h->what = syscall_name((int)nr);
+	}
+	h->count += count;
+	h->sum_us += sum_ns;
+}
+
+static void take_io(void *ctx, const void *key, const void *value)
+{
+	struct pass_sums *ps = ctx;
+	const struct tract_io_hist_key *k = key;
+	struct tract_hist_val v;
+	int added;
+	struct hist_row *h = hist_row(ps, &ps->p->io_hist, KEY_IO, (uint64_t)k->dev << 8 | k->op, k->bucket, &added);
+
+	memcpy(&v, value, sizeof(v));
+	if (added) {
+		h->name = blockdevs__name(ps->res.blockdevs, k->dev);
+		h->what = block_op_name(k->op);
+	}
+	h->count += v.count;
+	h->sum_us += v.sum_ns;
+}
+
+static void take_syscall(void *ctx, const void *key, const void *value)
+{
+	const struct tract_sc_hist_key *k = key;
+	struct tract_hist_val v;
+
+	memcpy(&v, value, sizeof(v));
+	add_syscall(ctx, k->tgid, k->nr, k->bucket, v.count, v.sum_ns);
+}
+
+static void take_sc_total(void *ctx, uint64_t key, const uint64_t *grown, const void *entry)
+{
+	(void)entry;
+	/* each bucket's count, then its summed latency: a sum read ahead of its count is still taken */
+	for (unsigned int b = 0; b < TRACT_SC_BUCKETS; b++)
+		if (grown[2 * b] || grown[2 * b + 1])
+			add_syscall(ctx, (uint32_t)(key >> 32), (uint32_t)key, b, grown[2 * b], grown[2 * b + 1]);
+}
+
+static void take_runq(void *ctx, const void *key, const void *value)
+{
+	struct pass_sums *ps = ctx;
+	const struct tract_runq_hist_key *k = key;
+	struct tract_hist_val v;
+	int added;
+	struct hist_row *h = hist_row(ps, &ps->p->runq_hist, KEY_RUNQ, k->tgid, k->bucket, &added);
+
+	memcpy(&v, value, sizeof(v));
+	if (added) {
+		h->tgid = k->tgid;
+		h->name = procinfo__name(ps->res.procs, k->tgid);
+	}
+	h->count += v.count;
+	h->sum_us += v.sum_ns;
+}
+
+static void add_edge(struct pass_sums *ps, uint32_t waker_tgid, uint32_t wakee_tgid, const char *wakee_comm,
+		     uint64_t count, uint64_t runq_ns, uint64_t blocked_ns)
+{
+	char comm[TRACT_COMM_LEN + 1];
+	uint64_t *row;
+	struct wakeup_row *w;
+	int added;
+
+	row = row_of(ps, KEY_EDGE, (uint64_t)waker_tgid << 32 | wakee_tgid, 0, &added);
+	if (added) {
+		*row = ps->p->wakeups.nr;
+		w = wakeup_rows__add(&ps->p->wakeups);
+		w->waker = waker_label(waker_tgid);
+		if (!w->waker) {
+			w->waker_tgid = waker_tgid;
+			w->waker = procinfo__name(ps->res.procs, waker_tgid);
+		}
+		w->wakee_tgid = wakee_tgid;
+		/* its name now, where it lives: an entry keeps the name it had when it was taken */
+		w->wakee = procinfo__name(ps->res.procs, wakee_tgid);
+		if (!w->wakee) {
+			memcpy(comm, wakee_comm, TRACT_COMM_LEN);
+			comm[TRACT_COMM_LEN] = '\0';
+			w->wakee = procinfo__intern(ps->res.procs, comm);
+		}
+	}
+	w = &ps->p->wakeups.rows[*row];
+	w->count += count;
+	w->runq_us += runq_ns;
+	w->blocked_us += blocked_ns;
+}
+
+static void take_edge(void *ctx, const void *key, const void *value)
+{
+	const struct tract_wakeup_key *k = key;
+	struct tract_wakeup_val v;
+
+	memcpy(&v, value, sizeof(v));
+	add_edge(ctx, k->waker_tgid, k->wakee_tgid, v.wakee_comm, v.count, v.runq_ns, v.blocked_ns);
+}
+
+static void take_edge_total(void *ctx, uint64_t key, const uint64_t *grown, const void *entry)
+{
+	const struct tract_edge_total *e = entry;
+
+	add_edge(ctx, (uint32_t)(key >> 32), (uint32_t)key, e->wakee_comm, grown[0], grown[1], grown[2]);
+}
+
+struct pass_sums *pass_sums__open(const struct pass_sums_maps *maps, const struct resolvers *res)
+{
+	struct pass_sums *ps = xcalloc(1, sizeof(*ps));
+
+	ps->maps = *maps;
+	ps->res = *res;
+	ps->io_news.added = maps->io_added;
+	ps->sc_news.added = maps->sc_added;
+	ps->runq_news.added = maps->runq_added;
+	ps->edges_news.added = maps->edges_added;
+	ps->rows = dict__new();
+	if (maps->sc_totals >= 0) {
+		ps->sc_totals = running_totals__open(maps->sc_totals, maps->cpus * TRACT_SC_WAYS,
+						     sizeof(struct tract_sc_total),
+						     offsetof(struct tract_sc_total, bucket) / sizeof(uint64_t),
+						     2 * TRACT_SC_BUCKETS, "syscall latency totals");
+		if (!ps->sc_totals)
+			goto fail;
+	}
+	if (maps->edge_totals >= 0) {
+		ps->edge_totals = running_totals__open(maps->edge_totals, maps->cpus * TRACT_EDGE_WAYS,
+						       sizeof(struct tract_edge_total),
+						       offsetof(struct tract_edge_total, count) / sizeof(uint64_t), 3,
+						       "wakeup edge totals");
+		if (!ps->edge_totals)
+			goto fail;
+	}
+	return ps;
+fail:
+	pass_sums__free(ps);
+	return NULL;
+}
+
+void pass_sums__free(struct pass_sums *ps)
+{
+	if (!ps)
+		return;
+	running_totals__free(ps->sc_totals);
+	running_totals__free(ps->edge_totals);
+	dict__free(ps->rows);
+	free(ps);
+}
+
+static void drain(struct pass_sums *ps, int fd, size_t key_size, size_t value_size, struct map_news *news,
+		  map_take_fn take)
+{
+	if (fd >= 0)
+		map_drain(fd, key_size, value_size, news, take, ps);
+}
+
+/* The times were summed in ns, and are kept in µs. */
+static void hist_to_us(struct hist_rows *rows)
+{
+	for (size_t i = 0; i < rows->nr; i++)
+		rows->rows[i].sum_us /= 1000;
+}
+
+void pass_sums__take(struct pass_sums *ps, struct pass *p)
+{
+	ps->p = p;
+	dict__clear(ps->rows);
+	drain(ps, ps->maps.io_hist, sizeof(struct tract_io_hist_key), sizeof(struct tract_hist_val), &ps->io_news,
+	      take_io);
+	if (ps->sc_totals)
+		running_totals__read(ps->sc_totals, take_sc_total, ps);
+	drain(ps, ps->maps.sc_hist, sizeof(struct tract_sc_hist_key), sizeof(struct tract_hist_val), &ps->sc_news,
+	      take_syscall);
+	drain(ps, ps->maps.runq_hist, sizeof(struct tract_runq_hist_key), sizeof(struct tract_hist_val),
+	      &ps->runq_news, take_runq);
+	if (ps->edge_totals)
+		running_totals__read(ps->edge_totals, take_edge_total, ps);
+	drain(ps, ps->maps.edges, sizeof(struct tract_wakeup_key), sizeof(struct tract_wakeup_val), &ps->edges_news,
+	      take_edge);
+	hist_to_us(&p->io_hist);
+	hist_to_us(&p->sc_hist);
+	hist_to_us(&p->runq_hist);
+	for (size_t i = 0; i < p->wakeups.nr; i++) {
+		p->wakeups.rows[i].runq_us /= 1000;
+		p->wakeups.rows[i].blocked_us /= 1000;
+	}
+	ps->p = NULL;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the kernel summed over a pass's interval: the latency histograms
+ * (block I/O, syscalls, waits for a CPU) and the wakeup edges, taken into
+ * the pass, one row per key.  The syscalls and the edges are summed by
+ * each CPU in running totals (running_totals.h), with a hash for the keys
+ * a CPU had no room for; the others in hashes, emptied as they are read.
+ */
+#ifndef TRACT_PASS_SUMS_H
+#define TRACT_PASS_SUMS_H
+
+#include <stdint.h>
+#include <linux/types.h>
+#include "sample.h"
+#include "sampler.h"
+
+/* The BPF side's maps and counters; a kind that is not kept has no maps (fd -1). */
+struct pass_sums_maps {
+	int io_hist, sc_hist, runq_hist, edges;		/* the hashes */
+	int sc_totals, edge_totals;			/* the CPUs' running totals */
+	uint32_t cpus;					/* possible CPUs */
+	/* each hash's count of keys made, read to skip a hash with none */
+	const volatile __u64 *io_added, *sc_added, *runq_added, *edges_added;
+};
+
+struct pass_sums;
+
+/* NULL after a message. */
+struct pass_sums *pass_sums__open(const struct pass_sums_maps *maps, const struct resolvers *res);
+void pass_sums__free(struct pass_sums *ps);
+/* The sums since the previous call, into p. */
+void pass_sums__take(struct pass_sums *ps, struct pass *p);
+
+/* "irq" or "timer" for a wakeup no thread ran (TRACT_WAKER_*), else NULL. */
+const char *waker_label(uint32_t waker);
+
+#endif

@@ -1,0 +1,186 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The fleet when things go wrong, against private ClickHouse servers: the
+# server killed and restarted mid-recording, a server that takes rows and
+# never answers, a full spool, a recorder killed with batches spooled and
+# one half-filled, a wrong password and a read-only user; and a cluster of
+# two shards, whose Distributed tables answer for both.  Every time: each
+# local row in the server exactly once, or said why not.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/clickhouse.sh"
+need_root_bpf
+command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
+plan 22
+proxy=
+trap 'ch_stop_all; [ -z "$proxy" ] || kill "$proxy" 2> /dev/null; cleanup' EXIT
+P=18429
+# a writer with a password, and a user that may only read
+pw=secret-$$
+hex=$(printf '%s' "$pw" | sha256sum | cut -d' ' -f1)
+USERS="<writer><password_sha256_hex>$hex</password_sha256_hex><networks><ip>127.0.0.1</ip></networks>
+<profile>default</profile><quota>default</quota></writer><reader><password></password><networks><ip>127.0.0.1</ip></networks>
+<profile>readonly</profile><quota>default</quota></reader>"
+ch_start "$WORK/ch" $P 19429 "" "$USERS" || exit 1
+URL=http://127.0.0.1:$P
+chq() { ch_query $P "$1 FORMAT TSV"; }
+# a host's samples in the server and in its local store: "rows weight"
+in_server() { chq "SELECT count(), sum(weight_us) FROM tract.samples WHERE host = '$1'" | tr '\t' ' '; }
+in_store() { q "$(one_store "$1")" "select count(*) || ' ' || sum(weight_us) from samples"; }
+printf '%s\n' "$pw" > "$WORK/pw"
+chmod 0600 "$WORK/pw"
+auth="--clickhouse-user writer --clickhouse-password-file $WORK/pw"
+
+start_workload --only fsync,futex,pingpong,spin || exit 1
+
+# ---- the server killed in the middle of recording, and started again ----
+"$TRACT" record -F 20 -d 8 -p "$WL_PID" --clickhouse "$URL" $auth --host killed -o "$WORK/k" 2> "$WORK/k.err" &
+rec=$!
+sleep 2.5
+kill -KILL "$(cat "$WORK/ch/pid")"
+sleep 2
+ch_start "$WORK/ch" $P 19429 "" "$USERS" || exit 1
+wait $rec
+rc=$?
+ok "the server killed mid-recording and started again: the recorder exits $rc" test $rc -eq 0
+ok "every local row arrives exactly once ($(in_server killed); local $(in_store "$WORK/k"))" \
+	test "$(in_server killed)" = "$(in_store "$WORK/k")"
+
+# ---- a server that takes the rows and never answers ----
+perl "$(dirname "$0")/../lib/silent_proxy.pl" 18430 $P > "$WORK/proxy.out" 2>&1 &
+proxy=$!
+for _ in $(seq 50); do grep -qs listening "$WORK/proxy.out" && break; sleep 0.1; done
+"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18430 $auth --host silent -o "$WORK/s" 2> "$WORK/s.err"
+rc=$?
+passes=$(q "$(one_store "$WORK/s")" "select count(*) from passes")
+# what the recorder says it took; on a loaded machine fewer than 60 passes
+# run, but every one it took is stored, none lost waiting for the network
+took=$(sed -n 's/^tract: \([0-9]*\) passes, .* 0 passes not stored$/\1/p' "$WORK/s.err")
+ok "a server that never answers: the recorder exits $rc, every pass stored locally ($passes of ${took:-?})" \
+	sh -c "test $rc -eq 0 && test '$took' -ge 1 && test $passes -eq '$took'"
+kill "$proxy"
+proxy=
+# the same store and spool, the server itself: what it took unanswered is counted, not sent again
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host silent -o "$WORK/s" 2> "$WORK/s2.err"
+ok "batches sent without an answer are counted before they go again: nothing doubled" \
+	test "$(in_server silent)" = "$(in_store "$WORK/s")"
+
+# ---- a full spool ----
+"$TRACT" record -F 100 -d 8 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host full --spool-max 1M \
+	-o "$WORK/f" 2> "$WORK/f.err"
+rc=$?
+kb=$(du -sk "$WORK/f/spool" | cut -f1)
+ok "a full spool: the recorder exits $rc, the spool stays near its bound (${kb} KiB)" \
+	sh -c "test $rc -eq 0 && test $kb -le 1600"
+ok "and says how many of the oldest batches it dropped" grep -q "the spool's bound dropped [1-9][0-9]* batches" "$WORK/f.err"
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host full --spool-max 1M -o "$WORK/f" 2> /dev/null
+"$TRACT" ship -D "$WORK/f" --clickhouse "$URL" $auth --host full 2> "$WORK/f.ship"
+ok "what the bound dropped, tract ship sends from the local store: all there, once" \
+	test "$(in_server full)" = "$(in_store "$WORK/f")"
+
+# ---- a recorder killed with batches spooled and one half-filled ----
+"$TRACT" record -F 20 -d 30 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host crashed -o "$WORK/c" \
+	2> "$WORK/c.err" &
+rec=$!
+# killed once it has spooled a batch (one every 2 s of passes, after it has
+# loaded its programs) and is filling the next: waited for, since a slow
+# machine starts late
+for _ in $(seq 200); do ls "$WORK/c/spool/"*.batch > /dev/null 2>&1 && break; sleep 0.1; done
+sleep 1.2
+kill -KILL $rec
+wait $rec 2> /dev/null
+spooled=$(ls "$WORK/c/spool/"*.batch 2> /dev/null | wc -l)
+ok "a recorder killed with the server away leaves batches spooled ($spooled)" test "$spooled" -ge 1
+# The next start sends the spool, then the gap from the local store, but only
+# while it runs (a stopping recorder leaves the gap to the start after it):
+# on a loaded machine the spool alone can take longer than a second, so it
+# runs until it says the gap went, then stops (and sends what it recorded).
+"$TRACT" record -F 20 -p "$WL_PID" --clickhouse "$URL" $auth --host crashed -o "$WORK/c" 2> "$WORK/c2.err" &
+rec=$!
+bg_started $rec
+wait_until 60 grep -q "passes a stopped recorder had not spooled were sent from the local store" "$WORK/c2.err"
+kill -TERM $rec
+wait $rec
+ok "a later start replays them, and sends from the local store the batch it was filling" \
+	test "$(in_server crashed)" = "$(in_store "$WORK/c")"
+ok "and says so" grep -q "passes a stopped recorder had not spooled were sent from the local store" "$WORK/c2.err"
+
+# ---- credentials the server refuses ----
+# batches waiting for the server, then the wrong password
+"$TRACT" record -F 20 -d 2 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host denied -o "$WORK/d" 2> /dev/null
+before=$(ls "$WORK/d/spool/"*.batch | wc -l)
+printf 'wrong\n' > "$WORK/wrong"
+chmod 0600 "$WORK/wrong"
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" --clickhouse-user writer \
+	--clickhouse-password-file "$WORK/wrong" --host denied -o "$WORK/d" 2> "$WORK/d.err"
+rc=$?
+ok "a wrong password: exit $rc, and a clear error" sh -c "test $rc -eq 1 && grep -q \"refuses tract's user\" '$WORK/d.err'"
+ok "and the spool kept ($before batches)" test "$(ls "$WORK/d/spool/"*.batch | wc -l)" -eq "$before"
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" --clickhouse-user reader --host denied -o "$WORK/d" \
+	2> "$WORK/r.err"
+rc=$?
+ok "a read-only user: exit $rc, a clear error, the spool kept" sh -c \
+	"test $rc -eq 1 && grep -q \"refuses tract's user\" '$WORK/r.err' && test \$(ls '$WORK/d/spool/'*.batch | wc -l) -eq $before"
+"$TRACT" query --clickhouse "$URL" --clickhouse-user writer --clickhouse-password-file "$WORK/wrong" > /dev/null 2> "$WORK/q.err"
+rc=$?
+ok "query with a wrong password: exit $rc, and a clear error" sh -c "test $rc -eq 1 && grep -q 'refused' '$WORK/q.err'"
+"$TRACT" query --clickhouse "$URL" --clickhouse-user reader --host killed -g host --format csv > "$WORK/reader.csv" 2>&1
+ok "a read-only user queries" grep -q '^killed,' "$WORK/reader.csv"
+
+# ---- a batch the server can never take: set aside, the others sent ----
+first=$(ls "$WORK/d/spool/"*.batch | head -n 1)
+printf 'not\ta\tpass\n' > "${first%.batch}.passes"
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host denied -o "$WORK/d" 2> "$WORK/qr.err"
+rc=$?
+ok "a batch the server refuses as bad data: exit $rc, and it says where it set it aside" sh -c \
+	"test $rc -eq 0 && grep -q \"refused a batch's passes_local .*set aside in .*quarantine\" '$WORK/qr.err'"
+ok "it is in the quarantine, and the batches after it were sent" sh -c \
+	"ls '$WORK/d/spool/quarantine/'*.passes && ! ls '$WORK/d/spool/'*.batch"
+
+# ---- tract's database dropped under a recording: made again, and the rows after go in ----
+# (no -d: it runs until the rows after the drop are in, however long a loaded
+# machine takes to make the tables again, then stops)
+"$TRACT" record -F 20 -p "$WL_PID" --clickhouse "$URL" $auth --host dropped -o "$WORK/x" 2> "$WORK/x.err" &
+rec=$!
+bg_started $rec
+rows_in() { [ "$(in_server dropped | cut -d' ' -f1)" -gt 0 ] 2> /dev/null; }
+wait_until 60 rows_in
+# 18.16 drops a database a table at a time: a table the recorder makes meanwhile fails the drop (code 219)
+for _ in $(seq 20); do chq "DROP DATABASE tract" > "$WORK/drop.out" 2>&1 && break; sleep 0.1; done
+wait_until 60 grep -q 'creating tract.s tables again' "$WORK/x.err" && wait_until 60 rows_in
+kill -TERM $rec
+wait $rec
+rc=$?
+ok "the database dropped while recording: the recorder exits $rc and says it creates the tables again" \
+	sh -c "test $rc -eq 0 && grep -q 'creating tract.s tables again' '$WORK/x.err'"
+# the rows sent before the drop went with it; the batches after it must arrive
+ok "and the passes after the drop arrive ($(in_server dropped) of $(in_store "$WORK/x"))" \
+	sh -c "test \"\$(echo '$(in_server dropped)' | cut -d' ' -f1)\" -gt 0 ||
+		{ cat '$WORK/drop.out' '$WORK/x.err'; ls -R '$WORK/x/spool'; exit 1; }"
+stop_workload
+
+# ---- two shards ----
+RS='<remote_servers><fleet2><shard><replica><host>127.0.0.1</host><port>19432</port></replica></shard>
+<shard><replica><host>127.0.0.1</host><port>19433</port></replica></shard></fleet2></remote_servers>'
+ch_start "$WORK/s1" 18432 19432 "$RS" && ch_start "$WORK/s2" 18433 19433 "$RS" || exit 1
+loaded=0
+for port in 18432 18433; do
+	"$TRACT" clickhouse-schema --cluster fleet2 | while IFS= read -r st; do
+		ch_query $port "$st" > /dev/null || exit 1
+	done || loaded=1
+done
+ok "clickhouse-schema --cluster loads on both shards" test $loaded -eq 0
+start_workload --only fsync,futex,pingpong || exit 1
+# each recorder into its own shard
+"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18432 --host one -o "$WORK/one" 2> /dev/null &
+a=$!
+"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18433 --host two -o "$WORK/two" 2> /dev/null
+wait $a
+stop_workload
+"$TRACT" query --clickhouse http://127.0.0.1:18432 --from @0 --to now -g host --format csv | tr -d '\r' > "$WORK/shards.csv"
+n() { q "$(one_store "$1")" "select count(*) from samples"; }
+ok "the Distributed tables answer for both shards, each host with its own rows ($(tr '\n' ' ' < "$WORK/shards.csv"))" \
+	test "$(awk -F, 'NR > 1 { print $1 "=" $4 }' "$WORK/shards.csv" | sort | tr '\n' ' ')" = \
+	"one=$(n "$WORK/one") two=$(n "$WORK/two") "
+shard_sum=$(( $(ch_query 18432 "SELECT count() FROM tract.samples_local") + $(ch_query 18433 "SELECT count() FROM tract.samples_local") ))
+ok "a query over the cluster is the sum of the shards ($shard_sum)" test \
+	"$("$TRACT" query --clickhouse http://127.0.0.1:18433 --sql 'SELECT count() AS n FROM tract.samples' --format csv | tail -n 1 | tr -d '\r')" = "$shard_sum"

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Hours an older tract wrote (schema 5: no trace columns; 6: no trace
+ * flags or attributes; 7: no passes.bpf_us), made from the fixture by
+ * taking the columns away: a reader reads them as this tract writes them
+ * without writing to them, the recorder goes on writing one after
+ * upgrading it in place, and an hour older than the oldest upgradable is
+ * refused by name.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <cmocka.h>
+#include "hours.h"
+#include "csv_reader.h"
+#include "reader.h"
+#include "schema.h"
+#include "sink.h"
+#include "../store_fixture.h"
+#include "util.h"
+
+static char *hour_file(const char *dir)
+{
+	return store_hour_path(dir, FIXTURE_FIRST_US, HOUR_SQLITE_SUFFIX);
+}
+
+static void exec_ok(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+}
+
+static int64_t one_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* sample_facts made again without the columns of drop ("|a|b|") */
+static void drop_columns(sqlite3 *db, const char *drop)
+{
+	char sql[4096] = "CREATE TABLE old_facts AS SELECT rowid AS rowid_";
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('sample_facts')", -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char key[80];
+
+		snprintf(key, sizeof(key), "|%s|", (const char *)sqlite3_column_text(st, 0));
+		if (!strstr(drop, key))
+			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ", %s", sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	strcat(sql, " FROM sample_facts; DROP TABLE sample_facts; ALTER TABLE old_facts RENAME TO sample_facts");
+	exec_ok(db, sql);
+}
+
+/* The fixture's first hour as version `version` of the schema had it. */
+static char *old_hour(int version)
+{
+	char *dir = fixture_dir(), *path, sql[64];
+	sqlite3 *db;
+
+	assert_non_null(dir);
+	assert_int_equal(fixture_store(store_sqlite__open, dir), 0);
+	path = hour_file(dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_ok(db, "DROP VIEW samples");
+	if (version <= 6)
+		drop_columns(db, version <= 5 ? "|trace_attrs|trace_flags|trace_id|span_id|" : "|trace_attrs|trace_flags|");
+	exec_ok(db, "ALTER TABLE passes DROP COLUMN bpf_us");
+	/* the old view: what it showed does not matter, the new one replaces it */
+	exec_ok(db, "CREATE VIEW samples AS SELECT f.pass FROM sample_facts f");
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
+	exec_ok(db, sql);
+	sqlite3_close(db);
+	free(path);
+	return dir;
+}
+
+static void a_reader_upgrades_a_copy(void **state)
+{
+	for (int version = 5; version <= 7; version++) {
+		char *dir = old_hour(version), *path = hour_file(dir);
+		sqlite3 *db, *file;
+
+		(void)state;
+		assert_int_equal(store_open_file(path, &db), 0);
+		/* 10 passes in the first hour: spin and db in each, a"b in five, x\033y in one */
+		assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 26);
+		assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs IS NULL "
+					     "AND trace_id IS NULL AND trace_flags IS NULL"), 26);
+		assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE file = '" FIXTURE_FILE "'"), 10);
+		/* the passes' BPF time was not measured then: NULL, not 0 */
+		assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE bpf_us IS NULL"), 10);
+		sqlite3_close(db);
+		/* attached, as tract query --sql reads hours */
+		{
+			struct store_reader r;
+			sqlite3 *mem;
+
+			assert_int_equal(store_reader__open(dir, &r), 0);
+			assert_int_equal(sqlite3_open(":memory:", &mem), SQLITE_OK);
+			assert_int_equal(store_reader__attach_hour(&r, 0, mem, "src"), 0);
+			assert_int_equal(one_int(mem, "SELECT count(trace_attrs IS NULL) FROM src.samples WHERE ts_us > 0"), 26);
+			assert_int_equal(one_int(mem, "SELECT count(*) FROM src.passes WHERE bpf_us IS NULL"), 10);
+			sqlite3_close(mem);
+			store_reader__free(&r);
+		}
+		/* and the file is as it was */
+		assert_int_equal(sqlite3_open(path, &file), SQLITE_OK);
+		assert_int_equal(one_int(file, "PRAGMA user_version"), version);
+		sqlite3_close(file);
+		free(path);
+		fixture_remove(dir);
+	}
+}
+
+static void the_recorder_upgrades_in_place(void **state)
+{
+	char *dir = old_hour(5), *path = hour_file(dir);
+	struct store_config cfg = { .dir = dir, .frequency_hz = 1, .source = "test", .gid = -1 };
+	struct pass p = { .ts_us = FIXTURE_FIRST_US + 3000000, .weight_us = 1000000, .visited = 1, .bpf_us = 77,
+			  .has_bpf_us = 1 };
+	struct sample *r;
+	struct sink *s;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(store_sqlite__open(&cfg, &s), 0);
+	r = fixture_row(&p, 9, "traced", TRACT_STATE_SLEEP, 0);
+	r->flags |= TRACT_SF_TRACE;
+	r->trace_id[15] = 1;
+	r->span_id[7] = 2;
+	r->trace_flags = 1;
+	r->trace_attrs = "http.route=/a";
+	assert_int_equal(sink__write_pass(s, &p), 0);
+	sink__close(s);
+	pass__free_rows(&p);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(one_int(db, "PRAGMA user_version"), TRACT_SCHEMA_VERSION);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 27);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs = 'http.route=/a' AND trace_flags = 1 "
+				     "AND trace_id = '00000000000000000000000000000001' AND span_id = '0000000000000002'"), 1);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes"), 11);
+	assert_int_equal(one_int(db, "SELECT count(bpf_us) FROM passes"), 1);
+	assert_int_equal(one_int(db, "SELECT bpf_us FROM passes WHERE bpf_us IS NOT NULL"), 77);
+	sqlite3_close(db);
+	free(path);
+	fixture_remove(dir);
+}
+
+static void older_hours_are_refused_by_name(void **state)
+{
+	char *dir = old_hour(5), *path = hour_file(dir);
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_ok(db, "PRAGMA user_version = 4");
+	sqlite3_close(db);
+	tract_hold_errors(1);
+	assert_int_equal(store_open_file(path, &db), -EIO);
+	tract_hold_errors(0);
+	assert_non_null(strstr(tract_last_error(), "schema version 4; this tract reads versions 5 to"));
+	free(path);
+	fixture_remove(dir);
+}
+
+/* The hour's file of this suffix without its last columns: the header ends in names, each row in rest. */
+static void cut_csv_columns(const char *dir, const char *suffix, const char *names, const char *rest)
+{
+	char *path = store_hour_path(dir, FIXTURE_FIRST_US, suffix), line[4096], tmp[256];
+	FILE *in, *out;
+
+	snprintf(tmp, sizeof(tmp), "%s.old", path);
+	in = fopen(path, "r");
+	out = fopen(tmp, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	for (int first = 1; fgets(line, sizeof(line), in); first = 0) {
+		char *end = line + strlen(line);
+		const char *cut = first ? names : rest;
+
+		while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+			end--;
+		assert_true((size_t)(end - line) >= strlen(cut));
+		assert_memory_equal(end - strlen(cut), cut, strlen(cut));
+		fprintf(out, "%.*s\r\n", (int)(end - line - (long)strlen(cut)), line);
+	}
+	fclose(in);
+	fclose(out);
+	assert_int_equal(rename(tmp, path), 0);
+	free(path);
+}
+
+/*
+ * The fixture's first CSV hour as schema 6 had it: the samples without
+ * their last two columns (empty in the fixture's rows), the passes without
+ * bpf_us (empty: not measured).
+ */
+static char *old_csv_hour(void)
+{
+	char *dir = fixture_dir();
+
+	assert_non_null(dir);
+	assert_int_equal(fixture_store(store_csv__open, dir), 0);
+	cut_csv_columns(dir, HOUR_CSV_SUFFIX, ",trace_flags,trace_attrs", ",,");
+	cut_csv_columns(dir, ".passes.csv", ",bpf_us", ",");
+	return dir;
+}
+
+static void a_csv_hour_an_older_tract_began_goes_on(void **state)
+{
+	char *dir = old_csv_hour();
+	struct store_config cfg = { .dir = dir, .frequency_hz = 1, .source = "test", .gid = -1 };
+	struct pass p = { .ts_us = FIXTURE_FIRST_US + 3000000, .weight_us = 1000000, .visited = 1, .bpf_us = 77,
+			  .has_bpf_us = 1 };
+	char *passes = store_hour_path(dir, FIXTURE_FIRST_US, ".passes.csv"), header[256];
+	struct sample *r;
+	struct sink *s;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	/* read as it is: the columns it lacks are NULL */
+	assert_int_equal(store_csv__load_hour(dir, FIXTURE_FIRST_US, &db), 0);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs IS NULL AND trace_flags IS NULL"), 26);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE bpf_us IS NULL"), 10);
+	sqlite3_close(db);
+	/* and a recorder appends to it with its own columns */
+	assert_int_equal(store_csv__open(&cfg, &s), 0);
+	r = fixture_row(&p, 9, "traced", TRACT_STATE_SLEEP, 0);
+	r->flags |= TRACT_SF_TRACE;
+	r->trace_id[15] = 1;
+	r->trace_flags = 1;
+	r->trace_attrs = "http.route=/a b";
+	assert_int_equal(sink__write_pass(s, &p), 0);
+	sink__close(s);
+	pass__free_rows(&p);
+	assert_int_equal(store_csv__load_hour(dir, FIXTURE_FIRST_US, &db), 0);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 27);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs = 'http.route=/a b' AND trace_flags = 1"), 1);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE comm = 'a\"b' AND file IS NULL"), 5);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE file = '" FIXTURE_FILE "'"), 10);
+	/* its passes.csv made over too: the old passes not measured, the new one's time under its own header */
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes"), 11);
+	assert_int_equal(one_int(db, "SELECT count(bpf_us) FROM passes"), 1);
+	assert_int_equal(one_int(db, "SELECT bpf_us FROM passes WHERE bpf_us IS NOT NULL"), 77);
+	sqlite3_close(db);
+	f = fopen(passes, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(header, sizeof(header), f));
+	fclose(f);
+	assert_non_null(strstr(header, ",moment_read,bpf_us\r\n"));
+	free(passes);
+	fixture_remove(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_reader_upgrades_a_copy),
+		cmocka_unit_test(the_recorder_upgrades_in_place),
+		cmocka_unit_test(older_hours_are_refused_by_name),
+		cmocka_unit_test(a_csv_hour_an_older_tract_began_goes_on),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
