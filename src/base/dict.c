@@ -26,6 +26,7 @@ static uint64_t head_of(const void *key, size_t len)
 
 struct dict_by_id {
 	unsigned char *key;
+	size_t len;
 	uint64_t value;
 };
 
@@ -128,7 +129,7 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
 		d->cap_by_id = d->cap_by_id ? d->cap_by_id * 2 : 64;
 		d->by_id = xrealloc(d->by_id, d->cap_by_id * sizeof(*d->by_id));
 	}
-	d->by_id[e->id - 1] = (struct dict_by_id){ .key = e->key };
+	d->by_id[e->id - 1] = (struct dict_by_id){ .key = e->key, .len = e->len };
 	*added = 1;
 	return e->id;
 }
@@ -136,6 +137,11 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
 const void *dict__key(const struct dict *d, uint32_t id)
 {
 	return d->by_id[id - 1].key;
+}
+
+size_t dict__key_len(const struct dict *d, uint32_t id)
+{
+	return d->by_id[id - 1].len;
 }
 
 uint64_t *dict__value(struct dict *d, uint32_t id)

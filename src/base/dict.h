@@ -22,6 +22,7 @@ size_t dict__size(const struct dict *d);
 void dict__clear(struct dict *d);
 /* The stored copy of an id's key: it stays put until dict__clear() or dict__free(). */
 const void *dict__key(const struct dict *d, uint32_t id);
+size_t dict__key_len(const struct dict *d, uint32_t id);
 /* A value the caller keeps with an id (an index, a pointer); 0 when added. */
 uint64_t *dict__value(struct dict *d, uint32_t id);
 /*

@@ -11,6 +11,12 @@ struct render_opts {
 	enum render_format format;
 	size_t top;			/* rows shown; 0: all */
 	int utf8;			/* bars of block characters */
+	/*
+	 * The terminal's width: a table's cells are cut to what a line leaves
+	 * them (40 cells at least), with a mark where they were; 0: never cut,
+	 * as for a pipe.
+	 */
+	size_t columns;
 };
 
 /* table, csv or json; -1 for anything else. */

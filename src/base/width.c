@@ -5,6 +5,9 @@
  * the locale, so a table lines up whatever LANG says.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "util.h"
 #include "width.h"
 
 struct range {
@@ -89,4 +92,42 @@ size_t text_fit(const char *s, size_t cells)
 		i += n;
 	}
 	return i;
+}
+
+/* The byte offset of the shortest tail of s[0, len) that fits in cells cells. */
+static size_t tail_fit(const char *s, size_t len, size_t cells)
+{
+	size_t total = text_cells(s, len), i = 0;
+
+	while (i < len && total > cells) {
+		uint32_t c;
+
+		i += decode((const unsigned char *)s + i, len - i, &c);
+		total -= cells_of(c);
+	}
+	return i;
+}
+
+char *text_cut(const char *s, size_t cells, int stack, int utf8)
+{
+	const char *mark = utf8 ? "\xe2\x80\xa6" : "~";
+	size_t len = strlen(s), room = cells ? cells - 1 : 0, n;
+	char *out;
+
+	if (text_cells(s, len) <= cells)
+		return xstrdup(s);
+	out = xcalloc(1, len + 4);
+	if (stack) {
+		size_t from = tail_fit(s, len, room);
+		const char *frame = memchr(s + from, ';', len - from);
+
+		/* begin on a whole frame, its ';' showing that frames were cut */
+		if (frame && frame + 1 < s + len)
+			from = (size_t)(frame - s);
+		snprintf(out, len + 4, "%s%s", cells ? mark : "", s + from);
+		return out;
+	}
+	n = text_fit(s, room);
+	snprintf(out, len + 4, "%.*s%s", (int)n, s, cells ? mark : "");
+	return out;
 }

@@ -9,5 +9,12 @@
 size_t text_cells(const char *s, size_t len);
 /* The bytes of s (NUL-terminated) that fit in cells cells, not splitting a character. */
 size_t text_fit(const char *s, size_t cells);
+/*
+ * s in at most cells cells, a copy the caller frees: whole when it fits,
+ * else cut where the mark (… in UTF-8, else ~) says so.  A stack
+ * ("outer;...;inner") keeps its innermost frames, "…;f;g", cut on a frame
+ * where one starts within the room; other text keeps its start, "abc…".
+ */
+char *text_cut(const char *s, size_t cells, int stack, int utf8);
 
 #endif

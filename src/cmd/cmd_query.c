@@ -192,6 +192,7 @@ int cmd_query(int argc, char **argv)
 		return 0;
 	}
 	o.render.utf8 = query_utf8_terminal();
+	o.render.columns = query_terminal_columns();
 	if (query_open_store(&o, &set))
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);

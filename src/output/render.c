@@ -12,7 +12,6 @@
 #include "width.h"
 
 #define BAR_WIDTH 20
-#define CELL_MAX 120
 
 double render_avg(const struct agg_result *r, uint64_t measure)
 {
@@ -132,11 +131,28 @@ static void sampled_cell(const struct agg_result *r, const struct agg_row *row, 
 	snprintf(buf, cap, "%.*f s%s", s < 10 ? 1 : 0, s, b && agg_result__partial(r, b) ? " partial" : "");
 }
 
+/* A table's cell: the whole value, or cut visibly where the terminal asks for it. */
+static char *table_cell(const struct agg_value *v, const struct catalog_column *c, const struct render_opts *o)
+{
+	size_t cap = (v->type == SQLITE_TEXT ? v->len : 0) + 64;
+	char *whole = xcalloc(1, cap), *cut;
+
+	/* the figures and the bar before the first column */
+	const size_t lead = 8 + 1 + 6 + 2 + BAR_WIDTH + 2;
+
+	render_cell(v, whole, cap);
+	if (!o->columns)
+		return whole;
+	cut = text_cut(whole, o->columns > lead + 40 ? o->columns - lead : 40, catalog_is_stack(c), o->utf8);
+	free(whole);
+	return cut;
+}
+
 static void table(FILE *f, const struct agg_result *r, const struct render_opts *o)
 {
 	size_t n = shown(r, o), width[AGG_MAX_GROUP];
 	struct agg_value vals[AGG_MAX_GROUP];
-	char cell[CELL_MAX + 1];
+	char *cell, sampled[64];
 	int timeline = r->time_col >= 0;
 	double max_avg = 0;
 
@@ -154,9 +170,10 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 			max_avg = agg_result__avg(r, &r->rows[i]);
 		agg_result__values(r, &r->rows[i], vals);
 		for (size_t c = 0; c < r->ncols; c++) {
-			render_cell(&vals[c], cell, sizeof(cell));
+			cell = table_cell(&vals[c], r->cols[c], o);
 			if (columns_of(cell) > width[c])
 				width[c] = columns_of(cell);
+			free(cell);
 		}
 	}
 	fprintf(f, "%8s %6s  %-*s", "avg_thr", "share", BAR_WIDTH, "");
@@ -176,13 +193,14 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 		put_bar(f, timeline ? (max_avg > 0 ? avg / max_avg : 0) : share, o->utf8);
 		agg_result__values(r, row, vals);
 		for (size_t c = 0; c < r->ncols; c++) {
-			render_cell(&vals[c], cell, sizeof(cell));
+			cell = table_cell(&vals[c], r->cols[c], o);
 			fputs("  ", f);
 			put_padded(f, cell, c + 1 < r->ncols || timeline ? width[c] : 0);
+			free(cell);
 		}
 		if (timeline) {
-			sampled_cell(r, row, cell, sizeof(cell));
-			fprintf(f, "  %s", cell);
+			sampled_cell(r, row, sampled, sizeof(sampled));
+			fprintf(f, "  %s", sampled);
 		}
 		fputc('\n', f);
 	}
@@ -329,15 +347,16 @@ static int64_t percentile(const struct agg_result *r, const struct hist *h, doub
 	return -1;
 }
 
-static void hist_title(FILE *f, const struct agg_result *r, const struct hist *h)
+static void hist_title(FILE *f, const struct agg_result *r, const struct hist *h, const struct render_opts *o)
 {
 	struct agg_value v[AGG_MAX_GROUP];
-	char cell[CELL_MAX + 1];
 
 	agg_result__values(r, &r->rows[h->first], v);
 	for (size_t c = 0; c + 1 < r->ncols; c++) {
-		render_cell(&v[c], cell, sizeof(cell));
+		char *cell = table_cell(&v[c], r->cols[c], o);
+
 		fprintf(f, "%s%s", c ? " " : "", cell);
+		free(cell);
 	}
 }
 
@@ -381,7 +400,7 @@ void render_hists(FILE *f, const struct agg_result *res, const struct render_opt
 				max = r->rows[i].measure;
 		if (o->format == RENDER_TABLE) {
 			fputc('\n', f);
-			hist_title(f, r, &h[k]);
+			hist_title(f, r, &h[k], o);
 			fprintf(f, ": %" PRIu64 " completions, ", h[k].total);
 			if (h[k].sum && h[k].total)
 				fprintf(f, "mean %.0f us, ", (double)h[k].sum / (double)h[k].total);

@@ -39,8 +39,18 @@ static int is_idle_wait(const char *syscall)
 	return nr >= 0 && nr < TRACT_SYSCALLS_MAX && (idle[nr / 64] >> (nr % 64) & 1);
 }
 
-const char *activity_of(const char *state, const char *syscall, int64_t sc_us, const char *file, int64_t arg1,
-			int64_t arg2)
+/*
+ * How long the wait has lasted: its time in the syscall, or where the
+ * syscall began before tract started, its time asleep, which the syscall
+ * has lasted at least (the kernel knows when the thread last ran).
+ */
+static int64_t waited_us(int64_t sc_us, int64_t state_us)
+{
+	return sc_us >= 0 ? sc_us : state_us;
+}
+
+const char *activity_of(const char *state, const char *syscall, int64_t sc_us, int64_t state_us, const char *file,
+			int64_t arg1, int64_t arg2)
 {
 	if (!state)
 		return NULL;
@@ -57,7 +67,7 @@ const char *activity_of(const char *state, const char *syscall, int64_t sc_us, c
 	if (!strcmp(syscall, "futex") && tract_futex_is_lock((uint64_t)arg1, (uint64_t)arg2))
 		return "lock";
 	if (is_one_of(syscall, input_syscalls) &&
-	    ((file && is_terminal(file)) || sc_us >= ACTIVITY_INPUT_AFTER_US))
+	    ((file && is_terminal(file)) || waited_us(sc_us, state_us) >= ACTIVITY_INPUT_AFTER_US))
 		return "input";
 	if (is_idle_wait(syscall))
 		return "idle";

@@ -15,10 +15,11 @@
 
 /*
  * "cpu", "runq", "disk", "lock", "waiting", "input", "idle" or "stopped", from
- * a sample's state name, syscall name (NULL: none), time in it (< 0:
- * unknown), file (NULL: none) and its second and third arguments.
+ * a sample's state name, syscall name (NULL: none), time in it and time in
+ * the state (< 0: unknown), file (NULL: none) and its second and third
+ * arguments.
  */
-const char *activity_of(const char *state, const char *syscall, int64_t sc_us, const char *file, int64_t arg1,
-			int64_t arg2);
+const char *activity_of(const char *state, const char *syscall, int64_t sc_us, int64_t state_us, const char *file,
+			int64_t arg1, int64_t arg2);
 
 #endif

@@ -481,12 +481,70 @@ static int group_file(sqlite3 *db, const char *path, const struct plan *pl, cons
 	return err;
 }
 
+/* Adds one hour's result to the whole: its groups by their values, its buckets by their keys. */
+static void merge_hour(struct agg_result *r, const struct agg_result *h)
+{
+	for (size_t i = 0; i < h->nbuckets; i++)
+		agg_result__add_bucket_passes(r, h->buckets[i].key, h->buckets[i].sampled_us, h->buckets[i].passes);
+	for (size_t i = 0; i < h->nrows; i++) {
+		const struct agg_row *row = &h->rows[i];
+		uint32_t bucket = row->bucket ? bucket_of(r, h->buckets[row->bucket - 1].key) : 0;
+		uint64_t sums[3] = { row->measure, row->samples, row->sum };
+
+		add_group(r, dict__key(h->keys, row->key), dict__key_len(h->keys, row->key), sums, bucket);
+	}
+	r->sampled_us += h->sampled_us;
+	r->unsampled_us += h->unsampled_us;
+	r->load += h->load;
+	r->passes += h->passes;
+	r->dropped += h->dropped;
+	if (h->passes && (!r->first_us || h->first_us < r->first_us))
+		r->first_us = h->first_us;
+	if (h->last_us > r->last_us)
+		r->last_us = h->last_us;
+}
+
+/*
+ * Reads hour i whole into its own result before any of it counts, so that
+ * one damaged mid-read (SQLite finds it only on the pages it reaches) is
+ * skipped whole: 0, 1 when skipped after a warning, or an error.
+ */
+static int read_hour(const struct store_reader *set, size_t i, const struct plan *pl, const struct agg_query *q,
+		     const struct expr_sql *filter, struct agg_result *r)
+{
+	struct agg_result hour;
+	char *name;
+	sqlite3 *db;
+	int err = store_reader__open_or_skip(set, i, q->strict, &db);
+
+	if (err)
+		return err;
+	if (sqlfuncs_register(db)) {
+		sqlite3_close(db);
+		return -ENOMEM;
+	}
+	agg_result__start(q, &hour);
+	name = store_reader__hour_name(set, i);
+	tract_clear_error();
+	tract_hold_errors(1);
+	err = read_passes(db, name, q, &hour) ?: group_file(db, name, pl, q, filter, &hour);
+	tract_hold_errors(0);
+	if (!err)
+		merge_hour(r, &hour);
+	err = store_reader__skip_damaged(err, q->strict);
+	agg_result__free(&hour);
+	free(name);
+	sqlite3_close(db);
+	return err;
+}
+
 int aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r)
 {
 	struct expr_sql filter = { 0 };
 	struct expr_error ee;
-	int has_filter = q->filter && *q->filter, err = 0;
 	struct plan plan;
+	int has_filter = q->filter && *q->filter;
+	int err = 0;
 
 	if (ch_store__of(set))
 		return ch_aggregate(ch_store__of(set), q, r);
@@ -506,29 +564,14 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	tract_debug("scan: %s", plan.scan_sql);
 	tract_debug("lookup: %s", plan.lookup_sql);
 	for (size_t i = 0; i < set->n && !err; i++) {
-		char *name;
-		sqlite3 *db;
-
 		if (!store_hour_overlaps(set->hours[i].hour_us, q->from_us, q->to_us))
 			continue;
-		err = store_reader__open_or_skip(set, i, q->strict, &db);
-		if (err > 0) {
+		err = read_hour(set, i, &plan, q, has_filter ? &filter : NULL, r);
+		if (err > 0)
 			r->skipped++;
-			err = 0;
-			continue;
-		}
-		if (err)
-			break;
-		if (sqlfuncs_register(db)) {
-			sqlite3_close(db);
-			err = -ENOMEM;
-			break;
-		}
-		name = store_reader__hour_name(set, i);
-		err = read_passes(db, name, q, r) ?: group_file(db, name, &plan, q, has_filter ? &filter : NULL, r);
-		free(name);
-		sqlite3_close(db);
-		r->files++;
+		else if (!err)
+			r->files++;
+		err = err > 0 ? 0 : err;
 	}
 	if (!err && !r->files && r->skipped) {
 		tract_err("no hour of the range could be read");

@@ -22,7 +22,7 @@ static const struct catalog_column sample_columns_def[] = {
 	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0, NULL, 0 },
 	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0, NULL, 0 },
 	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0, NULL, 0 },
-	{ "activity", "activity(st.name, sc.name, f.sc_us, fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
+	{ "activity", "activity(st.name, sc.name, f.sc_us, f.state_us, fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
 	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0, NULL, 0 },
 	{ "traceparent", TRACEPARENT_SQL("f.trace_id", "f.span_id", "f.trace_flags"), 0,
 	  "its trace and span as a W3C traceparent (00-trace_id-span_id-flags), to paste into a tracing UI", NULL, 0,
@@ -151,6 +151,13 @@ const struct catalog catalog_wakeups = {
 	.default_group = "waker,wakee",
 	.how_recorded = "'tract record' keeps them unless given --no-wakeup-edges",
 };
+
+int catalog_is_stack(const struct catalog_column *c)
+{
+	size_t n = strlen(c->sql);
+
+	return n >= 7 && !strcmp(c->sql + n - 7, ".frames");
+}
 
 const char *catalog_heading(const struct catalog_column *c)
 {

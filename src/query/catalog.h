@@ -59,6 +59,8 @@ extern const struct catalog catalog_samples, catalog_io, catalog_syscall, catalo
  * will).  CSV and JSON keep the names.
  */
 const char *catalog_heading(const struct catalog_column *c);
+/* Whether the column's values are stacks' frames, "outer;...;inner": a cut keeps the inner ones. */
+int catalog_is_stack(const struct catalog_column *c);
 /*
  * A time bucket made at run time: the index of the bucket_us-long bucket
  * since origin_us that a pass falls in, its SQL written into sql.

@@ -42,7 +42,7 @@ static const struct catalog_column host_column = {
  */
 static const struct {
 	const char *name;
-	const char *inputs[6];
+	const char *inputs[8];
 	const char *local;
 } derived[] = {
 	{ "comm_folded", { "comm" }, "fold_digits($1)" },
@@ -50,8 +50,8 @@ static const struct {
 	{ "file_dir", { "file" }, "dir_name($1)" },
 	{ "file_ext", { "file" }, "file_ext($1)" },
 	{ "wait", { KFRAMES }, "top_frame($1)" },
-	{ "activity", { "state", "syscall", "sc_us", "file", "sc_arg1", "sc_arg2" },
-	  "activity($1, $2, $3, $4, $5, $6)" },
+	{ "activity", { "state", "syscall", "sc_us", "state_us", "file", "sc_arg1", "sc_arg2" },
+	  "activity($1, $2, $3, $4, $5, $6, $7)" },
 	{ "traceparent", { "trace_id", "span_id", "trace_flags" }, TRACEPARENT_SQL("$1", "$2", "$3") },
 	{ "kstack", { KFRAMES }, NULL },
 	{ "ustack", { UFRAMES }, NULL },
@@ -59,7 +59,7 @@ static const struct {
 
 /* A column as the fleet's store has it: its inputs, and its value from them (NULL: the one input). */
 struct ch_column {
-	const char *inputs[6];
+	const char *inputs[8];
 	size_t ninputs;
 	char *local;		/* over $1...; NULL: the input itself */
 	char *bucket_key;	/* a time bucket's key over $1 (what a local query groups its passes by) */
@@ -228,7 +228,7 @@ static int ch_column_of(const struct catalog *cat, const struct catalog_column *
 	for (size_t i = 0; is_samples(cat) && i < ARRAY_SIZE(derived); i++) {
 		if (strcmp(c->name, derived[i].name))
 			continue;
-		for (; out->ninputs < 6 && derived[i].inputs[out->ninputs]; out->ninputs++)
+		for (; out->ninputs < ARRAY_SIZE(derived[i].inputs) && derived[i].inputs[out->ninputs]; out->ninputs++)
 			out->inputs[out->ninputs] = derived[i].inputs[out->ninputs];
 		out->local = derived[i].local ? xstrdup(derived[i].local) : NULL;
 		return 0;

@@ -66,7 +66,11 @@ static int run_bound(sqlite3 *db, const char *sql, uint64_t from_us, uint64_t to
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-/* Copies hour i's rows in [from_us, to_us) into db's tables; 1 when it is damaged and skipped. */
+/*
+ * Copies hour i's rows in [from_us, to_us) into db's tables; 1 when it is
+ * damaged and skipped.  The copy is one savepoint: an hour found damaged
+ * mid-copy leaves none of its rows.
+ */
 static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint64_t from_us, uint64_t to_us,
 		     int strict)
 {
@@ -76,19 +80,24 @@ static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint
 	if (err)
 		return err;
 	sqlite3_close(check);
+	tract_clear_error();
+	tract_hold_errors(1);
 	err = store_reader__attach_hour(set, i, db, "src");
-	if (err)
-		return err;
-	for (size_t k = 0; k < ARRAY_SIZE(copy_sql) && !err; k++)
-		if (run_bound(db, copy_sql[k], from_us, to_us) != SQLITE_OK) {
-			char *name = store_reader__hour_name(set, i);
+	if (!err) {
+		sqlite3_exec(db, "SAVEPOINT hour", NULL, NULL, NULL);
+		for (size_t k = 0; k < ARRAY_SIZE(copy_sql) && !err; k++)
+			if (run_bound(db, copy_sql[k], from_us, to_us) != SQLITE_OK) {
+				char *name = store_reader__hour_name(set, i);
 
-			tract_err("cannot read '%s': %s", name, sqlite3_errmsg(db));
-			free(name);
-			err = -EIO;
-		}
-	sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);
-	return err;
+				tract_err("cannot read '%s': %s", name, sqlite3_errmsg(db));
+				free(name);
+				err = -EIO;
+			}
+		sqlite3_exec(db, err ? "ROLLBACK TO hour; RELEASE hour" : "RELEASE hour", NULL, NULL, NULL);
+		sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);
+	}
+	tract_hold_errors(0);
+	return store_reader__skip_damaged(err, strict);
 }
 
 static void put_value(FILE *f, sqlite3_stmt *st, int c, enum render_format format)

@@ -3,6 +3,8 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include "ch_login.h"
 #include "clock.h"
 #include "read_opts.h"
@@ -138,4 +140,13 @@ int query_utf8_terminal(void)
 {
 	setlocale(LC_CTYPE, "");
 	return !strcmp(nl_langinfo(CODESET), "UTF-8");
+}
+
+size_t query_terminal_columns(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws))
+		return 0;
+	return ws.ws_col;
 }

@@ -80,5 +80,7 @@ const char *query_store_name(const struct query_opts *o);
 int query_resolve_range(const struct store_reader *set, struct query_opts *o);
 /* Whether the terminal takes UTF-8 (for bars of block characters). */
 int query_utf8_terminal(void);
+/* The width of the terminal standard output is, in cells; 0 when it is none (a pipe). */
+size_t query_terminal_columns(void);
 
 #endif

@@ -304,20 +304,24 @@ static void sql_log2_bucket(sqlite3_context *ctx, int argc, sqlite3_value **argv
 	}
 }
 
-/* activity(state, syscall, sc_us, file, arg1, arg2): see activity.h */
+static int64_t us_or_unknown(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_NULL ? -1 : sqlite3_value_int64(v);
+}
+
+/* activity(state, syscall, sc_us, state_us, file, arg1, arg2): see activity.h */
 static void sql_activity(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const char *text[4] = { NULL };
+	const char *state, *syscall, *file;
 	const char *what;
 	size_t len;
 
 	(void)argc;
-	text[0] = value_text(ctx, argv[0], &len);
-	text[1] = value_text(ctx, argv[1], &len);
-	text[3] = value_text(ctx, argv[3], &len);
-	what = activity_of(text[0], text[1],
-			   sqlite3_value_type(argv[2]) == SQLITE_NULL ? -1 : sqlite3_value_int64(argv[2]), text[3],
-			   sqlite3_value_int64(argv[4]), sqlite3_value_int64(argv[5]));
+	state = value_text(ctx, argv[0], &len);
+	syscall = value_text(ctx, argv[1], &len);
+	file = value_text(ctx, argv[4], &len);
+	what = activity_of(state, syscall, us_or_unknown(argv[2]), us_or_unknown(argv[3]), file,
+			   sqlite3_value_int64(argv[5]), sqlite3_value_int64(argv[6]));
 	if (what)
 		sqlite3_result_text(ctx, what, -1, SQLITE_STATIC);
 }
@@ -335,7 +339,7 @@ int sqlfuncs_register(sqlite3 *db)
 		{ "file_ext", 1, sql_file_ext },
 		{ "top_frame", 1, sql_top_frame },
 		{ "log2_bucket", 1, sql_log2_bucket },
-		{ "activity", 6, sql_activity },
+		{ "activity", 7, sql_activity },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++) {

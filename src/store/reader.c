@@ -145,15 +145,10 @@ int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db
 	return err;
 }
 
-int store_reader__open_or_skip(const struct store_reader *r, size_t i, int strict, sqlite3 **db)
+int store_reader__skip_damaged(int err, int strict)
 {
 	char why[512];
-	int err;
 
-	tract_clear_error();
-	tract_hold_errors(1);
-	err = store_reader__open_hour(r, i, db);
-	tract_hold_errors(0);
 	if (!err)
 		return 0;
 	snprintf(why, sizeof(why), "%s", tract_last_error());
@@ -164,6 +159,17 @@ int store_reader__open_or_skip(const struct store_reader *r, size_t i, int stric
 	}
 	tract_warn("skipping a damaged hour (--strict fails instead): %s", why);
 	return 1;
+}
+
+int store_reader__open_or_skip(const struct store_reader *r, size_t i, int strict, sqlite3 **db)
+{
+	int err;
+
+	tract_clear_error();
+	tract_hold_errors(1);
+	err = store_reader__open_hour(r, i, db);
+	tract_hold_errors(0);
+	return store_reader__skip_damaged(err, strict);
 }
 
 static int attach(sqlite3 *db, const char *uri_or_name, const char *as)
@@ -210,6 +216,7 @@ static int in_memory(sqlite3 *db)
 int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as)
 {
 	char *name = store_reader__hour_name(r, i), *uri;
+	char why[256] = "";
 	sqlite3 *hour;
 	int err = store_reader__open_hour(r, i, &hour), rc;
 
@@ -226,6 +233,12 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 		rc = attach(db, uri, as);
 		free(uri);
 		if (rc != SQLITE_OK) {
+			/*
+			 * ATTACH says only "unable to open database" when the
+			 * schema is damaged: the file's own connection says why
+			 */
+			if (sqlite3_exec(hour, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK)
+				snprintf(why, sizeof(why), "%s", sqlite3_errmsg(hour));
 			uri = store_file_uri(name, "mode=ro&immutable=1");
 			rc = attach(db, uri, as);
 			free(uri);
@@ -233,7 +246,7 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 	}
 	sqlite3_close(hour);
 	if (rc != SQLITE_OK) {
-		tract_err("cannot read '%s': %s", name, sqlite3_errmsg(db));
+		tract_err("cannot read '%s': %s", name, *why ? why : sqlite3_errmsg(db));
 		err = -EIO;
 	}
 	free(name);

@@ -49,6 +49,13 @@ int store_reader__open_hour(const struct store_reader *r, size_t i, sqlite3 **db
  * unless strict, when it is an error.
  */
 int store_reader__open_or_skip(const struct store_reader *r, size_t i, int strict, sqlite3 **db);
+/*
+ * After reading an hour with tract_hold_errors() on: err as it was (0, or
+ * an error after printing the held message), or 1 after a warning when
+ * the hour could not be read (-EIO) and it is not strict.  Used where the
+ * damage shows only mid-read, as SQLite reaches the damaged pages.
+ */
+int store_reader__skip_damaged(int err, int strict);
 /* Attaches hour i to db under the schema name as; detaching it is the caller's. */
 int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as);
 /* The newest pass time of the store, 0 when it has none. */

@@ -19,13 +19,13 @@
 #include "clock.h"
 #include "flame_select.h"
 #include "render.h"
+#include "top_layout.h"
 #include "top_screen.h"
 #include "timespec.h"
 #include "util.h"
 #include "width.h"
 
 #define KEY_ESCAPE 27
-#define BAR_COLS 16
 
 enum { PAIR_HEADER = 1, PAIR_BAR, PAIR_SELECTED, PAIR_SPARK, PAIR_MESSAGE };
 
@@ -184,44 +184,80 @@ static void header(const struct top *t, int utf8)
 
 static void bar(double share, int utf8)
 {
-	char buf[4 * BAR_COLS + 1];
+	char buf[4 * TOP_BAR_COLS + 1];
 
 	attron(COLOR_PAIR(PAIR_BAR));
-	addstr(render_bar(buf, sizeof(buf), share, BAR_COLS, utf8));
+	addstr(render_bar(buf, sizeof(buf), share, TOP_BAR_COLS, utf8));
 	attroff(COLOR_PAIR(PAIR_BAR));
+}
+
+/* Two spaces, then text in width cells: cut visibly, a stack keeping its innermost frames. */
+static void put_column(const char *text, int width, int stack, int utf8)
+{
+	char *cut = text_cut(text, (size_t)width, stack, utf8);
+
+	addstr("  ");
+	addstr(cut);
+	for (int pad = (int)text_cells(cut, strlen(cut)); pad < width; pad++)
+		addch(' ');
+	free(cut);
+}
+
+static void put_cell(const struct agg_value *v, const struct catalog_column *c, int width, int utf8)
+{
+	size_t cap = (v->type == SQLITE_TEXT ? v->len : 0) + 64;
+	char *whole = xcalloc(1, cap);
+
+	render_cell(v, whole, cap);
+	put_column(whole, width, catalog_is_stack(c), utf8);
+	free(whole);
+}
+
+/* The layout of the rows on screen: each column as wide as its widest cell shown, fitted to COLS. */
+static void lay_out(const struct top *t, size_t first, size_t last, struct top_layout *lay)
+{
+	struct agg_value vals[AGG_MAX_GROUP];
+	int want[AGG_MAX_GROUP];
+
+	for (size_t c = 0; c < t->res.ncols; c++)
+		want[c] = (int)strlen(catalog_heading(t->res.cols[c]));
+	for (size_t i = first; i < last; i++) {
+		agg_result__values(&t->res, &t->res.rows[i], vals);
+		for (size_t c = 0; c < t->res.ncols; c++) {
+			size_t cap = (vals[c].type == SQLITE_TEXT ? vals[c].len : 0) + 64;
+			char *cell = xcalloc(1, cap);
+			int n;
+
+			render_cell(&vals[c], cell, cap);
+			n = (int)text_cells(cell, strlen(cell));
+			want[c] = n > want[c] ? n : want[c];
+			free(cell);
+		}
+	}
+	top_layout(want, t->res.ncols, COLS, lay);
 }
 
 /* Rows from y0 to the line above the key help, scrolled to show the selection. */
 static void rows(struct top *t, int y0, int utf8)
 {
 	struct top_level *l = top__level(t);
-	int height = LINES - y0 - 2, width[AGG_MAX_GROUP];
+	int height = LINES - y0 - 2;
 	struct agg_value vals[AGG_MAX_GROUP];
-	char cell[128];
-	size_t first;
+	struct top_layout lay;
+	size_t first, last;
 
 	if (!t->have_res || height <= 0)
 		return;
 	first = l->selected >= (size_t)height ? l->selected - (size_t)height + 1 : 0;
-	for (size_t c = 0; c < t->res.ncols; c++)
-		width[c] = (int)strlen(catalog_heading(t->res.cols[c]));
-	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
-		agg_result__values(&t->res, &t->res.rows[i], vals);
-		for (size_t c = 0; c < t->res.ncols; c++) {
-			int n;
-
-			render_cell(&vals[c], cell, sizeof(cell));
-			n = (int)text_cells(cell, strlen(cell));
-			if (n > width[c])
-				width[c] = n > 40 ? 40 : n;
-		}
-	}
+	last = first + (size_t)height < t->res.nrows ? first + (size_t)height : t->res.nrows;
+	lay_out(t, first, last, &lay);
 	attron(A_BOLD);
-	mvprintw(y0, 0, "%8s %6s %-*s", "avg_thr", "share", BAR_COLS, "");
-	for (size_t c = 0; c < t->res.ncols; c++)
-		printw("  %-*s", width[c], catalog_heading(t->res.cols[c]));
+	mvprintw(y0, 0, "%8s %6s %-*s", "avg_thr", "share", lay.bar, "");
+	move(y0, TOP_FIGURES_COLS + lay.bar);
+	for (int c = 0; c < lay.shown; c++)
+		put_column(catalog_heading(t->res.cols[c]), lay.width[c], 0, utf8);
 	attroff(A_BOLD);
-	for (size_t i = first; i < t->res.nrows && i < first + (size_t)height; i++) {
+	for (size_t i = first; i < last; i++) {
 		const struct agg_row *r = &t->res.rows[i];
 		double share = agg_result__share(&t->res, r);
 		int y = y0 + 1 + (int)(i - first);
@@ -229,15 +265,11 @@ static void rows(struct top *t, int y0, int utf8)
 		if (i == l->selected)
 			attron(COLOR_PAIR(PAIR_SELECTED) | A_BOLD);
 		mvprintw(y, 0, "%8.2f %5.1f%% ", agg_result__avg(&t->res, r), share * 100);
-		bar(share, utf8);
+		if (lay.bar)
+			bar(share, utf8);
 		agg_result__values(&t->res, r, vals);
-		for (size_t c = 0; c < t->res.ncols; c++) {
-			render_cell(&vals[c], cell, sizeof(cell));
-			addstr("  ");
-			put_clipped(y, getcurx(stdscr), cell, width[c]);
-			for (int pad = (int)text_cells(cell, text_fit(cell, (size_t)width[c])); pad < width[c]; pad++)
-				addch(' ');
-		}
+		for (int c = 0; c < lay.shown; c++)
+			put_cell(&vals[c], t->res.cols[c], lay.width[c], utf8);
 		if (i == l->selected) {
 			for (int x = getcurx(stdscr); x < COLS; x++)
 				addch(' ');

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 28
+plan 32
 
 # a store directory root may not write once it records without CAP_DAC_OVERRIDE
 mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
@@ -105,6 +105,28 @@ ok "--strict fails on it instead (exit 1)" sh -c "[ $? -eq 1 ] && grep -q '$dama
 "$TRACT" query -D "$WORK/dmg" --from "@$((last / 1000000 - 7200))" --to "@$((last / 1000000 - 7100))" \
 	> /dev/null 2> "$WORK/only.err"
 ok "and a range of nothing but damaged hours fails (exit 1)" sh -c "[ $? -eq 1 ] && grep -q 'no hour of the range could be read' '$WORK/only.err'"
+
+# damage SQLite finds only mid-read (the header and schema intact, the
+# tables' pages not): the hour is skipped whole, by query and by --sql
+mkdir "$WORK/mid" && cp "$(one_store "$WORK/sql")" "$WORK/mid/"
+cp "$(one_store "$WORK/sql")" "$WORK/mid/$damaged"
+page=$(q "$WORK/mid/$damaged" "pragma page_size")
+pages=$(($(stat -c %s "$WORK/mid/$damaged") / page))
+dd if=/dev/zero of="$WORK/mid/$damaged" bs="$page" seek=2 count=$((pages - 2)) conv=notrunc status=none
+q "$WORK/mid/$damaged" "select count(*) from passes" > /dev/null 2>&1
+ok "(the copy reads as damaged to SQLite itself, $pages pages)" test $? -ne 0
+passes=$(q "$(one_store "$WORK/sql")" "select count(*) from passes")
+"$TRACT" query -D "$WORK/mid" --from -3h --to now > "$WORK/mid.out" 2> "$WORK/mid.err"
+ok "an hour damaged mid-read is skipped with a warning naming it, and the other hour answers ($passes passes)" sh -c \
+	"[ $? -eq 0 ] && grep -q 'warning: skipping a damaged hour.*$damaged' '$WORK/mid.err' &&
+	 grep -q ' $passes passes, 1 damaged store files skipped' '$WORK/mid.out'"
+"$TRACT" query -D "$WORK/mid" --from -3h --to now --strict > /dev/null 2> "$WORK/mid-strict.err"
+ok "--strict fails on it (exit 1), saying why" sh -c \
+	"[ $? -eq 1 ] && grep -q '$damaged.*malformed' '$WORK/mid-strict.err'"
+"$TRACT" query -D "$WORK/mid" --from -3h --to now --sql "select count(*) from passes" > "$WORK/midsql.out" 2> "$WORK/midsql.err"
+ok "--sql skips it too, with the same warning, and counts the other hour's passes" sh -c \
+	"[ $? -eq 0 ] && grep -q 'warning: skipping a damaged hour.*$damaged.*malformed' '$WORK/midsql.err' &&
+	 [ \"\$(tail -n 1 '$WORK/midsql.out')\" = $passes ]"
 
 # a live top killed with -9 leaves its store; the next live top removes it
 "$TRACT" top -b -n 100 -i 1 > /dev/null 2>&1 &

@@ -63,6 +63,35 @@ static void cells_of_text(void **state)
 	assert_int_equal(text_fit("abc", 10), 3);
 }
 
+static void cut_is_visible(const char *s, size_t cells, int stack, const char *want)
+{
+	char *got = text_cut(s, cells, stack, 1);
+
+	assert_string_equal(got, want);
+	assert_true(text_cells(got, strlen(got)) <= cells);
+	free(got);
+}
+
+static void cuts_are_marked_and_stacks_keep_their_innermost_frames(void **state)
+{
+	(void)state;
+	cut_is_visible("abcdef", 6, 0, "abcdef");
+	cut_is_visible("abcdef", 4, 0, "abc\xe2\x80\xa6");
+	/* a wide character is not cut in half */
+	cut_is_visible("ab\xe6\x95\xb0\xe6\x8d\xae", 4, 0, "ab\xe2\x80\xa6");
+	/* two stacks alike but for their innermost frames stay apart */
+	cut_is_visible("main;do_fsync;ext4_sync_file;jbd2_wait", 26, 1, "\xe2\x80\xa6;ext4_sync_file;jbd2_wait");
+	cut_is_visible("main;do_fsync;ext4_sync_file;blk_wait", 26, 1, "\xe2\x80\xa6;ext4_sync_file;blk_wait");
+	/* on a whole frame when one starts within the room, else mid-frame */
+	cut_is_visible("main;a_very_long_innermost_frame", 10, 1, "\xe2\x80\xa6ost_frame");
+	cut_is_visible("a;b", 3, 1, "a;b");
+	cut_is_visible("abc", 0, 0, "");
+	char *plain = text_cut("abcdef", 4, 0, 0);
+
+	assert_string_equal(plain, "abc~");
+	free(plain);
+}
+
 static void exit_statuses(void **state)
 {
 	(void)state;
@@ -89,6 +118,7 @@ int main(void)
 		cmocka_unit_test(control_bytes_are_not_shown),
 		cmocka_unit_test(strings_grow_and_are_never_cut),
 		cmocka_unit_test(cells_of_text),
+		cmocka_unit_test(cuts_are_marked_and_stacks_keep_their_innermost_frames),
 		cmocka_unit_test(exit_statuses),
 		cmocka_unit_test(the_last_error_is_the_threads_own),
 	};

@@ -193,6 +193,16 @@ static void file_ext_of_the_last_component(void **state)
 	assert_string_equal(call("file_ext", NULL), "NULL");
 }
 
+/* The samples' NULLs are unknown times: a read begun before tract started is judged by its time asleep. */
+static void activity_takes_null_times_as_unknown(void **state)
+{
+	(void)state;
+	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, 20000000, 'pipe:[7]', 0, 0)"), "input");
+	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, NULL, 'pipe:[7]', 0, 0)"), "waiting");
+	assert_string_equal(eval("select activity('SLEEP', 'read', 400, 20000000, 'pipe:[7]', 0, 0)"), "waiting");
+	assert_string_equal(eval("select activity('RUN', NULL, NULL, NULL, NULL, NULL, NULL)"), "cpu");
+}
+
 static void top_frame_skips_scheduler_plumbing(void **state)
 {
 	(void)state;
@@ -305,6 +315,7 @@ int main(void)
 		cmocka_unit_test(top_frame_skips_scheduler_plumbing),
 		cmocka_unit_test(top_frame_edge_cases),
 		cmocka_unit_test(log2_bucket_is_floor_log2),
+		cmocka_unit_test(activity_takes_null_times_as_unknown),
 		cmocka_unit_test(functions_are_deterministic),
 	};
 	return cmocka_run_group_tests_name("sqlfuncs", tests, setup, teardown);
