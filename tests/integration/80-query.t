@@ -5,7 +5,7 @@
 # CSV and JSON parse, bad input exits 2, and no root is needed.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 26
+plan 28
 
 . "$(dirname "$0")/../lib/truth.sh"
 start_workload --only spin,fsync,futex,pingpong,sleep || exit 1
@@ -128,6 +128,37 @@ ok "--sql refuses writes" test $? -eq 2
 mkdir "$WORK/bad" && echo "not a database, just text" > "$WORK/bad/tract-20260101-00.db"
 "$TRACT" query -D "$WORK/bad" --from @1767225600 --to @1767229200 2> "$WORK/corrupt.err"
 ok "a corrupt store file is a runtime error (1) that names the file" sh -c "[ $? -eq 1 ] && grep -q 'tract-20260101-00.db' '$WORK/corrupt.err'"
+
+# stacks: whole on a pipe and in CSV; on a terminal cut to the line where
+# the mark shows, keeping the innermost frames
+"$TRACT" query -D "$S" -g kstack -w 'kstack is not null' -n 0 --format csv | sed 1d | sed 's/,[^,]*,[^,]*,[^,]*$//; s/^"//; s/"$//' \
+	| sort > "$WORK/stacks.csv"
+"$TRACT" query -D "$S" -g kstack -w 'kstack is not null' -n 0 | sed -E '1,/avg_thr/d; s/^ *[0-9.]+ +[0-9.]+% +(█|▏|▎|▍|▌|▋|▊|▉| |#)* *//' \
+	| sed 's/^"//; s/"$//' | sort > "$WORK/stacks.pipe"
+long=$(awk 'length > 120' "$WORK/stacks.csv" | wc -l)
+ok "a table on a pipe has every stack whole, as CSV does ($long of them longer than 120 characters)" sh -c \
+	"[ $long -gt 0 ] && cmp -s '$WORK/stacks.csv' '$WORK/stacks.pipe'"
+if command -v tmux > /dev/null; then
+	T="tract-query-$$"
+	tmux_started "$T"
+	tmux new-session -d -s "$T" -x 100 -y 200 "'$TRACT' query -D '$S' -g kstack -w 'kstack is not null' -n 0; sleep 60"
+	for _ in $(seq 300); do tmux capture-pane -p -t "$T" | grep -q 'avg_thr' && break; sleep 0.1; done
+	tmux capture-pane -p -t "$T" | sed -E '1,/avg_thr/d; /^$/d; s/^ *[0-9.]+ +[0-9.]+% +(█|▏|▎|▍|▌|▋|▊|▉| |#)* *//' \
+		> "$WORK/stacks.tty"
+	tmux kill-session -t "$T"
+	# each cell: the stack whole, or … and the end of a stack (its innermost frames)
+	ok "on a terminal 100 wide a stack is cut to 61 cells, …;, keeping its innermost frames" awk '
+		NR == FNR { whole[$0] = 1; n++; next }
+		{ rows++; cell = $0
+		  if (cell in whole) next
+		  if (substr(cell, 1, length("…;")) != "…;") { print "not marked: " cell; exit 1 }
+		  tail = substr(cell, length("…") + 1); found = 0
+		  for (w in whole) if (length(w) > length(tail) && substr(w, length(w) - length(tail) + 1) == tail) found = 1
+		  if (!found) { print "not the end of a stack: " cell; exit 1 } }
+		END { if (rows != n) { print rows " rows, " n " stacks"; exit 1 } }' "$WORK/stacks.csv" "$WORK/stacks.tty"
+else
+	skip "on a terminal a stack is cut, keeping its innermost frames" "tmux is not installed"
+fi
 
 # a reader who is not root, may read the files, and may not write the directory
 ro="$WORK/ro"

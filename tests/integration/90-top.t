@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 command -v tmux > /dev/null || skip_all "tmux is not installed"
-plan 25
+plan 31
 
 start_workload --only spin,fsync,futex,pingpong || exit 1
 "$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
@@ -81,6 +81,47 @@ tmux send-keys -t "$T" q
 tmux resize-window -t "$T" -x 150 -y 40
 tmux send-keys -t "$T" -- -
 ok "- zooms out: the window doubles" wait_screen '(7200 s'
+# every width from 40 columns up: each row's first cells are a thread name
+# the store has and a state, where they belong (a row that ran past the
+# edge wraps onto the next and scrambles it), cut with a mark if at all
+states="RUN RUNQ SLEEP DISK"
+comms=$("$TRACT" query -D "$S" $range -g comm --format csv | sed 1d | cut -d, -f1 | tr '\n' ' ')
+# rows_fit FIRST SECOND: the words the first two cells may be ("*": any)
+rows_fit() {
+	sed -E 's/(█|▏|▎|▍|▌|▋|▊|▉)/ /g' | awk -v first="$1" -v second="$2" '
+		function known(cell, list,   n, i, w) {
+			if (list == "*") return cell != ""
+			n = split(list, w, " ")
+			for (i = 1; i <= n; i++)
+				if (cell == w[i] || (cell ~ /…$/ && index(w[i], substr(cell, 1, length(cell) - length("…"))) == 1))
+					return 1
+			return 0
+		}
+		/^ *avg_thr/ { rows = 1; next }
+		rows { line[++n] = $0 }
+		END {
+			if (!rows || n < 3) exit 1
+			# the last two lines are the message and the keys
+			for (i = 1; i <= n - 2; i++) {
+				if (line[i] == "") continue
+				if (!sub(/^ *[0-9]+\.[0-9][0-9] +[0-9.]+% +/, "", line[i])) exit 1
+				split(line[i], cell, /  +/)
+				if (!known(cell[1], first) || !known(cell[2], second)) exit 1
+			}
+		}'
+}
+tmux send-keys -t "$T" g C-u comm,state,wait,file,syscall Enter
+for size in 40x24 50x24 80x24 120x24; do
+	tmux resize-window -t "$T" -x "${size%x*}" -y "${size#*x}"
+	ok "at $size the rows of comm,state,wait,file,syscall fit the screen" screen_until rows_fit "$comms" "$states"
+done
+tmux send-keys -t "$T" g C-u kstack Enter
+tmux resize-window -t "$T" -x 100 -y 24
+ok "a stack cut to the screen keeps its innermost frames, marked" screen_until grep -q '  …;.*\(schedule\|futex\|wait\|sleep\)[^;]*$'
+tmux send-keys -t "$T" g C-u state,syscall,pcomm Enter
+tmux resize-window -t "$T" -x 40 -y 24
+ok "the default grouping at 40 columns fits too" screen_until rows_fit "$states" "*"
+tmux resize-window -t "$T" -x 150 -y 40
 tmux send-keys -t "$T" q
 for _ in $(seq 300); do [ -s "$WORK/stty.after" ] && break; sleep 0.1; done
 ok "q quits with status 0" test "$(cat "$WORK/top.rc" 2>/dev/null)" = 0
