@@ -256,7 +256,7 @@ test-integration: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/pa
 	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
 	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) \
 		TRACT_SAN=$(abspath build-san/tract) NODE_PATH=$(abspath $(BROWSER_DIR)/node_modules) \
-		BROWSER_TESTS=$(abspath tests/browser) OTEL=$(abspath $(OTEL)) prove -v tests/integration/
+		BROWSER_TESTS=$(abspath tests/browser) OTEL=$(abspath $(OTEL)) prove -v --timer tests/integration/
 
 # Debian 12's own kernel under qemu: tract must run on kernels older than the build host's
 test-kernels: all

@@ -38,6 +38,27 @@ struct {
 
 __u64 io_hist_full, io_hist_added;
 
+/*
+ * The last bio a user thread queued in its own context, by the thread's
+ * slot.  A flush (an empty write with a preflush, what fsync() ends with)
+ * has no request the thread could be matched with: the flush machinery
+ * issues its own from a kernel worker.  A thread asleep for I/O that has
+ * not run since it queued a bio is taken to wait on that bio.
+ */
+struct bio_last {
+	__u32 tag;		/* owner_tag() of the thread that queued it */
+	__u32 dev;
+	__u32 pcount;		/* the thread's switch-ins (sched_info) when it queued it */
+	__u32 op_bytes;		/* op << 24 | bytes, at most 16 MiB - 1 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* the slots' number, set before load */
+	__type(key, __u32);
+	__type(value, struct bio_last);
+} bio_last SEC(".maps");
+
 /* The partition, or for requests without one (flushes) the whole disk. */
 static __always_inline __u32 request_dev(struct request *rq)
 {
@@ -117,6 +138,53 @@ int BPF_PROG(tract_block_rq_complete, struct request *rq, int error, unsigned in
 	bpf_map_delete_elem(&inflight, &key);
 	hist_add(&io_hist, &hk, ns, &io_hist_full, &io_hist_added);
 	return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(tract_block_bio_queue, struct bio *bio)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct block_device *bdev = bio->bi_bdev;
+	__u32 i = slot_index(task->pid), op = bio->bi_opf & REQ_OP_MASK, bytes = bio->bi_iter.bi_size;
+	struct bio_last *b;
+
+	if (task->flags & PF_KTHREAD)
+		return 0;
+	b = bpf_map_lookup_elem(&bio_last, &i);
+	if (!b)
+		return 0;
+	/* a flush, on the whole disk: as its request is counted (request_dev()) */
+	if (!bytes && (bio->bi_opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))) {
+		op = REQ_OP_FLUSH;
+		if (bdev)
+			bdev = bdev->bd_disk->part0;
+	}
+	b->tag = owner_tag(task);
+	b->dev = bdev ? bdev->bd_dev : 0;
+	b->pcount = (__u32)task->sched_info.pcount;
+	b->op_bytes = op << 24 | (bytes < 0xffffff ? bytes : 0xffffff);
+	return 0;
+}
+
+/*
+ * For the sampler, where no request of the thread's is in flight: the bio
+ * it queued before it went to sleep for I/O (io_schedule() sets in_iowait),
+ * if it has not run since.  Its time is the thread's time asleep.
+ */
+static __always_inline void read_bio(struct task_struct *task, __u32 tag, struct tract_sample *s)
+{
+	__u32 i = slot_index(task->pid);
+	struct bio_last *b = bpf_map_lookup_elem(&bio_last, &i);
+
+	if (!b || b->tag != tag || b->pcount != (__u32)task->sched_info.pcount ||
+	    !BPF_CORE_READ_BITFIELD(task, in_iowait))
+		return;
+	s->io_dev = b->dev;
+	s->io_bytes = b->op_bytes & 0xffffff;
+	s->io_op = b->op_bytes >> 24;
+	if (s->flags & TRACT_SF_STATE_TIME)
+		s->io_ns = s->state_ns;
+	s->flags |= TRACT_SF_IO;
 }
 
 /* For the sampler: the request a thread waits on, if it is still in flight. */

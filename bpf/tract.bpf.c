@@ -918,6 +918,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		read_profile(task, tag, s, pass_now);
 	if (s->state == TRACT_STATE_DISK)
 		read_io(slot, tag, s);
+	if (s->state == TRACT_STATE_DISK && !(s->flags & TRACT_SF_IO))
+		read_bio(task, tag, s);
 	s->uid = task->real_cred->uid.val;
 	read_process(task, s);
 	read_otel(seq, task, s, on_cpu || s->state == TRACT_STATE_RUN, tag);

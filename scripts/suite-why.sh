@@ -18,8 +18,9 @@ unshadowed() {
 why() {
 	case $step in
 	integration | busy)
-		# prove -v: a file's name starts its block; "not ok" and its "#" lines
-		awk '/^tests\/.*\.t \.*/ { file = $1; next }
+		# prove -v --timer: a file's name, after the time, starts its block;
+		# "not ok" and its "#" lines
+		awk '/^(\[[0-9:]+\] )?tests\/.*\.t \.*/ { file = $0; sub(/^\[[0-9:]+\] /, "", file); sub(/ .*/, "", file); next }
 		     /^not ok/ { print "  " file ": " $0; diag = 10; next }
 		     diag > 0 && /^#/ && !/^# [0-9]+ tests, / { print "      " $0; diag--; next }
 		     { diag = 0 }' "$log"

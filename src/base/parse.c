@@ -24,14 +24,22 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* A plain number at the start of s ("10", "0.5": no sign, no spaces); *end after it. */
+/*
+ * A plain number at the start of s ("10", "0.5": digits and a point; no
+ * sign, spaces, exponent or hex, which strtod would take); *end after it.
+ */
 static int leading_number(const char *s, double *v, char **end)
 {
+	size_t plain;
+
 	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
 		return -EINVAL;
+	plain = strspn(s, "0123456789.");
 	errno = 0;
 	*v = strtod(s, end);
-	return errno || !isfinite(*v) ? -EINVAL : 0;
+	if (*end > s + plain)
+		*end = (char *)s + plain;
+	return errno || !isfinite(*v) || memchr(s, '.', plain) != memrchr(s, '.', plain) ? -EINVAL : 0;
 }
 
 /* A plain decimal number within [min, max], and nothing after it. */

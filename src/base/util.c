@@ -28,9 +28,27 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 	va_end(again);
 	if (!line)
 		line = small;
-	for (char *c = line; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+	/*
+	 * a message may quote what a file holds: no control reaches the
+	 * terminal, C1 ones (CSI is 0x9b) neither, bare or as UTF-8
+	 */
+	for (unsigned char *c = (unsigned char *)line; *c; c++) {
+		size_t more = *c >= 0xf0 ? 3 : *c >= 0xe0 ? 2 : *c >= 0xc0 ? 1 : 0;
+
+		if (*c < 0x20 || *c == 0x7f) {
 			*c = ' ';
+		} else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+			c[0] = c[1] = '?';
+			c++;
+		} else if (*c >= 0x80 && *c < 0xc0) {
+			/* a byte no character began: a bare C1 control, or garbage */
+			*c = '?';
+		} else {
+			/* a character's own bytes are not controls */
+			for (; more && (c[1] & 0xc0) == 0x80; more--)
+				c++;
+		}
+	}
 	fprintf(stderr, "tract: %s%s\n", prefix, line);
 	if (line != small)
 		free(line);

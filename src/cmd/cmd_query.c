@@ -43,7 +43,7 @@ static const char query_usage[] =
 "                        I/O), grouped by -g (default: by process and syscall, by\n"
 "                        process, or by device and op)\n"
 "      --sql SQL         run a SELECT over the range's samples, passes, wakeups,\n"
-"                        io_latency, syscall_latency and runq_latency tables; with\n"
+"                        io_latency, syscall_latency, runq_latency and profile tables; with\n"
 "                        --clickhouse, ClickHouse's SQL over tract.samples, ... (read-only)\n"
 "      --trace ID        one request's time, across all its threads: the samples of\n"
 "                        OpenTelemetry trace ID (32 hex digits, or a traceparent),\n"

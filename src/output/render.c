@@ -34,8 +34,8 @@ void render_range(FILE *f, const struct agg_result *r)
 	}
 	timespec_format(r->first_us, from, sizeof(from));
 	timespec_format(r->last_us, to, sizeof(to));
-	fprintf(f, "%s .. %s %s, %.0f s sampled in %" PRIu64 " passes", from, to + 11, timespec_zone(r->last_us),
-		(double)r->sampled_us / 1e6, r->passes);
+	fprintf(f, "%s .. %s %s, %.0f s sampled in %" PRIu64 " pass%s", from, to + 11, timespec_zone(r->last_us),
+		(double)r->sampled_us / 1e6, r->passes, r->passes == 1 ? "" : "es");
 	if (r->unsampled_us >= 1000000)
 		fprintf(f, ", %.0f s not sampled (the recorder was late)", (double)r->unsampled_us / 1e6);
 	if (r->dropped)
@@ -125,8 +125,13 @@ static size_t shown(const struct agg_result *r, const struct render_opts *o)
 static void sampled_cell(const struct agg_result *r, const struct agg_row *row, char *buf, size_t cap)
 {
 	const struct agg_bucket *b = agg_result__bucket(r, row);
-
-	double s = b ? (double)b->sampled_us / 1e6 : 0;
+	/*
+	 * a pass late across the bucket's start counts in it, its weight with
+	 * it, and the bucket's average is right over that; but no bucket was
+	 * sampled for longer than it lasts
+	 */
+	uint64_t len = r->time_col >= 0 ? r->cols[r->time_col]->bucket_us : 0;
+	double s = b ? (double)(len && b->sampled_us > len ? len : b->sampled_us) / 1e6 : 0;
 
 	snprintf(buf, cap, "%.*f s%s", s < 10 ? 1 : 0, s, b && agg_result__partial(r, b) ? " partial" : "");
 }

@@ -15,17 +15,29 @@
 int agg_parse_group(const struct catalog *cat, const char *list, const struct catalog_column **cols,
 		    size_t *n)
 {
-	char *copy = xstrdup(list), *save = NULL;
+	char *copy = xstrdup(list), *next = copy;
 	int err = 0;
 
 	*n = 0;
-	for (char *name = strtok_r(copy, ",", &save); name && !err; name = strtok_r(NULL, ",", &save)) {
+	/* "" is the total alone; otherwise every name between commas counts */
+	if (!list[strspn(list, " \t")]) {
+		free(copy);
+		return 0;
+	}
+	while (next && !err) {
 		const struct catalog_column *c;
+		char *name = next;
 
+		next = strchr(next, ',');
+		if (next)
+			*next++ = '\0';
 		name += strspn(name, " \t");
 		name[strcspn(name, " \t")] = '\0';
-		if (!*name)
-			continue;
+		if (!*name) {
+			tract_err("an empty column name in '%s': columns are names joined by single commas", list);
+			err = -EINVAL;
+			break;
+		}
 		c = catalog__find(cat, name);
 		if (!c) {
 			if (cat == &catalog_samples)

@@ -25,6 +25,9 @@ int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o
 
 	switch (c) {
 	case 'g':
+		if (!arg[strspn(arg, " \t")])
+			return tract_usage_error(cmd, "invalid value '' for -g: expected one or more columns, "
+						 "such as comm,state");
 		o->group = arg;
 		return 1;
 	case 'w':
@@ -130,7 +133,16 @@ int query_resolve_range(const struct store_reader *set, struct query_opts *o)
 	if (!o->has_from)
 		o->from_us = o->to_us > USEC_PER_HOUR ? o->to_us - USEC_PER_HOUR : 0;
 	if (o->from_us >= o->to_us) {
-		tract_err("--from must be before --to");
+		char from[32], to[32];
+
+		timespec_format(o->from_us, from, sizeof(from));
+		timespec_format(o->to_us, to, sizeof(to));
+		/* the times it settled on: a bare 13:05 is its latest past occurrence */
+		tract_err("--from must be before --to: they are %s and %s %s%s", from, to, timespec_zone(o->to_us),
+			  (o->from && strchr(o->from, ':') && !strchr(o->from, '-')) ||
+					  (o->to && strchr(o->to, ':') && !strchr(o->to, '-')) ?
+				  " (a time without a date is its latest past occurrence)" :
+				  "");
 		return -EINVAL;
 	}
 	return 0;

@@ -32,7 +32,7 @@ void record_opts_init(struct record_opts *o);
 int record_parse_args(int argc, char **argv, struct record_opts *o);
 /* A sampling rate, as -F takes it (record and live top); 0 or -EINVAL. */
 int record_parse_hz(const char *s, double *hz);
-#define RECORD_HZ_EXPECTED "expected a number of passes per second in (0, 1000]"
+#define RECORD_HZ_EXPECTED "expected passes per second, a plain number from 0.0000116 (one pass a day) to 1000"
 /* SIGINT, SIGTERM and SIGUSR1 end the recording after the pass under way. */
 void record_install_signals(void);
 /*

@@ -29,12 +29,19 @@ static int cmp_rows(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void format_ms(char *buf, size_t len, int valid, uint64_t us)
+/* A time so far in the unit a person reads it in: 7.6ms, 12.5s, 62min, 5.1h. */
+static void format_time(char *buf, size_t len, int valid, uint64_t us)
 {
 	if (!valid)
 		snprintf(buf, len, "-");
+	else if (us < 1000000)
+		snprintf(buf, len, "%.1fms", us / 1e3);
+	else if (us < 60 * 1000000ull)
+		snprintf(buf, len, "%.1fs", us / 1e6);
+	else if (us < 120 * 60 * 1000000ull)
+		snprintf(buf, len, "%.0fmin", us / 60e6);
 	else
-		snprintf(buf, len, "%.1f", us / 1000.0);
+		snprintf(buf, len, "%.1fh", us / 3600e6);
 }
 
 static int term_write_pass(struct sink *base, const struct pass *p)
@@ -53,7 +60,7 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 		(unsigned)(p->ts_us / 1000 % 1000), (unsigned long long)p->seq, p->nr,
 		(unsigned long long)p->selected, p->dropped ? "  (rows dropped!)" : "");
 	fprintf(t->f, "%8s %-16s %-16s %-5s %3s %-16s %9s %10s  %s\n", "TID", "PROCESS", "THREAD",
-		"STATE", "CPU", "SYSCALL", "SC_MS", "STATE_MS", "WAITING IN / ON");
+		"STATE", "CPU", "SYSCALL", "SC_TIME", "STATE_TIME", "WAITING IN / ON");
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct sample *r = &rows[i];
 		char comm[TRACT_COMM_LEN], pcomm[TRACT_COMM_LEN], sc[32], sc_ms[24], st_ms[24];
@@ -65,8 +72,8 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 			snprintf(sc, sizeof(sc), "-");
 		else
 			syscall_name_or_number(r->syscall_nr, sc, sizeof(sc));
-		format_ms(sc_ms, sizeof(sc_ms), r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
-		format_ms(st_ms, sizeof(st_ms), r->flags & TRACT_SF_STATE_TIME, r->state_us);
+		format_time(sc_ms, sizeof(sc_ms), r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME), r->sc_us);
+		format_time(st_ms, sizeof(st_ms), r->flags & TRACT_SF_STATE_TIME, r->state_us);
 		fprintf(t->f, "%8u %-16s %-16s %-5s %3u %-16s %9s %10s  %s", r->tid, pcomm, comm,
 			state_name(r->state), r->cpu, sc, sc_ms, st_ms, r->kstack ? r->kstack->wait : "-");
 		/* what it waits on: the block request, else the file or socket */

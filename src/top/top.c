@@ -431,6 +431,10 @@ int top__set_group(struct top *t, const char *group)
 	size_t n;
 	struct top_level *l = top__level(t);
 
+	if (!group[strspn(group, " \t")]) {
+		snprintf(t->message, sizeof(t->message), "group by what? one or more columns, such as comm,state");
+		return -EINVAL;
+	}
 	/* the checker prints to stderr, which the screen hides: say it here too */
 	if (agg_parse_group(t->q.cat, group, cols, &n)) {
 		snprintf(t->message, sizeof(t->message), "cannot group by '%s'; the columns are listed by ?",

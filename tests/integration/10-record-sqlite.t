@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 37
+plan 39
 
 start_workload || exit 1
 pid=$WL_PID
@@ -125,6 +125,19 @@ ok "and no kernel thread has one" \
 # always waits on its own
 ok "the O_DIRECT writer in DISK shows the 4 KiB write it waits on" \
 	test "$(q "$db" "select count(*) from samples where comm='direct' and state='DISK' and io_dev='$disk' and io_op='write' and io_bytes=4096")" -gt 0
+# a thread in D for block I/O names what it waits on, also the flush that
+# ends each fsync, which the kernel issues from a worker of its own
+fs_disk=$(q "$db" "select count(*) from samples where comm='fsync' and state='DISK'")
+fs_named=$(q "$db" "select count(*) from samples where comm='fsync' and state='DISK' and io_dev is not null")
+ok "the fsync thread in DISK names the device it waits on in most of its samples ($fs_named of $fs_disk)" \
+	at_least "$((fs_named * 2))" "$fs_disk"
+flush_dev=$(q "$db" "select dev from io_latency where op='flush' group by dev order by sum(count) desc limit 1")
+if [ -n "$flush_dev" ]; then
+	ok "and the flushes it waits on, on $flush_dev, as the I/O histogram counts them" \
+		test "$(q "$db" "select count(*) from samples where comm='fsync' and state='DISK' and io_op='flush' and io_dev='$flush_dev'")" -gt 0
+else
+	skip "the fsync thread waits on flushes" "the disk under $fsync_file has no write cache to flush"
+fi
 # --all: every thread, and the sleeping thread's timer shows as its waker
 "$TRACT" record -F 10 -d 2.5 --all -p "$pid" -o "$WORK/all" 2> "$WORK/all.err"
 all=$(one_store "$WORK/all")

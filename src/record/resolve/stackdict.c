@@ -275,6 +275,22 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 	return s;
 }
 
+/* Whether a folded user stack begins where a process or a thread does: no caller was lost. */
+static int begins_at_entry(const char *frames)
+{
+	static const char *const entries[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "clone", "clone3", "__clone",
+		"__clone3", "start_thread", "runtime.goexit", "runtime.goexit.abi0", "runtime.rt0_go",
+		"runtime.mstart",
+	};
+	size_t n = strcspn(frames, ";");
+
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		if (strlen(entries[i]) == n && !strncmp(frames, entries[i], n))
+			return 1;
+	return 0;
+}
+
 const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
 					 const uint64_t *ip, size_t nr, int cut)
 {
@@ -292,6 +308,8 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 		/* gone already: its addresses still tell how deep it was */
 		s->frames = xstrdup("[gone]");
 	}
+	if (cut < 0)
+		cut = strcmp(s->frames, "[gone]") && !begins_at_entry(s->frames);
 	if (cut) {
 		char *marked = xcalloc(1, strlen(s->frames) + sizeof("[cut];"));
 

@@ -27,7 +27,10 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 /*
  * Record a raw user stack of process tgid, symbolized now: the process may
  * exit soon.  cut: the walk stopped before the outermost frame, which the
- * frames say with a leading "[cut]".
+ * frames say with a leading "[cut]"; < 0: the walk does not say (the
+ * kernel's), and the stack is cut unless its outermost frame is where a
+ * process or thread begins, so that the same frames read the same from
+ * either walk.
  */
 const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash, uint32_t tgid,
 					 const uint64_t *ip, size_t nr, int cut);

@@ -131,8 +131,8 @@ const struct kstack *profile__stack(struct profile *pr, struct stackdict *sd, in
 			uint64_t raw = hash_bytes(ip, n * sizeof(ip[0]), user ? 0x75736572ull ^ tgid : 0x6b65726eull) &
 				       ~TRACT_COPY_ID;
 
-			/* the kernel's walk says nothing of where it stopped */
-			k = user ? stackdict__add_user(sd, raw, tgid, ip, n, 0) : stackdict__add(sd, raw, ip, n);
+			/* the kernel's walk says nothing of where it stopped: the frames tell */
+			k = user ? stackdict__add_user(sd, raw, tgid, ip, n, -1) : stackdict__add(sd, raw, ip, n);
 		}
 	}
 	pr->cache[id][user] = k;

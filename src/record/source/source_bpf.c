@@ -638,6 +638,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 					cfg->profile_hz > 0 && ro->unwind_cfi ? TRACT_TICK_RING : 4096) ?:
 	       bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots) ?:
+	       bpf_map__set_max_entries(skel->maps.bio_last, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.still_reads, slots < STILL_MAX ? slots : STILL_MAX) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:

@@ -6,7 +6,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "strbuf.h"
 #include "util.h"
@@ -25,6 +27,28 @@ static void control_bytes_are_not_shown(void **state)
 	assert_string_equal(out, "\xc3\xa9t");
 	assert_int_equal(printable_byte(0x7f), '?');
 	assert_int_equal(printable_byte(0x80), (char)0x80);
+}
+
+/* What a message quotes from a file reaches the terminal with no control in it, C1 ones neither. */
+static void messages_carry_no_controls(void **state)
+{
+	char got[256] = "";
+	FILE *cap = tmpfile();
+	int saved = dup(STDERR_FILENO);
+
+	(void)state;
+	assert_non_null(cap);
+	fflush(stderr);
+	dup2(fileno(cap), STDERR_FILENO);
+	/* ESC and BEL; CSI as UTF-8 and bare; CJK and a character ending in 0x80 kept */
+	tract_warn("'%s'", "\x1b[31mX\x07\xc2\x9b" "2J\x9b\xe6\x95\xb0\xe3\x84\x80");
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(cap);
+	assert_non_null(fgets(got, sizeof(got), cap));
+	fclose(cap);
+	assert_string_equal(got, "tract: warning: ' [31mX ??2J?\xe6\x95\xb0\xe3\x84\x80'\n");
 }
 
 static void strings_grow_and_are_never_cut(void **state)
@@ -116,6 +140,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(control_bytes_are_not_shown),
+		cmocka_unit_test(messages_carry_no_controls),
 		cmocka_unit_test(strings_grow_and_are_never_cut),
 		cmocka_unit_test(cells_of_text),
 		cmocka_unit_test(cuts_are_marked_and_stacks_keep_their_innermost_frames),

@@ -132,6 +132,14 @@ __attribute__((noinline)) int dict_test_leaf(void)
 	return 7;
 }
 
+__attribute__((noinline)) int dict_test_caller(void)
+{
+	return dict_test_leaf() + 1;
+}
+
+int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
+		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+
 /*
  * A copied stack stopped at a function's first byte, called from code that
  * no table covers (JIT) and that keeps no frame pointer: the function comes
@@ -167,6 +175,32 @@ static void user_frames_with_no_symbol_or_no_table(void **state)
 	munmap(jit, 4096);
 }
 
+/*
+ * The kernel's walk does not say where it stopped: a stack that does not
+ * begin where a process does reads as cut, as the same frames from a walk
+ * that knows.
+ */
+static void a_walk_that_does_not_say_is_judged_by_its_outermost_frame(void **state)
+{
+	struct usyms *us = usyms__new(0);
+	struct stackdict *sd = stackdict__new(NULL, us);
+	uint64_t whole[2] = { (uint64_t)(uintptr_t)dict_test_leaf + 1, (uint64_t)(uintptr_t)__libc_start_main + 1 };
+	uint64_t part[2] = { (uint64_t)(uintptr_t)dict_test_leaf + 1, (uint64_t)(uintptr_t)dict_test_caller + 1 };
+	const struct kstack *s;
+
+	(void)state;
+	s = stackdict__add_user(sd, 1, (uint32_t)getpid(), whole, 2, -1);
+	assert_non_null(strstr(s->frames, "__libc_start_main"));
+	assert_true(strncmp(s->frames, "[cut]", 5));
+	s = stackdict__add_user(sd, 2, (uint32_t)getpid(), part, 2, -1);
+	assert_string_equal(s->frames, "[cut];dict_test_caller;dict_test_leaf");
+	/* a walk that says so is taken at its word */
+	s = stackdict__add_user(sd, 3, (uint32_t)getpid(), part, 2, 0);
+	assert_string_equal(s->frames, "dict_test_caller;dict_test_leaf");
+	stackdict__free(sd);
+	usyms__free(us);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +209,7 @@ int main(void)
 		cmocka_unit_test(kernel_symbols_resolve_to_their_function),
 		cmocka_unit_test(stacks_are_folded_outermost_first),
 		cmocka_unit_test(user_frames_with_no_symbol_or_no_table),
+		cmocka_unit_test(a_walk_that_does_not_say_is_judged_by_its_outermost_frame),
 	};
 	return cmocka_run_group_tests_name("dict", tests, NULL, NULL);
 }
