@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 25
+plan 32
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -12,11 +12,26 @@ ok "tract without a command is a usage error (2)" test "$(status "$TRACT")" -eq 
 ok "an unknown command exits 2" test "$(status "$TRACT" frobnicate)" -eq 2
 ok "a unique prefix selects a command" sh -c "'$TRACT' sch | grep -q 'CREATE TABLE passes'"
 ok "record --help goes to stdout and exits 0" sh -c "'$TRACT' record --help | grep -q -- '--frequency'"
-for bad in "-F 0" "-F fast" "-d -2" "--format json" "-p 1,,2" "--bogus"; do
+for bad in "-F 0" "-F fast" "-F 0x10" "-F 1e2" "-d -2" "--format json" "-p 1,,2" "--bogus"; do
 	# shellcheck disable=SC2086
 	ok "record $bad exits 2 with a hint" sh -c "'$TRACT' record $bad 2>&1 >/dev/null | grep -q 'Try .tract record --help.' && \
 		'$TRACT' record $bad >/dev/null 2>&1; [ \$? -eq 2 ]"
 done
+
+ok "a frequency below one pass a day says the range it is outside" sh -c \
+	"'$TRACT' record -F 0.000001 2>&1 >/dev/null | grep -q 'from 0.0000116 (one pass a day) to 1000'"
+
+# group columns: an empty name is an error, not a nameless group
+mkdir -p "$WORK/empty"
+for g in "comm,,state" "comm," ""; do
+	ok "query -g '$g' exits 2 saying a column name is empty" sh -c \
+		"'$TRACT' query -D '$WORK/empty' -g '$g' 2>&1 >/dev/null | grep -q \"empty column name\\|invalid value '' for -g\" &&
+		 '$TRACT' query -D '$WORK/empty' -g '$g' >/dev/null 2>&1; [ \$? -eq 2 ]"
+done
+# a range that ends before it begins says which times it settled on
+"$TRACT" query -D "$WORK/empty" --from '2026-01-02 03:00' --to '2026-01-01 05:00' > /dev/null 2> "$WORK/range.err"
+ok "--from after --to exits 2 and names both times" sh -c \
+	"[ $? -eq 2 ] && grep -q 'they are 2026-01-02 03:00:00 and 2026-01-01 05:00:00' '$WORK/range.err'"
 
 # the profile's rate: the message names the option, the value and what it takes
 for hz in 5000 -1 abc; do

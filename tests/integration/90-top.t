@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 command -v tmux > /dev/null || skip_all "tmux is not installed"
-plan 31
+plan 32
 
 start_workload --only spin,fsync,futex,pingpong || exit 1
 "$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
@@ -54,6 +54,8 @@ tmux send-keys -t "$T" g C-u comm,state,syscall,wait,kstack Enter g C-u nosuch E
 wait_screen "cannot group by 'nosuch'" > /dev/null
 ok "a message takes its line whole: nothing of the rows shows after it" sh -c \
 	"tmux capture-pane -p -t '$T' | grep -qx \"cannot group by 'nosuch'; the columns are listed by ? *\""
+tmux send-keys -t "$T" g C-u Enter
+ok "an empty g is refused, saying what it wants" wait_screen 'group by what? one or more columns'
 tmux resize-window -t "$T" -x 150 -y 40
 tmux send-keys -t "$T" g C-u comm_folded Enter
 tmux send-keys -t "$T" / 'comm_folded="futex*"' Enter
@@ -175,7 +177,7 @@ live=$!
 bg_started $live
 wait_attached $live
 wait $live
-ok "live batch mode samples this host" sh -c "[ \$(grep -c 'tract top - live' '$WORK/live.txt') -eq 2 ] && grep -q 'passes' '$WORK/live.txt'"
+ok "live batch mode samples this host" sh -c "[ \$(grep -c 'tract top - live' '$WORK/live.txt') -eq 2 ] && grep -q ' sampled in [0-9]* pass' '$WORK/live.txt'"
 ok "and leaves no BPF program" no_tract_programs $live
 # its own store, /tmp/tract-top.PID.*: other tops on the host come and go
 ok "and no store behind" test -z "$(ls -d /tmp/tract-top.$live.* 2> /dev/null)"
