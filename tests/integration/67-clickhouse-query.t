@@ -52,7 +52,7 @@ ok "a filter on derived columns, evaluated on the server's groups" \
 	same -g comm -w 'wait ~ futex or activity = cpu or comm_folded = "hog*"' --format csv
 ok "latency histograms: syscall, run queue and block I/O" hists
 # in the server, 'not' is the exact complement, over NULLs too
-count() { "$TRACT" query --clickhouse "$URL" --host alpha $range -g '' -w "$1" --format csv | tr -d '\r' | awk -F, 'NR == 2 { print $3 + 0 }'; }
+count() { "$TRACT" query --clickhouse "$URL" --host alpha $range -g host -w "$1" --format csv | tr -d '\r' | awk -F, 'NR == 2 { print $4 + 0 }'; }
 complement() {
 	all=$(count 'tid >= 0')
 	[ "$all" -gt 0 ] || { echo "no samples"; return 1; }
@@ -80,7 +80,8 @@ ok "-g host: each host with its own samples ($(tr '\r\n' '  ' < "$WORK/hosts.csv
 	"alpha=$(n "$WORK/a") beta=$(n "$WORK/b") "
 # what the hosts' rows add up to, and the fleet's total
 sum_hosts=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.2f", s }' "$WORK/hosts.csv")
-total=$("$TRACT" query --clickhouse "$URL" $range -g '' --format csv | awk -F, 'NR == 2 { printf "%.2f", $1 }')
+# (JSON's first line is the range's: its rows follow, a line each)
+total=$("$TRACT" query --clickhouse "$URL" $range --format json | head -n 1 | sed -n 's/.*"avg_threads":\([0-9.]*\),.*/\1/p' | awk '{ printf "%.2f", $1 }')
 ok "the fleet's active threads are its hosts' added up ($total, $sum_hosts)" test "$total" = "$sum_hosts"
 "$TRACT" top -b --clickhouse "$URL" $range > "$WORK/top.out" 2>&1
 ok "top -b follows the fleet's store: its window and groups" sh -c \
