@@ -15,7 +15,7 @@ mkdir -p "$ci"
 rm -f "$ci"/*.log "$ci"/results
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build kernels unit layers san fuzz integration)
+[ ${#steps[@]} -gt 0 ] || steps=(build unit layers san integration kernels fuzz)
 
 # Every process the suite starts inherits this token, so at the end the
 # processes it left running can be told from anyone else's.
@@ -39,30 +39,9 @@ run_step() {
 	echo "$step $rc $secs" >> "$ci/results"
 	echo "== $step: $([ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in ${secs} s"
 }
-# The older kernels boot under emulation on one CPU for minutes and time
-# nothing on this host: with other steps to run, they run beside those that
-# only build and run unit tests, and are waited for before integration,
-# whose tests take the machine as it is.
-beside=
-wait_beside() {
-	[ -n "$beside" ] || return 0
-	echo "== waiting for kernels, in the background since $beside_start"
-	wait "$beside"
-	beside=
-	tail -n 4 "$ci/kernels.log"
-}
 for step in "${steps[@]}"; do
-	if [ "$step" = kernels ] && [ ${#steps[@]} -gt 1 ]; then
-		beside_start=$(date +%T)
-		echo "== kernels: in the background, its log in $ci/kernels.log"
-		run_step kernels > /dev/null &
-		beside=$!
-		continue
-	fi
-	[ "$step" = integration ] && wait_beside
 	run_step "$step"
 done
-wait_beside
 
 # what the suite left running or loaded, as a step of its own
 start=$(date +%s)
