@@ -136,16 +136,23 @@ static void sampled_cell(const struct agg_result *r, const struct agg_row *row, 
 	snprintf(buf, cap, "%.*f s%s", s < 10 ? 1 : 0, s, b && agg_result__partial(r, b) ? " partial" : "");
 }
 
+char *render_cell_whole(const struct agg_value *v)
+{
+	/* text's bytes and its quotes; a number's digits */
+	size_t cap = (v->type == SQLITE_TEXT ? v->len : 0) + 64;
+	char *whole = xcalloc(1, cap);
+
+	render_cell(v, whole, cap);
+	return whole;
+}
+
 /* A table's cell: the whole value, or cut visibly where the terminal asks for it. */
 static char *table_cell(const struct agg_value *v, const struct catalog_column *c, const struct render_opts *o)
 {
-	size_t cap = (v->type == SQLITE_TEXT ? v->len : 0) + 64;
-	char *whole = xcalloc(1, cap), *cut;
-
+	char *whole = render_cell_whole(v), *cut;
 	/* the figures and the bar before the first column */
 	const size_t lead = 8 + 1 + 6 + 2 + BAR_WIDTH + 2;
 
-	render_cell(v, whole, cap);
 	if (!o->columns)
 		return whole;
 	cut = text_cut(whole, o->columns > lead + 40 ? o->columns - lead : 40, catalog_is_stack(c), o->utf8);

@@ -25,5 +25,7 @@ void render_hists(FILE *f, const struct agg_result *r, const struct render_opts 
 char *render_bar(char *buf, size_t cap, double share, int width, int utf8);
 /* A value as text for a table cell: NULL as "-", control bytes as '?'. */
 size_t render_cell(const struct agg_value *v, char *buf, size_t cap);
+/* The same, whole however long, in a string the caller frees. */
+char *render_cell_whole(const struct agg_value *v);
 
 #endif

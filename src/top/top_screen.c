@@ -205,10 +205,8 @@ static void put_column(const char *text, int width, int stack, int utf8)
 
 static void put_cell(const struct agg_value *v, const struct catalog_column *c, int width, int utf8)
 {
-	size_t cap = (v->type == SQLITE_TEXT ? v->len : 0) + 64;
-	char *whole = xcalloc(1, cap);
+	char *whole = render_cell_whole(v);
 
-	render_cell(v, whole, cap);
 	put_column(whole, width, catalog_is_stack(c), utf8);
 	free(whole);
 }
@@ -224,12 +222,9 @@ static void lay_out(const struct top *t, size_t first, size_t last, struct top_l
 	for (size_t i = first; i < last; i++) {
 		agg_result__values(&t->res, &t->res.rows[i], vals);
 		for (size_t c = 0; c < t->res.ncols; c++) {
-			size_t cap = (vals[c].type == SQLITE_TEXT ? vals[c].len : 0) + 64;
-			char *cell = xcalloc(1, cap);
-			int n;
+			char *cell = render_cell_whole(&vals[c]);
+			int n = (int)text_cells(cell, strlen(cell));
 
-			render_cell(&vals[c], cell, cap);
-			n = (int)text_cells(cell, strlen(cell));
 			want[c] = n > want[c] ? n : want[c];
 			free(cell);
 		}
