@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ch_http.h"
+#include "clock.h"
 #include "strbuf.h"
 #include "util.h"
 
 struct ch_http {
 	CURL *curl;
 	uint64_t sent_bytes;		/* request bodies sent, as they went (compressed) */
+	const uint64_t *abandon_at;	/* a mono_ns() past which a request in flight is given up, 0 for none */
 	char *url;
 	struct curl_slist *headers, *gzip_headers;
 };
@@ -86,6 +88,24 @@ struct ch_http *ch_http__new(const char *url, const char *user, const char *pass
 	if (ca_file)
 		curl_easy_setopt(h->curl, CURLOPT_CAINFO, ca_file);
 	return h;
+}
+
+/* libcurl's progress callback, also called about once a second while nothing moves */
+static int past_deadline(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct ch_http *h = arg;
+	uint64_t at = __atomic_load_n(h->abandon_at, __ATOMIC_RELAXED);
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return at && mono_ns() >= at;
+}
+
+void ch_http__abandon_at(struct ch_http *h, const uint64_t *deadline_ns)
+{
+	h->abandon_at = deadline_ns;
+	curl_easy_setopt(h->curl, CURLOPT_XFERINFOFUNCTION, past_deadline);
+	curl_easy_setopt(h->curl, CURLOPT_XFERINFODATA, h);
+	curl_easy_setopt(h->curl, CURLOPT_NOPROGRESS, 0L);
 }
 
 uint64_t ch_http__sent_bytes(const struct ch_http *h)

@@ -24,6 +24,13 @@ enum ch_outcome {
 /* url: http[s]://host:port; user and password may be NULL (the default user); ca_file: NULL for the system's. */
 struct ch_http *ch_http__new(const char *url, const char *user, const char *password, const char *ca_file);
 void ch_http__free(struct ch_http *h);
+/*
+ * A request in flight is given up once mono_ns() reaches *deadline_ns (0:
+ * never), which another thread may set: a stopping recorder's last sends
+ * end with its drain, not the 15 s a silent server would take.  What was
+ * sent counts as sent without an answer (CH_UNKNOWN).
+ */
+void ch_http__abandon_at(struct ch_http *h, const uint64_t *deadline_ns);
 /* The bytes of request bodies sent so far, compressed as they went. */
 uint64_t ch_http__sent_bytes(const struct ch_http *h);
 /*

@@ -158,7 +158,8 @@ static int ch_write_pass(struct sink *base, const struct pass *p)
 
 /*
  * One table of a batch into the server: 0 when it is there, -EAGAIN to try
- * again later, -EINVAL when the server will never take it.
+ * again later (-EHOSTUNREACH when nothing listens), -EINVAL when the server
+ * will never take it.
  */
 static int create_tables(struct ch_sink *s);
 
@@ -218,10 +219,13 @@ static int send_table(struct ch_sink *s, struct ch_batch *b, int t, int counted,
 			   s->cfg.spool_dir);
 	}
 	free(answer);
-	return -EAGAIN;
+	return out == CH_UNREACHABLE ? -EHOSTUNREACH : -EAGAIN;
 }
 
-/* Sends the oldest spooled batch; 0 when one went, -ENOENT when none is left, -EAGAIN to wait. */
+/*
+ * Sends the oldest spooled batch; 0 when one went, -ENOENT when none is
+ * left, -EHOSTUNREACH when no server listens, -EAGAIN to wait.
+ */
 static int ship_one(struct ch_sink *s)
 {
 	struct ch_batch b;
@@ -311,7 +315,12 @@ static void *shipper(void *arg)
 
 		s->ship_ns += thread_cpu_ns() - t0;
 		pthread_mutex_lock(&s->lock);
-		if (s->stopping && (err == -ENOENT || mono_ns() >= s->drain_until_ns)) {
+		/*
+		 * A stopping recorder sends what it can within its drain; where
+		 * nothing listens, waiting out the drain only delays the stop
+		 * (the spool keeps the batches for the next start).
+		 */
+		if (s->stopping && (err == -ENOENT || err == -EHOSTUNREACH || mono_ns() >= s->drain_until_ns)) {
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
@@ -367,7 +376,8 @@ static void ch_close(struct sink *base)
 	if (s->started == 1) {
 		pthread_mutex_lock(&s->lock);
 		s->stopping = 1;
-		s->drain_until_ns = mono_ns() + DRAIN_NS;
+		/* read, unlocked, by a send in flight */
+		__atomic_store_n(&s->drain_until_ns, mono_ns() + DRAIN_NS, __ATOMIC_RELAXED);
 		pthread_cond_signal(&s->wake);
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
@@ -454,6 +464,7 @@ int ch_sink__open(const struct ch_config *cfg, struct sink **out)
 	s->stacks_sent = dict__new();
 	s->batch_id = new_batch_id();
 	s->http = ch_http__new(cfg->url, cfg->user, cfg->password, cfg->ca_file);
+	ch_http__abandon_at(s->http, &s->drain_until_ns);
 	err = ch_spool__open(&s->spool, cfg->spool_dir, cfg->spool_max);
 	if (!err)
 		note_gap(s);

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 22
+plan 23
 proxy=
 trap 'ch_stop_all; [ -z "$proxy" ] || kill "$proxy" 2> /dev/null; cleanup' EXIT
 P=18429
@@ -49,8 +49,19 @@ ok "every local row arrives exactly once ($(in_server killed); local $(in_store 
 perl "$(dirname "$0")/../lib/silent_proxy.pl" 18430 $P > "$WORK/proxy.out" 2>&1 &
 proxy=$!
 for _ in $(seq 50); do grep -qs listening "$WORK/proxy.out" && break; sleep 0.1; done
-"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18430 $auth --host silent -o "$WORK/s" 2> "$WORK/s.err"
+"$TRACT" record -F 20 -p "$WL_PID" --clickhouse http://127.0.0.1:18430 $auth --host silent -o "$WORK/s" 2> "$WORK/s.err" &
+rec=$!
+bg_started $rec
+# stopped while a batch is in flight: it gets the 5 s a stopping recorder
+# drains for, not the 15 s the HTTP client waits for an answer
+wait_until 60 grep -q 'holding an insert' "$WORK/proxy.out"
+t0=$(date +%s)
+kill -TERM $rec
+wait $rec
 rc=$?
+stop_s=$(($(date +%s) - t0))
+ok "stopped with a send in flight, it gives the send its drain and stops ($stop_s s; the HTTP timeout is 15 s)" \
+	test "$stop_s" -lt 12
 passes=$(q "$(one_store "$WORK/s")" "select count(*) from passes")
 # what the recorder says it took; on a loaded machine fewer than 60 passes
 # run, but every one it took is stored, none lost waiting for the network

@@ -52,6 +52,7 @@ while (my $client = $server->accept) {
 	}
 	close $up;
 	if ($head =~ /^POST [^\r\n]*query=INSERT/i) {
+		print "holding an insert\n";
 		sleep 60;
 		exit 0;
 	}
