@@ -9,7 +9,8 @@
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build}
-MAKE=${MAKE:-make}
+# the compiling steps build on every CPU (the tests themselves run one at a time)
+MAKE="${MAKE:-make} -j$(nproc)"
 ci=${CI_LOGS:-$OUT/ci}
 mkdir -p "$ci"
 rm -f "$ci"/*.log "$ci"/results
