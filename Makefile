@@ -281,7 +281,7 @@ deb: deps
 	$(Q)test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
 		{ echo "debian/changelog is not at version $(VERSION)" >&2; exit 1; }
 	$(call msg,DEB,$(OUT)/deb/tract_$(VERSION)_$(shell dpkg --print-architecture).deb)
-	$(Q)mkdir -p $(OUT) && dpkg-buildpackage -b -us -uc > $(OUT)/deb.log 2>&1 || { tail -n 30 $(OUT)/deb.log; exit 1; }
+	$(Q)mkdir -p $(OUT) && dpkg-buildpackage -b -us -uc -Jauto > $(OUT)/deb.log 2>&1 || { tail -n 30 $(OUT)/deb.log; exit 1; }
 	$(Q)mkdir -p $(OUT)/deb && mv ../tract_$(VERSION)_* ../tract-dbgsym_$(VERSION)_* $(OUT)/deb/ 2>/dev/null; \
 		test -f $(OUT)/deb/tract_$(VERSION)_$(shell dpkg --print-architecture).deb
 

@@ -140,9 +140,11 @@ sc=$(now_us)
 kill -CONT $rec
 sd=$(now_us)
 # the sampler's waits after it, until the pass that counts the stop is stored
-# (the first one after it is that of the slot the stop cut into)
+# (the first one after it is that of the slot the stop cut into); a pass
+# after the stop begins after c, and may begin before d, which the shell
+# reads only once kill has returned and date has started
 for _ in $(seq 200); do
-	[ "$(q "$(stopdb)" "select count(*) from passes where ts_us > $sd and unsampled_us > 0" 2> /dev/null)" -ge 1 ] 2> /dev/null && break
+	[ "$(q "$(stopdb)" "select count(*) from passes where ts_us > $sc and unsampled_us > 0" 2> /dev/null)" -ge 1 ] 2> /dev/null && break
 	sleep 0.05
 done
 sched "$rec" > "$WORK/stop1"
