@@ -68,6 +68,14 @@ older_cached() {
 	ls "$cache/$series"*.deb 2> /dev/null | grep -v -F "$2"
 }
 
+# console LOG LINES: the guest console's last LINES lines that say something:
+# without the firmware's banners, the terminal's escape sequences and blank lines
+console() {
+	tr -d '\r' < "$1" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' |
+		grep -a -v -e '^TRACT-KERNEL-RESULT' -e '^\s*$' -e '^SeaBIOS' -e '^iPXE' -e 'Press Ctrl-B' -e '^Booting from ROM' |
+		tail -n "$2" | sed 's/^/    /'
+}
+
 command -v qemu-system-x86_64 > /dev/null || {
 	echo "test-kernels: installing qemu-system-x86"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 > "$cache/qemu-install.log" 2>&1 ||
@@ -140,7 +148,7 @@ for pkg in $packages; do
 		not_ok "$pkg: no result line from the guest, booted twice ($reason, after $secs s); its console ($log):"
 		# a crash's first lines say what it was; then where the console ended
 		grep -a -m 3 'Oops\|BUG\|RIP: 0010\|soft lockup\|panic' "$log" | tr -d '\r' | sed 's/^/    /'
-		grep -a -v '^\s*$' "$log" | tail -n 12 | tr -d '\r' | sed 's/^/    /'
+		console "$log" 12
 		continue
 	fi
 	# shellcheck disable=SC2086
@@ -153,7 +161,7 @@ for pkg in $packages; do
 		passed=$((passed + 1))
 	else
 		not_ok "kernel $kernel: $* (after $secs s); the console's last lines ($log):"
-		grep -a -v -e '^TRACT-KERNEL-RESULT' -e '^\s*$' "$log" | tail -n 20 | tr -d '\r' | sed 's/^/    /'
+		console "$log" 20
 	fi
 done
 echo "kernels: $passed passed, $failed failed"

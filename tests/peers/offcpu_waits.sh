@@ -56,8 +56,17 @@ awk -v preempt_re="$preempt_re" 'NR == FNR { sched[$1] = 1; next }
 	awk -F, -v preempt_re="$preempt_re" 'NR > 1 && $3 != "" && $3 !~ preempt_re { w[$1 " " $2 " " $3] = $4; all[$1] += $4
 		if ($4 > top[$1]) { top[$1] = $4; name[$1] = $2 " " $3 } }
 		END { for (t in top) printf "%s %s %.4f\n", t, name[t], top[t] / all[t] }' | sort > "$out/tract_waits.txt"
-# per thread: its top wait in tract, with offcputime's share of it (0 when it has none, - when it lost its stacks)
-awk 'NR == FNR { peer[$1 " " $2] = $3; seen[$1] = 1; next }
-	{ if (seen[$1]) printf "%s %s %s %.4f %s\n", $1, $2, $3, peer[$1 " " $3] + 0, $4
+# offcputime times a block when it ends: a thread asleep across the whole
+# window (the workload's main thread, in sigtimedwait) has none of its
+# blocked time there, and its few stacks (from before the window) say
+# nothing of its wait.  Where offcputime's off-CPU time of a thread is under
+# half of the kernel's (offcpu.sh's peer.txt and kernel.txt), it is not held to it.
+awk 'FILENAME ~ /peer.txt$/ { off[$1] = $2; next } { if (off[$1] < 0.5 * $2 * $5) missed[$1] = 1 }
+     END { for (t in missed) print t }' "$out/peer.txt" "$out/kernel.txt" > "$out/peer_missed.txt"
+# per thread: its top wait in tract, with offcputime's share of it (0 when it
+# has none, - when it lost its stacks or missed the thread's blocks)
+awk 'FILENAME ~ /peer_missed.txt$/ { missed[$1] = 1; next }
+	FILENAME ~ /peer_waits.txt$/ { peer[$1 " " $2] = $3; seen[$1] = 1; next }
+	{ if (seen[$1] && !missed[$1]) printf "%s %s %s %.4f %s\n", $1, $2, $3, peer[$1 " " $3] + 0, $4
 	  else printf "%s %s %s - %s\n", $1, $2, $3, $4 }' \
-	"$out/peer_waits.txt" "$out/tract_waits.txt"
+	"$out/peer_missed.txt" "$out/peer_waits.txt" "$out/tract_waits.txt"
