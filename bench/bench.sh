@@ -202,6 +202,8 @@ sampler_run() {
 	local rss
 	rss=$(awk '/VmHWM/ { print $2 }' "/proc/$TRACT_PID/status")
 	wait "$TRACT_PID"
+	# the floor: the kernel's task iterator over the same tasks, with an empty program
+	"$B/floor" "$OUT/empty.bpf.o" --passes 15 > "$tmp/floor-$n$mode"
 	kill "$tp"; wait "$tp" 2>/dev/null
 	local db
 	db=$(ls "$tmp/threads-$n$mode"/*.db | tail -n 1)
@@ -430,14 +432,22 @@ hook_row "BPF ns/call hrtimer exit mark: tract (empty)" idle hrtimer_exit hrtime
 hook_row "BPF ns/call timer entry mark: tract (empty)" idle timer_entry timer_expire_entry
 hook_row "BPF ns/call timer exit mark: tract (empty)" idle timer_exit timer_expire_exit
 row "BPF ns/tick on-CPU profile (default, 49 Hz a CPU)" "$(prog_ns getppid tract_profile)" "" ""
+# floor_row N: what the kernel's task iterator alone costs a task, in the same run and over the same tasks
+floor_row() {
+	local us tasks
+	read -r us tasks < "$tmp/floor-$1"
+	row "  of which the kernel's iterator (empty program)" "$(calc "$us / $tasks" 3)" "" ""
+}
 row "BPF ns/call sampler, per task visited" "$(prog_ns idle tract_sample_pass)" "" ""
 row "sampler CPU us/pass, 1,000 threads (first pass)" "$c1k_med ($c1k_first)" "" ""
 row "sampler CPU us/visited thread, 1,000" "$(calc "$c1k_med / $v1k" 3)" "<= 1" "$(verdict "$c1k_med / $v1k <= 1")"
+floor_row 1000
 row "sampler CPU us/visited thread, 1,000, half with a trace" "$(calc "$c1ko_med / $v1ko" 3)" "<= 1" \
 	"$(verdict "$c1ko_med / $v1ko <= 1")"
 row "  samples traced (with attributes) / not" "$t1ko ($a1ko) / $n1ko" "" ""
 row "sampler CPU us/pass, 10,000 threads (first pass)" "$c10k_med ($c10k_first)" "" ""
 row "sampler CPU us/visited thread, 10,000" "$(calc "$c10k_med / $v10k" 3)" "<= 1" "$(verdict "$c10k_med / $v10k <= 1")"
+floor_row 10000
 row "  first pass (all stacks unwound), per thread" "$(calc "$c10k_first / $v10k" 3)" "" ""
 row "sampler CPU us/visited thread, 10,000 idle ($eidle rows)" "$(calc "$cidle_med / $vidle" 3)" "<= 1" "$(verdict "$cidle_med / $vidle <= 1")"
 row "rows per pass at 10,000 active (min), dropped" "$e10k, $d10k" ">= 10000, 0" "$(verdict "$e10k >= 10000 && $d10k == 0")"

@@ -41,3 +41,17 @@ __u64 floor_clock;
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(floor_sys_exit_clock) { floor_clock = bpf_ktime_get_ns(); return 0; }
+
+/*
+ * The sampler's floor: the kernel's task iterator showing every task to a
+ * program that does nothing (the sleepable kind tract's sampler is).
+ */
+__u64 floor_tasks;
+
+SEC("iter.s/task")
+int floor_task_pass(struct bpf_iter__task *ctx)
+{
+	if (ctx->task)
+		floor_tasks++;
+	return 0;
+}
