@@ -259,8 +259,9 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 	if (s->tag != tag)
 		claim_slot(s, tag);
 	s->sc_entry = rq_clock_of(task);
+	/* tract's own syscalls are no sample's, and no histogram's either */
 	if (syscall_latency)
-		s->sc_entry_ktime = syscall_in(untimed_syscalls, id) ? 0 : bpf_ktime_get_ns();
+		s->sc_entry_ktime = task->tgid == self_tgid || syscall_in(untimed_syscalls, id) ? 0 : bpf_ktime_get_ns();
 	return 0;
 }
 

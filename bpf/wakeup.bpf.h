@@ -128,10 +128,10 @@ int BPF_PROG(tract_sched_waking, struct task_struct *p)
 		keep_moment_state(p, w);
 	if (runq_latency)
 		stamp_queued(p, bpf_ktime_get_ns());
-	/* with -p, the edges that wake or are woken by the processes it names */
+	/* with -p, the edges that wake or are woken by the processes it names; never tract's own threads woken */
 	if (wakeup_edges) {
 		w->waker_tgid = label ?: cur->tgid;
-		w->edge_pending = pid_selected(p->tgid) || (!label && pid_selected(cur->tgid));
+		w->edge_pending = p->tgid != self_tgid && (pid_selected(p->tgid) || (!label && pid_selected(cur->tgid)));
 	}
 	return 0;
 }

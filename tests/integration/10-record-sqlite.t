@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 39
+plan 40
 
 start_workload || exit 1
 pid=$WL_PID
@@ -157,6 +157,16 @@ ok "and those wakeups carry their run-queue and blocked time" \
 	test "$(q "$all" "select count(*) from wakeups where waker='workload' and wakee='workload' and runq_us > 0 and blocked_us > 0")" -gt 0
 ok "a timer's wakeups of the workload are an edge of their own" \
 	test "$(q "$all" "select count(*) from wakeups where waker='timer' and waker_tgid is null and wakee_tgid=$pid")" -gt 0
+# the whole host: tract's own threads are in no sample, and so in no
+# histogram and no edge as wakee, while the workload's are in both
+"$TRACT" record -F 10 -d 1.5 -o "$WORK/host" 2> "$WORK/host.err" &
+self=$!
+wait $self
+host=$(one_store "$WORK/host")
+ok "tract's own threads (pid $self) are in no sample, syscall histogram or edge as wakee; the workload's are" \
+	test "$(q "$host" "select (select count(*) from samples where tgid=$self) + (select count(*) from syscall_latency where tgid=$self)
+		+ (select count(*) from wakeups where wakee_tgid=$self) = 0
+		and (select count(*) from syscall_latency where tgid=$pid) > 0 and (select count(*) from wakeups where wakee_tgid=$pid) > 0")" = 1
 ok "ping's waker is named: pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker='pong'")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
 stop_workload
