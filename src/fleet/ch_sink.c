@@ -156,11 +156,6 @@ static int ch_write_pass(struct sink *base, const struct pass *p)
 	return 0;
 }
 
-/*
- * One table of a batch into the server: 0 when it is there, -EAGAIN to try
- * again later (-EHOSTUNREACH when nothing listens), -EINVAL when the server
- * will never take it.
- */
 static int create_tables(struct ch_sink *s);
 
 /* Whether an error answer says tract's database or a table of it is not there (codes 81 and 60). */
@@ -172,6 +167,11 @@ static int schema_missing(const char *answer)
 	return code == 81 || code == 60;
 }
 
+/*
+ * One table of a batch into the server: 0 when it is there, -EAGAIN to try
+ * again later (-EHOSTUNREACH when nothing listens), -EINVAL when the server
+ * will never take it.
+ */
 static int send_table(struct ch_sink *s, struct ch_batch *b, int t, int counted, int made_again)
 {
 	char ident[64];
