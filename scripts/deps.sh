@@ -10,7 +10,7 @@ pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev lib
 # what only the tests and the bench need: qemu for the older kernels, a
 # browser and node for the pictures, a ClickHouse server, perf to compare
 if [ "${1:-}" = --test ]; then
-	pkgs="$pkgs qemu-system-x86 linux-perf libxml2-utils chromium clickhouse-server curl openssl"
+	pkgs="$pkgs qemu-system-x86 linux-perf libxml2-utils groff-base chromium clickhouse-server curl openssl"
 	# node and npm: Debian's, unless the machine has its own already
 	command -v node > /dev/null 2>&1 || pkgs="$pkgs nodejs"
 	command -v npm > /dev/null 2>&1 || pkgs="$pkgs npm"

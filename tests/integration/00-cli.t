@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 32
+plan 33
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -55,6 +55,9 @@ for cmd in record query top; do
 	done
 	ok "every long option of $cmd --help is in the man page" test -z "$missing"
 done
+# what man shows: a warning is text lost or garbled on the page
+ok "the man page renders without a warning from troff" \
+	sh -c "test -z \"\$(groff -man -Tutf8 -ww -z '$MAN' 2>&1)\""
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	# a copy the unprivileged user can reach, wherever the tree is checked out
