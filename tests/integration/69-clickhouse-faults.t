@@ -72,9 +72,18 @@ ok "a server that never answers: the recorder exits $rc, every pass stored local
 	sh -c "test $rc -eq 0 && test '$took' -ge 1 && test $passes -eq '$took'"
 kill "$proxy"
 proxy=
-# the same store and spool, the server itself: what it took unanswered is counted, not sent again
-"$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host silent -o "$WORK/s" 2> "$WORK/s2.err"
-ok "batches sent without an answer are counted before they go again: nothing doubled" \
+# The same store and spool, the server itself: what it took unanswered is
+# counted, not sent again.  The spool can take longer than a stopping
+# recorder's 5 s on a loaded machine, so it runs until its spool has been
+# empty once (a batch is sealed every 2 s and sent at once), then stops and
+# sends the one it was filling.
+"$TRACT" record -F 20 -p "$WL_PID" --clickhouse "$URL" $auth --host silent -o "$WORK/s" 2> "$WORK/s2.err" &
+rec=$!
+bg_started $rec
+wait_until 60 sh -c "! ls '$WORK/s/spool/'*.batch > /dev/null 2>&1"
+kill -TERM $rec
+wait $rec
+ok "batches sent without an answer are counted before they go again: nothing doubled ($(in_server silent); local $(in_store "$WORK/s"))" \
 	test "$(in_server silent)" = "$(in_store "$WORK/s")"
 
 # ---- a full spool ----
