@@ -27,6 +27,18 @@ int syscall_number(const char *name)
 	return -1;
 }
 
+int syscall_number_of(const char *name)
+{
+	int nr = syscall_number(name);
+	char *end;
+	long n;
+
+	if (nr >= 0 || strncmp(name, "syscall_", 8) || name[8] < '0' || name[8] > '9')
+		return nr;
+	n = strtol(name + 8, &end, 10);
+	return !*end && n < TRACT_SYSCALLS_MAX && !syscall_name((int)n) ? (int)n : -1;
+}
+
 void fd_syscalls_bitmap(uint64_t *bitmap, int nbits)
 {
 	static const char *const names[] = {

@@ -11,6 +11,8 @@
 const char *syscall_name(int nr);
 /* -1 if there is no such syscall. */
 int syscall_number(const char *name);
+/* The number of a name syscall_name_or_number() gives: a syscall's, or N of syscall_N; -1 for others. */
+int syscall_number_of(const char *name);
 /* One past the highest known number. */
 int syscall_count(void);
 /*

@@ -31,7 +31,7 @@ const char *state_name(int state)
  * back into the documented columns.
  */
 static const char schema_head[] =
-"-- tract store, schema version 8: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 9: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
@@ -90,6 +90,7 @@ static const char schema_head[] =
 ");\n"
 "CREATE TABLE states (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n";
 
+/* Per pass: the block I/O histogram and the on-CPU profile. */
 static const char schema_histograms[] =
 "CREATE TABLE io_latency (\n"
 "  pass  INTEGER NOT NULL,  -- passes.id: completions since the previous pass\n"
@@ -99,34 +100,6 @@ static const char schema_histograms[] =
 "  count INTEGER NOT NULL,\n"
 "  sum_us INTEGER NOT NULL DEFAULT 0  -- their latencies summed: sum(sum_us) / sum(count) is the mean\n"
 ");\n"
-"CREATE TABLE wakeups (\n"
-"  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass\n"
-"  waker_tgid INTEGER,           -- process that ran the wakeups; NULL for irq and timer\n"
-"  waker      TEXT,              -- its name, or irq, or timer; NULL if it exited before the pass\n"
-"  wakee_tgid INTEGER NOT NULL,  -- process woken\n"
-"  wakee      TEXT,              -- its name\n"
-"  count      INTEGER NOT NULL,\n"
-"  runq_us    INTEGER NOT NULL,  -- summed over these wakeups: woken -> on CPU\n"
-"  blocked_us INTEGER NOT NULL   -- summed: asleep -> woken\n"
-");\n"
-"CREATE TABLE syscall_latency (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: syscalls completed since the previous pass, the untimed left out\n"
-"  tgid    INTEGER NOT NULL,  -- process id\n"
-"  pcomm   TEXT,              -- process name\n"
-"  syscall TEXT,\n"
-"  le_us   INTEGER NOT NULL,  -- latency below this power of two\n"
-"  count   INTEGER NOT NULL,\n"
-"  sum_us  INTEGER NOT NULL DEFAULT 0  -- their latencies summed\n"
-");\n"
-"CREATE TABLE runq_latency (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: switch-ins since the previous pass (--runq-latency)\n"
-"  tgid    INTEGER NOT NULL,  -- process id\n"
-"  pcomm   TEXT,              -- process name\n"
-"  le_us   INTEGER NOT NULL,  -- waited for a CPU, since woken or preempted, below this power of two;\n"
-"                             -- without the time tract's own threads held that CPU\n"
-"  count   INTEGER NOT NULL,\n"
-"  sum_us  INTEGER NOT NULL   -- their waits summed\n"
-");\n"
 "CREATE TABLE profile (\n"
 "  pass    INTEGER NOT NULL,  -- passes.id: on-CPU ticks since the previous pass (--profile-hz, per CPU)\n"
 "  thread  INTEGER NOT NULL,  -- threads.id: the thread that was running\n"
@@ -134,6 +107,60 @@ static const char schema_histograms[] =
 "  ustack  INTEGER,           -- stacks.id of the user stack; NULL for kernel threads\n"
 "  ticks   INTEGER NOT NULL   -- ticks with these stacks: ticks / profile_hz is CPU seconds\n"
 ");\n";
+
+/*
+ * The syscall and run-queue histograms and the wakeup edges repeat a few
+ * processes and syscalls in every pass: their rows (the *_facts tables, since
+ * schema 9) refer to them by id, and views of the documented names join the
+ * names back (schema_named_views).
+ */
+static const char schema_named_facts[] =
+"CREATE TABLE processes (\n"
+"  id   INTEGER PRIMARY KEY,\n"
+"  tgid INTEGER,  -- process id; NULL for the irq and timer wakers\n"
+"  name TEXT      -- its name (the main thread's), or irq, or timer; NULL if it exited before the pass\n"
+");\n"
+"CREATE TABLE wakeup_facts (\n"
+"  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass\n"
+"  waker      INTEGER NOT NULL,  -- processes.id of the process that ran the wakeups, or irq, or timer\n"
+"  wakee      INTEGER NOT NULL,  -- processes.id of the process woken\n"
+"  count      INTEGER NOT NULL,\n"
+"  runq_us    INTEGER NOT NULL,  -- summed over these wakeups: woken -> on CPU\n"
+"  blocked_us INTEGER NOT NULL   -- summed: asleep -> woken\n"
+");\n"
+"CREATE TABLE syscall_latency_facts (\n"
+"  pass    INTEGER NOT NULL,  -- passes.id: syscalls completed since the previous pass, the untimed left out\n"
+"  process INTEGER NOT NULL,  -- processes.id\n"
+"  nr      INTEGER NOT NULL,  -- syscalls.nr\n"
+"  le_us   INTEGER NOT NULL,  -- latency below this power of two\n"
+"  count   INTEGER NOT NULL,\n"
+"  sum_us  INTEGER NOT NULL   -- their latencies summed\n"
+");\n"
+"CREATE TABLE runq_latency_facts (\n"
+"  pass    INTEGER NOT NULL,  -- passes.id: switch-ins since the previous pass (--runq-latency)\n"
+"  process INTEGER NOT NULL,  -- processes.id\n"
+"  le_us   INTEGER NOT NULL,  -- waited for a CPU, since woken or preempted, below this power of two;\n"
+"                             -- without the time tract's own threads held that CPU\n"
+"  count   INTEGER NOT NULL,\n"
+"  sum_us  INTEGER NOT NULL   -- their waits summed\n"
+");\n";
+
+/* The views of the histograms and edges with their names, as the tables of schema 8 had them. */
+static const char schema_named_views[] =
+"-- wakeups: pass, waker_tgid (NULL for irq and timer), waker (its name, or irq, or timer;\n"
+"--   NULL if it exited before the pass), wakee_tgid, wakee, count, runq_us, blocked_us\n"
+"CREATE VIEW wakeups AS\n"
+"  SELECT h.pass, wr.tgid AS waker_tgid, wr.name AS waker, we.tgid AS wakee_tgid, we.name AS wakee,\n"
+"         h.count, h.runq_us, h.blocked_us\n"
+"  FROM wakeup_facts h JOIN processes wr ON wr.id = h.waker JOIN processes we ON we.id = h.wakee;\n"
+"-- syscall_latency: pass, tgid, pcomm (process name), syscall, le_us, count, sum_us\n"
+"CREATE VIEW syscall_latency AS\n"
+"  SELECT h.pass, pr.tgid, pr.name AS pcomm, sc.name AS syscall, h.le_us, h.count, h.sum_us\n"
+"  FROM syscall_latency_facts h JOIN processes pr ON pr.id = h.process LEFT JOIN syscalls sc ON sc.nr = h.nr;\n"
+"-- runq_latency: pass, tgid, pcomm, le_us, count, sum_us\n"
+"CREATE VIEW runq_latency AS\n"
+"  SELECT h.pass, pr.tgid, pr.name AS pcomm, h.le_us, h.count, h.sum_us\n"
+"  FROM runq_latency_facts h JOIN processes pr ON pr.id = h.process;\n";
 
 struct stored_column {
 	const char *name, *type, *doc;
@@ -254,6 +281,8 @@ static void build_schema(void)
 		       "-- so that every other sample does not carry five empty columns.\n");
 	add_table(&b, "sample_io", io_refs, IO);
 	strbuf_add(&b, schema_histograms);
+	strbuf_add(&b, schema_named_facts);
+	strbuf_add(&b, schema_named_views);
 	add_view_docs(&b);
 	add_view(&b);
 	schema_text = strbuf_take(&b);
@@ -282,6 +311,16 @@ const char *schema_insert_fact_sql(void)
 {
 	schema_sql();
 	return insert_facts;
+}
+
+const char *schema_named_facts_sql(void)
+{
+	return schema_named_facts;
+}
+
+const char *schema_named_views_sql(void)
+{
+	return schema_named_views;
 }
 
 const char *schema_insert_io_sql(void)

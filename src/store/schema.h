@@ -3,14 +3,17 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 8
-/* The oldest an hour may have and still be read: those since only added columns (store_upgrade()). */
+#define TRACT_SCHEMA_VERSION 9
+/* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);
 /* SQL that makes the samples view again, as this tract's columns have it. */
 const char *schema_view_sql(void);
+/* SQL that creates the tables of schema 9 that name processes and syscalls by id, and their views. */
+const char *schema_named_facts_sql(void);
+const char *schema_named_views_sql(void);
 /*
  * The inserts of a sample's fact and of its block request: the parameters
  * are the refs below, then the table's stored columns of the column table
@@ -31,6 +34,8 @@ enum fact_ref {
  */
 struct strbuf;
 void schema_samples_select(struct strbuf *b, const char *(*sql_of)(size_t column), const char *more);
+/* syscall_latency_facts.nr of a row whose syscall is NULL: no syscalls row has it, so the view shows NULL. */
+#define NO_SYSCALL_NR (-2147483647 - 1)
 /* Names of enum tract_state values, as stored. */
 const char *state_name(int state);
 

@@ -5,6 +5,7 @@
  * beside the writer and after a crash.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@
 #define SYSCALL_BITS 1024
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 
-enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_IO_HIST,
-       INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS_PROFILE, INS__COUNT };
+enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
+       INS_IO_HIST, INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS_PROFILE, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
@@ -37,15 +38,15 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
 	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
-	/* the histograms bind pass, name, what, le_us, count, sum_us, tgid: see insert_hist() */
+	[INS_PROCESS] = "INSERT INTO processes(id, tgid, name) VALUES (?,?,?)",
+	/* the histograms bind pass, name or process, what or nr, le_us, count, sum_us: see insert_hist() */
 	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count, sum_us) VALUES (?1,?2,?3,?4,?5,?6)",
-	[INS_SC_HIST] = "INSERT INTO syscall_latency(pass, pcomm, syscall, le_us, count, sum_us, tgid) "
-			"VALUES (?1,?2,?3,?4,?5,?6,?7)",
-	[INS_RUNQ_HIST] = "INSERT INTO runq_latency(pass, pcomm, le_us, count, sum_us, tgid) VALUES (?1,?2,?4,?5,?6,?7)",
+	[INS_SC_HIST] = "INSERT INTO syscall_latency_facts(pass, process, nr, le_us, count, sum_us) "
+			"VALUES (?1,?2,?3,?4,?5,?6)",
+	[INS_RUNQ_HIST] = "INSERT INTO runq_latency_facts(pass, process, le_us, count, sum_us) VALUES (?1,?2,?4,?5,?6)",
 	/* INS_FACT and INS_IO come from the column table: schema_insert_*_sql() */
 	[INS_PROFILE] = "INSERT INTO profile(pass, thread, kstack, ustack, ticks) VALUES (?,?,?,?,?)",
-	[INS_WAKEUP] = "INSERT INTO wakeups(pass, waker_tgid, waker, wakee_tgid, wakee, count, runq_us, blocked_us) "
-		       "VALUES (?,?,?,?,?,?,?,?)",
+	[INS_WAKEUP] = "INSERT INTO wakeup_facts(pass, waker, wakee, count, runq_us, blocked_us) VALUES (?,?,?,?,?,?)",
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -62,7 +63,10 @@ struct store_sqlite {
 	char *path;
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
-	struct dimension threads, calls, stacks, files, wakers;
+	struct dimension threads, calls, stacks, files, wakers, processes;
+	/* syscall names of histograms without a number: negative numbers of this file's own */
+	struct dimension odd_syscalls;
+	struct dict *syscall_nrs;	/* histograms' syscall names looked up in this file, to their nr */
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
 	struct dict *sample_of_tid;	/* a pass's first sample of each tid (its index) */
@@ -102,7 +106,8 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 /* Forget what this file holds; ids continue after those already in it. */
 static void reset_dimensions(struct store_sqlite *st)
 {
-	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers };
+	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
+				     &st->processes, &st->odd_syscalls };
 	char sql[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
@@ -111,6 +116,7 @@ static void reset_dimensions(struct store_sqlite *st)
 		dims[i]->base = st->db ? query_int(st->db, sql) : 0;
 	}
 	memset(st->syscalls_written, 0, sizeof(st->syscalls_written));
+	dict__clear(st->syscall_nrs);
 	dict__clear(st->cgroups_written);
 }
 
@@ -524,27 +530,123 @@ static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *i
 	return 0;
 }
 
+/* A process of the histograms and edges: tgid (none for the irq and timer wakers) and name (NULL: gone). */
+struct process_ref {
+	int has_tgid;
+	uint32_t tgid;
+	const char *name;
+};
+
+static int insert_process(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct process_ref *pr = arg;
+	sqlite3_stmt *s = st->ins[INS_PROCESS];
+
+	sqlite3_bind_int64(s, 1, id);
+	bind_opt(s, 2, pr->has_tgid, pr->tgid);
+	if (pr->name)
+		sqlite3_bind_text(s, 3, pr->name, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+/* processes.id of a process, inserting it on first use in this file; 0 on error. */
+static int64_t process_id(struct store_sqlite *st, int has_tgid, uint32_t tgid, const char *name)
+{
+	struct process_ref pr = { has_tgid, has_tgid ? tgid : 0, name };
+	unsigned char small[128], *key = small;
+	size_t n = name ? strlen(name) : 0, len = 6 + n;
+	int64_t id;
+
+	/* names come whole into the key, however long a CSV hour's are */
+	if (len > sizeof(small))
+		key = xcalloc(1, len);
+	key[0] = (unsigned char)has_tgid;
+	memcpy(key + 1, &pr.tgid, 4);
+	key[5] = name != NULL;
+	memcpy(key + 6, name ? name : "", n);
+	id = dimension_id(st, &st->processes, key, len, insert_process, &pr);
+	if (key != small)
+		free(key);
+	return id;
+}
+
+/* A syscall name of no number: syscalls holds it under a negative number of this file's own. */
+static int insert_odd_syscall(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	sqlite3_stmt *s = st->ins[INS_SYSCALL];
+
+	sqlite3_bind_int64(s, 1, -id);
+	sqlite3_bind_text(s, 2, arg, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+
+/*
+ * The syscalls.nr a histogram row's syscall name is stored by: its number
+ * (the kernel's, or N of syscall_N), or for a name this tract does not
+ * know (a CSV hour written elsewhere) a negative number of this file's own.
+ * 0, or -EIO.
+ */
+static int hist_syscall_nr(struct store_sqlite *st, const char *name, int64_t *nr)
+{
+	int nr_found, added;
+	uint32_t seen;
+
+	if (!name) {
+		*nr = NO_SYSCALL_NR;
+		return 0;
+	}
+	/* a name is looked up once a file: syscall_number() reads the whole table */
+	seen = dict__intern(st->syscall_nrs, name, strlen(name), &added);
+	if (!added) {
+		*nr = (int64_t)*dict__value(st->syscall_nrs, seen);
+		return 0;
+	}
+	nr_found = syscall_number_of(name);
+	if (nr_found >= 0) {
+		*nr = nr_found;
+		if (note_syscall(st, nr_found))
+			return -EIO;
+	} else if (!(*nr = -dimension_id(st, &st->odd_syscalls, name, strlen(name), insert_odd_syscall, name))) {
+		return -EIO;
+	}
+	*dict__value(st->syscall_nrs, seen) = (uint64_t)*nr;
+	return 0;
+}
+
+/* How a histogram's rows name what they count: as text (io_latency), or by process (and syscall). */
+enum hist_names { HIST_TEXT, HIST_PROCESS, HIST_PROCESS_SYSCALL };
+
 /*
  * The histogram tables' statements number their parameters alike, and use
- * those their table has: ?1 pass, ?2 name, ?3 what, ?4 le_us, ?5 count,
- * ?6 sum_us, ?7 tgid.
+ * those their table has: ?1 pass, ?2 name or process, ?3 what or nr,
+ * ?4 le_us, ?5 count, ?6 sum_us.
  */
-static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id, const struct hist_rows *h)
+static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id, const struct hist_rows *h,
+		       enum hist_names names)
 {
-	int params = sqlite3_bind_parameter_count(s), err = 0;
+	int err = 0;
 
 	for (size_t i = 0; !err && i < h->nr; i++) {
 		const struct hist_row *r = &h->rows[i];
+		int64_t process = 0, nr = 0;
 
+		if (names != HIST_TEXT && !(process = process_id(st, 1, r->tgid, r->name)))
+			return -EIO;
+		if (names == HIST_PROCESS_SYSCALL && hist_syscall_nr(st, r->what, &nr))
+			return -EIO;
 		sqlite3_bind_int64(s, 1, pass_id);
-		sqlite3_bind_text(s, 2, r->name, -1, SQLITE_STATIC);
-		if (sqlite3_bind_parameter_name(s, 3))
+		if (names == HIST_TEXT) {
+			sqlite3_bind_text(s, 2, r->name, -1, SQLITE_STATIC);
 			sqlite3_bind_text(s, 3, r->what, -1, SQLITE_STATIC);
+		} else {
+			sqlite3_bind_int64(s, 2, process);
+			if (names == HIST_PROCESS_SYSCALL)
+				sqlite3_bind_int64(s, 3, nr);
+		}
 		sqlite3_bind_int64(s, 4, r->le_us);
 		sqlite3_bind_int64(s, 5, r->count);
 		sqlite3_bind_int64(s, 6, r->sum_us);
-		if (params >= 7)
-			sqlite3_bind_int64(s, 7, r->tgid);
 		err = step(st, s);
 	}
 	return err;
@@ -557,15 +659,18 @@ static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct
 
 	for (size_t i = 0; !err && i < w->nr; i++) {
 		const struct wakeup_row *r = &w->rows[i];
+		/* an irq or timer waker has no process id */
+		int64_t waker = process_id(st, r->waker_tgid != 0, r->waker_tgid, r->waker),
+			wakee = process_id(st, 1, r->wakee_tgid, r->wakee);
 
+		if (!waker || !wakee)
+			return -EIO;
 		sqlite3_bind_int64(s, 1, pass_id);
-		bind_opt(s, 2, r->waker_tgid, r->waker_tgid);
-		sqlite3_bind_text(s, 3, r->waker, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 4, r->wakee_tgid);
-		sqlite3_bind_text(s, 5, r->wakee, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 6, (int64_t)r->count);
-		sqlite3_bind_int64(s, 7, (int64_t)r->runq_us);
-		sqlite3_bind_int64(s, 8, (int64_t)r->blocked_us);
+		sqlite3_bind_int64(s, 2, waker);
+		sqlite3_bind_int64(s, 3, wakee);
+		sqlite3_bind_int64(s, 4, (int64_t)r->count);
+		sqlite3_bind_int64(s, 5, (int64_t)r->runq_us);
+		sqlite3_bind_int64(s, 6, (int64_t)r->blocked_us);
 		err = step(st, s);
 	}
 	return err;
@@ -643,11 +748,11 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 	for (size_t i = 0; !err && i < p->nr; i++)
 		err = insert_row(st, pass_id, p, &p->rows[i]);
 	if (!err)
-		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist);
+		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist, HIST_TEXT);
 	if (!err)
-		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist);
+		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist, HIST_PROCESS_SYSCALL);
 	if (!err)
-		err = insert_hist(st, st->ins[INS_RUNQ_HIST], pass_id, &p->runq_hist);
+		err = insert_hist(st, st->ins[INS_RUNQ_HIST], pass_id, &p->runq_hist, HIST_PROCESS);
 	if (!err)
 		err = insert_wakeups(st, pass_id, &p->wakeups);
 	if (!err)
@@ -672,6 +777,9 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->stacks.ids);
 	dict__free(st->files.ids);
 	dict__free(st->wakers.ids);
+	dict__free(st->processes.ids);
+	dict__free(st->odd_syscalls.ids);
+	dict__free(st->syscall_nrs);
 	dict__free(st->cgroups_written);
 	dict__free(st->sample_of_tid);
 	free((char *)st->cfg.dir);
@@ -695,6 +803,10 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
 	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
+	st->processes = (struct dimension){ .ids = dict__new(), .table = "processes" };
+	/* ids count down from those the file has: -1, -2, ... */
+	st->odd_syscalls = (struct dimension){ .ids = dict__new(), .table = "(SELECT -nr AS id FROM syscalls WHERE nr < 0)" };
+	st->syscall_nrs = dict__new();
 	st->cgroups_written = dict__new();
 	st->sample_of_tid = dict__new();
 	return st;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "columns.h"
 #include "schema.h"
+#include "syscalls.h"
 #include "upgrade.h"
 #include "util.h"
 
@@ -63,6 +64,108 @@ static int add_columns(sqlite3 *db)
 	return 0;
 }
 
+static int exec_ok(sqlite3 *db, const char *sql)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+/* 1 if the schema has a table (not a view) of that name, 0 if not, -1 on an error. */
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * temp.syscall_map(name, nr): each syscall name of the old syscall_latency
+ * table, by the number the store keeps it under now (store_sqlite.c); a
+ * name without one gets a negative number below those the file has, and
+ * every name a syscalls row.
+ */
+static int map_syscall_names(sqlite3 *db)
+{
+	sqlite3_stmt *names = NULL, *add = NULL, *map = NULL;
+	int64_t odd = 0;
+	int err = -1, rc;
+
+	if (exec_ok(db, "CREATE TEMP TABLE syscall_map (name TEXT, nr INTEGER NOT NULL)") ||
+	    sqlite3_prepare_v2(db, "SELECT DISTINCT syscall FROM syscall_latency", -1, &names, NULL) ||
+	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?1, ?2)", -1, &add, NULL) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO temp.syscall_map VALUES (?1, ?2)", -1, &map, NULL))
+		goto out;
+	while ((rc = sqlite3_step(names)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(names, 0);
+		int64_t nr = !name ? NO_SYSCALL_NR : syscall_number_of(name);
+		char unnamed[32];
+
+		if (name && nr < 0)
+			nr = --odd;
+		if (name) {
+			/* the name the store writes for a number, so that samples and histograms agree */
+			sqlite3_bind_int64(add, 1, nr);
+			sqlite3_bind_text(add, 2, nr >= 0 ? syscall_name_or_number((int)nr, unnamed, sizeof(unnamed)) : name,
+					  -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(add) != SQLITE_DONE)
+				goto out;
+			sqlite3_reset(add);
+		}
+		sqlite3_bind_value(map, 1, sqlite3_column_value(names, 0));
+		sqlite3_bind_int64(map, 2, nr);
+		if (sqlite3_step(map) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(map);
+	}
+	err = rc == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(names);
+	sqlite3_finalize(add);
+	sqlite3_finalize(map);
+	return err;
+}
+
+/* What schema 9 moved: the histograms' and edges' rows by process and syscall id, and the views of their names. */
+static const char *const named_facts_copy[] = {
+	"CREATE INDEX processes_by_name ON processes(tgid, name)",
+	"INSERT INTO processes(tgid, name) SELECT tgid, pcomm FROM syscall_latency UNION "
+	"SELECT tgid, pcomm FROM runq_latency UNION SELECT waker_tgid, waker FROM wakeups UNION "
+	"SELECT wakee_tgid, wakee FROM wakeups",
+	"INSERT INTO syscall_latency_facts SELECT h.pass, pr.id, m.nr, h.le_us, h.count, h.sum_us "
+	"FROM syscall_latency h JOIN processes pr ON pr.tgid IS h.tgid AND pr.name IS h.pcomm "
+	"JOIN temp.syscall_map m ON m.name IS h.syscall ORDER BY h.rowid",
+	"INSERT INTO runq_latency_facts SELECT h.pass, pr.id, h.le_us, h.count, h.sum_us "
+	"FROM runq_latency h JOIN processes pr ON pr.tgid IS h.tgid AND pr.name IS h.pcomm ORDER BY h.rowid",
+	"INSERT INTO wakeup_facts SELECT h.pass, wr.id, we.id, h.count, h.runq_us, h.blocked_us "
+	"FROM wakeups h JOIN processes wr ON wr.tgid IS h.waker_tgid AND wr.name IS h.waker "
+	"JOIN processes we ON we.tgid IS h.wakee_tgid AND we.name IS h.wakee ORDER BY h.rowid",
+	"DROP INDEX processes_by_name",
+	"DROP TABLE temp.syscall_map",
+	"DROP TABLE syscall_latency",
+	"DROP TABLE runq_latency",
+	"DROP TABLE wakeups",
+};
+
+static int name_facts(sqlite3 *db)
+{
+	int old = has_table(db, "syscall_latency");
+
+	if (old <= 0)
+		return old;
+	if (exec_ok(db, schema_named_facts_sql()) || map_syscall_names(db))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(named_facts_copy); i++)
+		if (exec_ok(db, named_facts_copy[i]))
+			return -1;
+	return exec_ok(db, schema_named_views_sql());
+}
+
 int store_upgrade(sqlite3 *db, const char *name)
 {
 	char sql[64];
@@ -70,7 +173,7 @@ int store_upgrade(sqlite3 *db, const char *name)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (add_columns(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
+	if (add_columns(db) || name_facts(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		tract_err("cannot upgrade '%s' to schema version %d: %s", name, TRACT_SCHEMA_VERSION,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Hours an older tract wrote (schema 5: no trace columns; 6: no trace
- * flags or attributes; 7: no passes.bpf_us), made from the fixture by
- * taking the columns away: a reader reads them as this tract writes them
+ * flags or attributes; 7: no passes.bpf_us; 8: histograms and edges with
+ * their names in every row), made from the fixture by taking the columns
+ * away and making the tables of names again: a reader reads them as this tract writes them
  * without writing to them, the recorder goes on writing one after
  * upgrading it in place, and an hour older than the oldest upgradable is
  * refused by name.
@@ -50,6 +51,26 @@ static int64_t one_int(sqlite3 *db, const char *sql)
 	return v;
 }
 
+/* A query's rows as text: columns by |, NULL as NULL, a line a row. */
+static char *dump(sqlite3 *db, const char *sql)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < sqlite3_column_count(st); c++)
+			fprintf(f, "%s%s", c ? "|" : "",
+				sqlite3_column_type(st, c) == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, c));
+		fputc('\n', f);
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	return buf;
+}
+
 /* sample_facts made again without the columns of drop ("|a|b|") */
 static void drop_columns(sqlite3 *db, const char *drop)
 {
@@ -70,6 +91,56 @@ static void drop_columns(sqlite3 *db, const char *drop)
 	exec_ok(db, sql);
 }
 
+/*
+ * The histograms and edges as schema 8 and older kept them, names in every
+ * row: a syscall with a name, one without (syscall_499), one this tract does
+ * not know, and none; a process gone (NULL); an irq waker.
+ */
+static void old_named_tables(sqlite3 *db)
+{
+	exec_ok(db, "DROP VIEW syscall_latency; DROP VIEW runq_latency; DROP VIEW wakeups;"
+		    "DROP TABLE syscall_latency_facts; DROP TABLE runq_latency_facts; DROP TABLE wakeup_facts;"
+		    "DROP TABLE processes;"
+		    "CREATE TABLE syscall_latency (pass INTEGER NOT NULL, tgid INTEGER NOT NULL, pcomm TEXT, syscall TEXT,"
+		    "  le_us INTEGER NOT NULL, count INTEGER NOT NULL, sum_us INTEGER NOT NULL DEFAULT 0);"
+		    "CREATE TABLE runq_latency (pass INTEGER NOT NULL, tgid INTEGER NOT NULL, pcomm TEXT,"
+		    "  le_us INTEGER NOT NULL, count INTEGER NOT NULL, sum_us INTEGER NOT NULL);"
+		    "CREATE TABLE wakeups (pass INTEGER NOT NULL, waker_tgid INTEGER, waker TEXT, wakee_tgid INTEGER NOT NULL,"
+		    "  wakee TEXT, count INTEGER NOT NULL, runq_us INTEGER NOT NULL, blocked_us INTEGER NOT NULL);"
+		    "INSERT INTO syscall_latency VALUES (1, 100, 'db', 'fsync', 128, 3, 300), (1, 100, 'db', 'syscall_499', 2, 1, 1),"
+		    "  (2, 101, NULL, 'frobnicate', 4, 2, 5), (2, 100, 'db', NULL, 8, 1, 6), (3, 100, 'db', 'fsync', 64, 9, 400);"
+		    "INSERT INTO runq_latency VALUES (2, 100, 'db,\"x\"', 2, 70, 90);"
+		    "INSERT INTO wakeups VALUES (1, NULL, 'irq', 100, 'db', 5, 10, 1000), (2, 7, NULL, 100, 'db', 1, 2, 3);");
+}
+
+/* What old_named_tables() wrote, through the views of this schema. */
+static const char *const old_named_rows[][2] = {
+	{ "SELECT * FROM syscall_latency ORDER BY pass, le_us",
+	  "1|100|db|syscall_499|2|1|1\n1|100|db|fsync|128|3|300\n2|101|NULL|frobnicate|4|2|5\n2|100|db|NULL|8|1|6\n"
+	  "3|100|db|fsync|64|9|400\n" },
+	{ "SELECT * FROM runq_latency", "2|100|db,\"x\"|2|70|90\n" },
+	{ "SELECT * FROM wakeups ORDER BY pass", "1|NULL|irq|100|db|5|10|1000\n2|7|NULL|100|db|1|2|3\n" },
+};
+
+static void holds_old_named_rows(sqlite3 *db, const char *prefix)
+{
+	for (size_t i = 0; i < sizeof(old_named_rows) / sizeof(old_named_rows[0]); i++) {
+		char sql[256], *rows;
+
+		snprintf(sql, sizeof(sql), "%s", old_named_rows[i][0]);
+		if (prefix) {
+			char *from = strstr(old_named_rows[i][0], "FROM ") + 5;
+
+			snprintf(sql, sizeof(sql), "%.*s%s.%s", (int)(from - old_named_rows[i][0]), old_named_rows[i][0],
+				 prefix, from);
+		}
+		rows = dump(db, sql);
+		if (strcmp(rows, old_named_rows[i][1]))
+			fail_msg("%s:\n%s\nexpected\n%s", sql, rows, old_named_rows[i][1]);
+		free(rows);
+	}
+}
+
 /* The fixture's first hour as version `version` of the schema had it. */
 static char *old_hour(int version)
 {
@@ -83,7 +154,9 @@ static char *old_hour(int version)
 	exec_ok(db, "DROP VIEW samples");
 	if (version <= 6)
 		drop_columns(db, version <= 5 ? "|trace_attrs|trace_flags|trace_id|span_id|" : "|trace_attrs|trace_flags|");
-	exec_ok(db, "ALTER TABLE passes DROP COLUMN bpf_us");
+	if (version <= 7)
+		exec_ok(db, "ALTER TABLE passes DROP COLUMN bpf_us");
+	old_named_tables(db);
 	/* the old view: what it showed does not matter, the new one replaces it */
 	exec_ok(db, "CREATE VIEW samples AS SELECT f.pass FROM sample_facts f");
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
@@ -95,7 +168,7 @@ static char *old_hour(int version)
 
 static void a_reader_upgrades_a_copy(void **state)
 {
-	for (int version = 5; version <= 7; version++) {
+	for (int version = 5; version <= 8; version++) {
 		char *dir = old_hour(version), *path = hour_file(dir);
 		sqlite3 *db, *file;
 
@@ -108,6 +181,7 @@ static void a_reader_upgrades_a_copy(void **state)
 		assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE file = '" FIXTURE_FILE "'"), 10);
 		/* the passes' BPF time was not measured then: NULL, not 0 */
 		assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE bpf_us IS NULL"), 10);
+		holds_old_named_rows(db, NULL);
 		sqlite3_close(db);
 		/* attached, as tract query --sql reads hours */
 		{
@@ -119,6 +193,7 @@ static void a_reader_upgrades_a_copy(void **state)
 			assert_int_equal(store_reader__attach_hour(&r, 0, mem, "src"), 0);
 			assert_int_equal(one_int(mem, "SELECT count(trace_attrs IS NULL) FROM src.samples WHERE ts_us > 0"), 26);
 			assert_int_equal(one_int(mem, "SELECT count(*) FROM src.passes WHERE bpf_us IS NULL"), 10);
+			holds_old_named_rows(mem, "src");
 			sqlite3_close(mem);
 			store_reader__free(&r);
 		}
@@ -149,11 +224,29 @@ static void the_recorder_upgrades_in_place(void **state)
 	r->span_id[7] = 2;
 	r->trace_flags = 1;
 	r->trace_attrs = "http.route=/a";
+	*hist_rows__add(&p.sc_hist) = (struct hist_row){ .tgid = 100, .name = "db", .what = "fsync", .le_us = 64,
+							 .count = 1, .sum_us = 40 };
+	*hist_rows__add(&p.sc_hist) = (struct hist_row){ .tgid = 101, .name = "x", .what = "frobnicate", .le_us = 2,
+							 .count = 1, .sum_us = 1 };
+	*wakeup_rows__add(&p.wakeups) = (struct wakeup_row){ .waker_tgid = 0, .wakee_tgid = 100, .waker = "timer",
+							     .wakee = "db", .count = 2, .runq_us = 3, .blocked_us = 4 };
 	assert_int_equal(sink__write_pass(s, &p), 0);
 	sink__close(s);
 	pass__free_rows(&p);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(one_int(db, "PRAGMA user_version"), TRACT_SCHEMA_VERSION);
+	/* the old rows as they were, the new pass's after them: an unknown name gets a number of its own */
+	{
+		char *rows = dump(db, "SELECT * FROM syscall_latency WHERE pass = 11 ORDER BY le_us");
+
+		assert_string_equal(rows, "11|101|x|frobnicate|2|1|1\n11|100|db|fsync|64|1|40\n");
+		free(rows);
+		rows = dump(db, "SELECT * FROM wakeups WHERE pass = 11");
+		assert_string_equal(rows, "11|NULL|timer|100|db|2|3|4\n");
+		free(rows);
+		exec_ok(db, "DELETE FROM syscall_latency_facts WHERE pass = 11; DELETE FROM wakeup_facts WHERE pass = 11");
+		holds_old_named_rows(db, NULL);
+	}
 	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 27);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs = 'http.route=/a' AND trace_flags = 1 "
 				     "AND trace_id = '00000000000000000000000000000001' AND span_id = '0000000000000002'"), 1);
