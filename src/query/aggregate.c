@@ -265,7 +265,7 @@ struct plan {
 
 /* Aliases the stand-in row gives the base expressions. */
 static const char *const fact_bases[] = { "f.thread", "f.state", "f.call", "f.file", "f.waker", "f.kstack",
-					  "f.ustack" };
+					  "f.ustack", "f.trace" };
 
 static int is_fact_base(const char *base)
 {

@@ -18,6 +18,7 @@ const char *const sample_join_sql[] = {
 	" LEFT JOIN sample_io io ON io.fact = f.rowid",
 	" LEFT JOIN stacks ks ON ks.id = f.kstack",
 	" LEFT JOIN stacks us ON us.id = f.ustack",
+	" LEFT JOIN traces tr ON tr.id = f.trace",
 	NULL,
 };
 

@@ -31,7 +31,7 @@ const char *state_name(int state)
  * back into the documented columns.
  */
 static const char schema_head[] =
-"-- tract store, schema version 9: one SQLite file per UTC hour.\n"
+"-- tract store, schema version 10: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
@@ -176,6 +176,7 @@ static const struct stored_column fact_refs[] = {
 	{ "file", "INTEGER", "files.id: the file or socket of a syscall's fd argument" },
 	{ "waker", "INTEGER", "wakers.id: who ran the latest wakeup" },
 	{ "ustack", "INTEGER", "stacks.id of the user stack; off CPU with user registers saved" },
+	{ "trace", "INTEGER", "traces.id: the trace context it published; NULL if none" },
 	{ NULL, NULL, NULL },
 };
 
@@ -183,6 +184,11 @@ _Static_assert(ARRAY_SIZE(fact_refs) == FACT_REF__COUNT, "the refs are bound in 
 
 static const struct stored_column io_refs[] = {
 	{ "fact", "INTEGER PRIMARY KEY", "sample_facts.rowid" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct stored_column trace_refs[] = {
+	{ "id", "INTEGER PRIMARY KEY", "sample_facts.trace" },
 	{ NULL, NULL, NULL },
 };
 
@@ -248,7 +254,7 @@ static void add_view_docs(struct strbuf *b)
 		strbuf_addf(b, "--   %-14s %s\n", sample_columns[i].name, sample_columns[i].doc);
 }
 
-static char *schema_text, *view_text, *insert_facts, *insert_io;
+static char *schema_text, *view_text, *traces_text, *insert_facts, *insert_io, *insert_trace;
 
 /* INSERT INTO table(refs..., stored columns...) VALUES (?, ...): refs bind first, in order. */
 static char *build_insert(const char *table, const struct stored_column *refs, enum column_where where)
@@ -275,11 +281,16 @@ static void build_schema(void)
 {
 	struct strbuf b = { 0 };
 
+	add_table(&b, "traces", trace_refs, TRACE);
+	traces_text = strbuf_take(&b);
 	strbuf_add(&b, schema_head);
 	add_table(&b, "sample_facts", fact_refs, FACT);
 	strbuf_add(&b, "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 		       "-- so that every other sample does not carry five empty columns.\n");
 	add_table(&b, "sample_io", io_refs, IO);
+	strbuf_add(&b, "-- The trace contexts samples published: each once per file, as a thread keeps one\n"
+		       "-- for all the samples of its request.\n");
+	strbuf_add(&b, traces_text);
 	strbuf_add(&b, schema_histograms);
 	strbuf_add(&b, schema_named_facts);
 	strbuf_add(&b, schema_named_views);
@@ -291,6 +302,7 @@ static void build_schema(void)
 	view_text = strbuf_take(&b);
 	insert_facts = build_insert("sample_facts", fact_refs, FACT);
 	insert_io = build_insert("sample_io", io_refs, IO);
+	insert_trace = build_insert("traces", trace_refs, TRACE);
 }
 
 const char *schema_sql(void)
@@ -327,4 +339,16 @@ const char *schema_insert_io_sql(void)
 {
 	schema_sql();
 	return insert_io;
+}
+
+const char *schema_insert_trace_sql(void)
+{
+	schema_sql();
+	return insert_trace;
+}
+
+const char *schema_traces_sql(void)
+{
+	schema_sql();
+	return traces_text;
 }

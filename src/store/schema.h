@@ -3,7 +3,7 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 9
+#define TRACT_SCHEMA_VERSION 10
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 
@@ -21,10 +21,14 @@ const char *schema_named_views_sql(void);
  */
 const char *schema_insert_fact_sql(void);
 const char *schema_insert_io_sql(void);
+/* The insert of a trace context: its id, then the traces' columns of the column table. */
+const char *schema_insert_trace_sql(void);
+/* SQL that creates the traces table (schema 10). */
+const char *schema_traces_sql(void);
 /* Parameter numbers of what a fact refers to; its own columns follow. */
 enum fact_ref {
 	FACT_REF_PASS = 1, FACT_REF_THREAD, FACT_REF_STATE, FACT_REF_CALL, FACT_REF_KSTACK,
-	FACT_REF_FILE, FACT_REF_WAKER, FACT_REF_USTACK, FACT_REF__COUNT	/* with the terminator */
+	FACT_REF_FILE, FACT_REF_WAKER, FACT_REF_USTACK, FACT_REF_TRACE, FACT_REF__COUNT	/* with the terminator */
 };
 /*
  * The samples view's SELECT over sample_facts f and passes p with the joins

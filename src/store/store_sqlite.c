@@ -26,7 +26,7 @@
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 
 enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
-       INS_IO_HIST, INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_WAKEUP, INS_PROFILE, INS__COUNT };
+       INS_IO_HIST, INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_TRACE, INS_WAKEUP, INS_PROFILE, INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
@@ -44,7 +44,7 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_SC_HIST] = "INSERT INTO syscall_latency_facts(pass, process, nr, le_us, count, sum_us) "
 			"VALUES (?1,?2,?3,?4,?5,?6)",
 	[INS_RUNQ_HIST] = "INSERT INTO runq_latency_facts(pass, process, le_us, count, sum_us) VALUES (?1,?2,?4,?5,?6)",
-	/* INS_FACT and INS_IO come from the column table: schema_insert_*_sql() */
+	/* INS_FACT, INS_IO and INS_TRACE come from the column table: schema_insert_*_sql() */
 	[INS_PROFILE] = "INSERT INTO profile(pass, thread, kstack, ustack, ticks) VALUES (?,?,?,?,?)",
 	[INS_WAKEUP] = "INSERT INTO wakeup_facts(pass, waker, wakee, count, runq_us, blocked_us) VALUES (?,?,?,?,?,?)",
 };
@@ -63,7 +63,7 @@ struct store_sqlite {
 	char *path;
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
-	struct dimension threads, calls, stacks, files, wakers, processes;
+	struct dimension threads, calls, stacks, files, wakers, processes, traces;
 	/* syscall names of histograms without a number: negative numbers of this file's own */
 	struct dimension odd_syscalls;
 	struct dict *syscall_nrs;	/* histograms' syscall names looked up in this file, to their nr */
@@ -107,7 +107,7 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 static void reset_dimensions(struct store_sqlite *st)
 {
 	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
-				     &st->processes, &st->odd_syscalls };
+				     &st->processes, &st->traces, &st->odd_syscalls };
 	char sql[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
@@ -252,7 +252,8 @@ static int prepare(struct store_sqlite *st, uint64_t ts_us)
 {
 	for (int i = 0; i < INS__COUNT; i++)
 		if (sqlite3_prepare_v3(st->db, i == INS_FACT ? schema_insert_fact_sql() :
-					   i == INS_IO ? schema_insert_io_sql() : insert_sql[i],
+					   i == INS_IO ? schema_insert_io_sql() :
+					   i == INS_TRACE ? schema_insert_trace_sql() : insert_sql[i],
 				       -1, SQLITE_PREPARE_PERSISTENT, &st->ins[i], NULL))
 			return db_fail(st, "prepare statements for");
 	st->hour = ts_us / USEC_PER_HOUR;
@@ -459,12 +460,51 @@ static int bind_stored(sqlite3_stmt *s, int first, enum column_where where, cons
 	return rc != SQLITE_OK;
 }
 
+/* A sample whose trace context goes into the traces dimension. */
+struct traced_sample {
+	const struct pass *p;
+	const struct sample *r;
+};
+
+static int insert_trace(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct traced_sample *t = arg;
+	sqlite3_stmt *s = st->ins[INS_TRACE];
+
+	sqlite3_bind_int64(s, 1, id);
+	return bind_stored(s, 2, TRACE, t->p, t->r) || step(st, s) ? -EIO : 0;
+}
+
+/* traces.id of the sample's trace context, 0 on error; -1 when it has none. */
+static int64_t trace_id_of(struct store_sqlite *st, const struct pass *p, const struct sample *r)
+{
+	struct traced_sample t = { p, r };
+	unsigned char small[256], *key = small;
+	size_t n = r->trace_attrs ? strlen(r->trace_attrs) : 0, len = 1 + 16 + 8 + 1 + 1 + n;
+	int64_t id;
+
+	if (!(r->flags & TRACT_SF_TRACE) && !r->trace_attrs)
+		return -1;
+	if (len > sizeof(small))
+		key = xcalloc(1, len);
+	key[0] = !!(r->flags & TRACT_SF_TRACE);
+	memcpy(key + 1, r->trace_id, 16);
+	memcpy(key + 17, r->span_id, 8);
+	key[25] = r->trace_flags;
+	key[26] = r->trace_attrs != NULL;
+	memcpy(key + 27, r->trace_attrs ? r->trace_attrs : "", n);
+	id = dimension_id(st, &st->traces, key, len, insert_trace, &t);
+	if (key != small)
+		free(key);
+	return id;
+}
+
 static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pass *p, const struct sample *r)
 {
 	unsigned char key[4096 + 64];
 	sqlite3_stmt *s = st->ins[INS_FACT];
 	int in_syscall = r->syscall_nr >= 0;
-	int64_t thread, call = 0, stack = 0, ustack = 0, file = 0, waker = 0;
+	int64_t thread, call = 0, stack = 0, ustack = 0, file = 0, waker = 0, trace;
 
 	thread = dimension_id(st, &st->threads, key, thread_key(r, key, sizeof(key)), insert_thread, r);
 	if (!thread)
@@ -495,6 +535,9 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 		if (!waker)
 			return -EIO;
 	}
+	trace = trace_id_of(st, p, r);
+	if (!trace)
+		return -EIO;
 	sqlite3_bind_int64(s, FACT_REF_PASS, pass_id);
 	sqlite3_bind_int64(s, FACT_REF_THREAD, thread);
 	sqlite3_bind_int64(s, FACT_REF_STATE, r->state);
@@ -503,6 +546,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 	bind_opt(s, FACT_REF_FILE, file, file);
 	bind_opt(s, FACT_REF_WAKER, waker, waker);
 	bind_opt(s, FACT_REF_USTACK, ustack, ustack);
+	bind_opt(s, FACT_REF_TRACE, trace > 0, trace);
 	if (bind_stored(s, FACT_REF__COUNT, FACT, p, r) || step(st, s))
 		return -EIO;
 	if (!r->io_dev)
@@ -778,6 +822,7 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->files.ids);
 	dict__free(st->wakers.ids);
 	dict__free(st->processes.ids);
+	dict__free(st->traces.ids);
 	dict__free(st->odd_syscalls.ids);
 	dict__free(st->syscall_nrs);
 	dict__free(st->cgroups_written);
@@ -804,6 +849,7 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
 	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
 	st->processes = (struct dimension){ .ids = dict__new(), .table = "processes" };
+	st->traces = (struct dimension){ .ids = dict__new(), .table = "traces" };
 	/* ids count down from those the file has: -1, -2, ... */
 	st->odd_syscalls = (struct dimension){ .ids = dict__new(), .table = "(SELECT -nr AS id FROM syscalls WHERE nr < 0)" };
 	st->syscall_nrs = dict__new();

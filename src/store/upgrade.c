@@ -51,9 +51,11 @@ static const struct {
 
 static int add_columns(sqlite3 *db)
 {
+
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
 		const struct sample_column *c = &sample_columns[i];
-		const char *table = c->where == FACT ? "sample_facts" : c->where == IO ? "sample_io" : NULL;
+		const char *table = c->where == FACT ? "sample_facts" : c->where == IO ? "sample_io" :
+				    c->where == TRACE ? "traces" : NULL;
 
 		if (table && add_column(db, table, column_stored_name(c), c->type))
 			return -1;
@@ -166,6 +168,44 @@ static int name_facts(sqlite3 *db)
 	return exec_ok(db, schema_named_views_sql());
 }
 
+/*
+ * Schema 6 to 9 kept a sample's trace context in its own columns (6: the
+ * trace and span ids only); schema 10 keeps each once in traces, and the
+ * fact its id.  The old columns stay, empty in the rows written after.
+ */
+static const char *const trace_columns[][2] = {
+	{ "trace_id", "TEXT" }, { "span_id", "TEXT" }, { "trace_flags", "INTEGER" }, { "trace_attrs", "TEXT" },
+};
+
+static const char *const traces_copy[] = {
+	"CREATE INDEX traces_by_value ON traces(trace_id, span_id, trace_flags, trace_attrs)",
+	"INSERT INTO traces(trace_id, span_id, trace_flags, trace_attrs) "
+	"SELECT DISTINCT trace_id, span_id, trace_flags, trace_attrs FROM sample_facts "
+	"WHERE trace_id IS NOT NULL OR trace_attrs IS NOT NULL",
+	"UPDATE sample_facts SET trace = (SELECT t.id FROM traces t WHERE t.trace_id IS sample_facts.trace_id "
+	"AND t.span_id IS sample_facts.span_id AND t.trace_flags IS sample_facts.trace_flags "
+	"AND t.trace_attrs IS sample_facts.trace_attrs) WHERE trace_id IS NOT NULL OR trace_attrs IS NOT NULL",
+	"DROP INDEX traces_by_value",
+};
+
+static int move_traces(sqlite3 *db)
+{
+	int traces = has_table(db, "traces"), old = has_column(db, "sample_facts", "trace_id");
+
+	if (traces < 0 || old < 0 || (!traces && exec_ok(db, schema_traces_sql())) ||
+	    add_column(db, "sample_facts", "trace", "INTEGER"))
+		return -1;
+	if (traces || !old)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(trace_columns); i++)
+		if (add_column(db, "sample_facts", trace_columns[i][0], trace_columns[i][1]))
+			return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(traces_copy); i++)
+		if (exec_ok(db, traces_copy[i]))
+			return -1;
+	return 0;
+}
+
 int store_upgrade(sqlite3 *db, const char *name)
 {
 	char sql[64];
@@ -173,7 +213,7 @@ int store_upgrade(sqlite3 *db, const char *name)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (add_columns(db) || name_facts(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
+	if (move_traces(db) || add_columns(db) || name_facts(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		tract_err("cannot upgrade '%s' to schema version %d: %s", name, TRACT_SCHEMA_VERSION,

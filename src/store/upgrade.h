@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Hours an older tract wrote, read and written by this one.  Since
- * TRACT_SCHEMA_OLDEST, versions differ only by columns added to the facts
- * (and the view that shows them) and to the passes: an hour gets the
- * columns it lacks, empty (NULL) in its old rows.  The recorder upgrades the hour it goes on
+ * TRACT_SCHEMA_OLDEST, versions differ by columns added to the facts (and
+ * the view that shows them) and to the passes, which an hour gets empty
+ * (NULL) in its old rows; by the histograms and edges naming processes and
+ * syscalls by id (9); and by trace contexts kept once in a dimension (10):
+ * the old rows are copied into those.  The recorder upgrades the hour it goes on
  * writing in place; a reader, who must not write, upgrades a copy in memory.
  */
 #ifndef TRACT_UPGRADE_H

@@ -141,6 +141,26 @@ static void holds_old_named_rows(sqlite3 *db, const char *prefix)
 	}
 }
 
+#define OLD_TRACE "0000000000000000000000000000000a"
+#define OLD_SPAN "000000000000000b"
+
+/* The samples of the first hour with no trace context, and those of each kind old_hour() made. */
+static void holds_old_traces(sqlite3 *db, const char *samples, int version)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE trace_attrs IS NULL AND trace_id IS NULL "
+		 "AND span_id IS NULL AND trace_flags IS NULL AND ts_us > 0", samples);
+	assert_int_equal(one_int(db, sql), version <= 5 ? 26 : version == 6 ? 24 : 23);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE trace_id = '" OLD_TRACE "' AND span_id = '" OLD_SPAN
+		 "' AND trace_flags IS %s AND trace_attrs IS %s", samples, version >= 7 ? "1" : "NULL",
+		 version >= 7 ? "'http.route=/a'" : "NULL");
+	assert_int_equal(one_int(db, sql), version <= 5 ? 0 : 2);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE trace_id IS NULL AND trace_attrs = 'http.route=/b'",
+		 samples);
+	assert_int_equal(one_int(db, sql), version >= 7);
+}
+
 /* The fixture's first hour as version `version` of the schema had it. */
 static char *old_hour(int version)
 {
@@ -152,11 +172,26 @@ static char *old_hour(int version)
 	path = hour_file(dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_ok(db, "DROP VIEW samples");
-	if (version <= 6)
-		drop_columns(db, version <= 5 ? "|trace_attrs|trace_flags|trace_id|span_id|" : "|trace_attrs|trace_flags|");
+	if (version <= 9) {
+		/* trace contexts in columns of the facts: spin's first two samples traced, its third with attributes only */
+		exec_ok(db, "DROP TABLE traces");
+		drop_columns(db, "|trace|");
+		if (version >= 6)
+			exec_ok(db, "ALTER TABLE sample_facts ADD COLUMN trace_id TEXT;"
+				    "ALTER TABLE sample_facts ADD COLUMN span_id TEXT;"
+				    "UPDATE sample_facts SET trace_id = '" OLD_TRACE "', span_id = '" OLD_SPAN "' "
+				    "WHERE thread = 1 AND pass <= 2");
+		if (version >= 7)
+			exec_ok(db, "ALTER TABLE sample_facts ADD COLUMN trace_flags INTEGER;"
+				    "ALTER TABLE sample_facts ADD COLUMN trace_attrs TEXT;"
+				    "UPDATE sample_facts SET trace_flags = 1, trace_attrs = 'http.route=/a' "
+				    "WHERE thread = 1 AND pass <= 2;"
+				    "UPDATE sample_facts SET trace_attrs = 'http.route=/b' WHERE thread = 1 AND pass = 3");
+	}
+	if (version <= 8)
+		old_named_tables(db);
 	if (version <= 7)
 		exec_ok(db, "ALTER TABLE passes DROP COLUMN bpf_us");
-	old_named_tables(db);
 	/* the old view: what it showed does not matter, the new one replaces it */
 	exec_ok(db, "CREATE VIEW samples AS SELECT f.pass FROM sample_facts f");
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
@@ -168,7 +203,7 @@ static char *old_hour(int version)
 
 static void a_reader_upgrades_a_copy(void **state)
 {
-	for (int version = 5; version <= 8; version++) {
+	for (int version = 5; version <= 9; version++) {
 		char *dir = old_hour(version), *path = hour_file(dir);
 		sqlite3 *db, *file;
 
@@ -176,12 +211,12 @@ static void a_reader_upgrades_a_copy(void **state)
 		assert_int_equal(store_open_file(path, &db), 0);
 		/* 10 passes in the first hour: spin and db in each, a"b in five, x\033y in one */
 		assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 26);
-		assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs IS NULL "
-					     "AND trace_id IS NULL AND trace_flags IS NULL"), 26);
+		holds_old_traces(db, "samples", version);
 		assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE file = '" FIXTURE_FILE "'"), 10);
 		/* the passes' BPF time was not measured then: NULL, not 0 */
 		assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE bpf_us IS NULL"), 10);
-		holds_old_named_rows(db, NULL);
+		if (version <= 8)
+			holds_old_named_rows(db, NULL);
 		sqlite3_close(db);
 		/* attached, as tract query --sql reads hours */
 		{
@@ -191,9 +226,10 @@ static void a_reader_upgrades_a_copy(void **state)
 			assert_int_equal(store_reader__open(dir, &r), 0);
 			assert_int_equal(sqlite3_open(":memory:", &mem), SQLITE_OK);
 			assert_int_equal(store_reader__attach_hour(&r, 0, mem, "src"), 0);
-			assert_int_equal(one_int(mem, "SELECT count(trace_attrs IS NULL) FROM src.samples WHERE ts_us > 0"), 26);
+			holds_old_traces(mem, "src.samples", version);
 			assert_int_equal(one_int(mem, "SELECT count(*) FROM src.passes WHERE bpf_us IS NULL"), 10);
-			holds_old_named_rows(mem, "src");
+			if (version <= 8)
+				holds_old_named_rows(mem, "src");
 			sqlite3_close(mem);
 			store_reader__free(&r);
 		}
@@ -208,7 +244,7 @@ static void a_reader_upgrades_a_copy(void **state)
 
 static void the_recorder_upgrades_in_place(void **state)
 {
-	char *dir = old_hour(5), *path = hour_file(dir);
+	char *dir = old_hour(7), *path = hour_file(dir);
 	struct store_config cfg = { .dir = dir, .frequency_hz = 1, .source = "test", .gid = -1 };
 	struct pass p = { .ts_us = FIXTURE_FIRST_US + 3000000, .weight_us = 1000000, .visited = 1, .bpf_us = 77,
 			  .has_bpf_us = 1 };
@@ -224,6 +260,9 @@ static void the_recorder_upgrades_in_place(void **state)
 	r->span_id[7] = 2;
 	r->trace_flags = 1;
 	r->trace_attrs = "http.route=/a";
+	/* a second thread of the same request: the same context, one row of traces */
+	*fixture_row(&p, 10, "traced2", TRACT_STATE_SLEEP, 0) = *r;
+	p.rows[1].tid = 10;
 	*hist_rows__add(&p.sc_hist) = (struct hist_row){ .tgid = 100, .name = "db", .what = "fsync", .le_us = 64,
 							 .count = 1, .sum_us = 40 };
 	*hist_rows__add(&p.sc_hist) = (struct hist_row){ .tgid = 101, .name = "x", .what = "frobnicate", .le_us = 2,
@@ -247,9 +286,11 @@ static void the_recorder_upgrades_in_place(void **state)
 		exec_ok(db, "DELETE FROM syscall_latency_facts WHERE pass = 11; DELETE FROM wakeup_facts WHERE pass = 11");
 		holds_old_named_rows(db, NULL);
 	}
-	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 27);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 28);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE trace_attrs = 'http.route=/a' AND trace_flags = 1 "
-				     "AND trace_id = '00000000000000000000000000000001' AND span_id = '0000000000000002'"), 1);
+				     "AND trace_id = '00000000000000000000000000000001' AND span_id = '0000000000000002'"), 2);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM traces WHERE trace_id = '00000000000000000000000000000001'"), 1);
+	holds_old_traces(db, "samples", 7);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM passes"), 11);
 	assert_int_equal(one_int(db, "SELECT count(bpf_us) FROM passes"), 1);
 	assert_int_equal(one_int(db, "SELECT bpf_us FROM passes WHERE bpf_us IS NOT NULL"), 77);
