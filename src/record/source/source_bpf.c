@@ -641,6 +641,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.bio_last, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.still_reads, slots < STILL_MAX ? slots : STILL_MAX) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.timer_running, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.sc_totals, cfg->syscall_latency ? ro->nr_cpus * TRACT_SC_WAYS : 1) ?:
 	       /* the tables of what is not kept take no memory */
