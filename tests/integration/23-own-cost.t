@@ -20,11 +20,14 @@ stats() { sysctl -qw kernel.bpf_stats_enabled="$1"; }
 
 # what the kernel counts for the programs of process $1, its prog fds read
 # once each: "microseconds-since-the-epoch run_time_ns", the time halfway
-# through the reading
+# through the reading.  cat goes on past an fd the recorder closed since
+# the listing, where awk given the files would stop; each fd's info begins
+# with pos:.
 kernel_run_ns() {
 	k_t0=$(date +%s%6N)
-	k_ns=$(awk 'FNR == 1 { id = "" } /^prog_id:/ { id = $2 } /^run_time_ns:/ && id != "" { ns[id] = $2 }
-		END { for (i in ns) s += ns[i]; print s + 0 }' /proc/"$1"/fdinfo/* 2> /dev/null)
+	k_ns=$(cat /proc/"$1"/fdinfo/* 2> /dev/null |
+		awk '/^pos:/ { id = "" } /^prog_id:/ { id = $2 } /^run_time_ns:/ && id != "" { ns[id] = $2 }
+		END { for (i in ns) s += ns[i]; print s + 0 }')
 	k_t1=$(date +%s%6N)
 	echo "$(((k_t0 + k_t1) / 2)) $k_ns"
 }

@@ -10,10 +10,12 @@
 # bpf_held PID: "id name how" of each program PID holds, how being "prog"
 # (loaded) or "link" (attached), one line each: one look at its fds
 bpf_held() {
-	# one process for all the fds (forks are slow on a busy host); in a
-	# link's fdinfo link_id comes before prog_id
-	set -- "$(awk 'FNR == 1 { link = 0 } /^link_id:/ { link = 1 }
-		/^prog_id:/ { print $2, (link ? "link" : "prog") }' /proc/"$1"/fdinfo/* 2> /dev/null | sort -u || :)"
+	# one cat for all the fds (forks are slow on a busy host), which goes
+	# on past an fd closed since the listing, where awk given the files
+	# would stop; each fd's info begins with pos:, and in a link's link_id
+	# comes before prog_id
+	set -- "$({ cat /proc/"$1"/fdinfo/* 2> /dev/null || :; } | awk '/^pos:/ { link = 0 } /^link_id:/ { link = 1 }
+		/^prog_id:/ { print $2, (link ? "link" : "prog") }' | sort -u || :)"
 	[ -n "$1" ] || return 0
 	bpftool prog show 2> /dev/null | awk -v held="$1" '
 		BEGIN { n = split(held, h, "\n"); for (i = 1; i <= n; i++) { split(h[i], f, " "); how[f[1]] = how[f[1]] " " f[2] } }
