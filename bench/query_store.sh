@@ -24,14 +24,15 @@ nrec=$(sqlite3 "$out" "select count(*) from passes")
 # every column of a fact but its pass, whatever the schema holds
 cols=$(sqlite3 "$out" "select group_concat(name, ', ') from pragma_table_info('sample_facts') where name != 'pass'")
 fcols=$(sqlite3 "$out" "select group_concat('f.' || name, ', ') from pragma_table_info('sample_facts') where name != 'pass'")
-sqlite3 "$out" > /dev/null <<SQL
+sqlite3 -bail "$out" > /dev/null <<SQL
 PRAGMA journal_mode = DELETE;
 CREATE TEMP TABLE recorded AS SELECT row_number() OVER (ORDER BY id) - 1 AS k, id FROM passes;
 CREATE TEMP TABLE facts AS SELECT * FROM sample_facts;
 CREATE INDEX temp.facts_pass ON facts(pass);
 CREATE TEMP TABLE expanded AS SELECT p.id AS pass, r.id AS recorded FROM passes p, recorded r WHERE 0;
 DELETE FROM sample_facts; DELETE FROM sample_io; DELETE FROM passes;
-DELETE FROM io_latency; DELETE FROM syscall_latency; DELETE FROM wakeups;
+DELETE FROM io_latency; DELETE FROM syscall_latency_facts; DELETE FROM runq_latency_facts;
+DELETE FROM wakeup_facts; DELETE FROM profile;
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $PASSES - 1)
 INSERT INTO passes(id, ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost)
 	SELECT i + 1, $HOUR_US + i * $step, $step, 0, 0, 0, 0, 0, 0 FROM n;

@@ -30,13 +30,16 @@ int syscall_number(const char *name)
 int syscall_number_of(const char *name)
 {
 	int nr = syscall_number(name);
-	char *end;
+	char *end, again[32];
 	long n;
 
 	if (nr >= 0 || strncmp(name, "syscall_", 8) || name[8] < '0' || name[8] > '9')
 		return nr;
 	n = strtol(name + 8, &end, 10);
-	return !*end && n < TRACT_SYSCALLS_MAX && !syscall_name((int)n) ? (int)n : -1;
+	if (*end || n >= TRACT_SYSCALLS_MAX || syscall_name((int)n))
+		return -1;
+	/* only the name this build writes for n: not syscall_07 */
+	return strcmp(syscall_name_or_number((int)n, again, sizeof(again)), name) ? -1 : (int)n;
 }
 
 void fd_syscalls_bitmap(uint64_t *bitmap, int nbits)

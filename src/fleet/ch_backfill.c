@@ -22,20 +22,24 @@
  * ClickHouse table after host and batch_id (what ch_rows.c makes of a pass
  * in the recorder, read back from the store), then the pass's id, in the
  * order they were stored: by pass.  Stacks go by id here, by hash there
- * (stack_columns); the samples' columns are the view's.
+ * (stack_columns); the samples' columns are the view's.  The histograms and
+ * edges are read from their facts tables, whose rowid is that order (their
+ * views of schema 8's names have none).
  */
 static const char *const table_sql[CH_TABLES] = {
 	[CH_PASSES] = "SELECT ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, displaced, "
 		      "unsampled_us, load_rows, moment_read, bpf_us, id FROM passes WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY id",
 	[CH_IO] = "SELECT p.ts_us, h.dev, h.op, h.le_us, h.count, h.sum_us, p.id FROM io_latency h "
 		  "JOIN passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_SYSCALL] = "SELECT p.ts_us, h.tgid, h.pcomm, h.syscall, h.le_us, h.count, h.sum_us, p.id FROM syscall_latency h "
-		       "JOIN passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_RUNQ] = "SELECT p.ts_us, h.tgid, h.pcomm, h.le_us, h.count, h.sum_us, p.id FROM runq_latency h "
-		    "JOIN passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_WAKEUPS] = "SELECT p.ts_us, h.waker_tgid, h.waker, h.wakee_tgid, h.wakee, h.count, h.runq_us, h.blocked_us, "
-		       "p.id FROM wakeups h JOIN passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2 "
-		       "ORDER BY h.rowid",
+	[CH_SYSCALL] = "SELECT p.ts_us, pr.tgid, pr.name, sc.name, h.le_us, h.count, h.sum_us, p.id "
+		       "FROM syscall_latency_facts h JOIN passes p ON p.id = h.pass JOIN processes pr ON pr.id = h.process "
+		       "LEFT JOIN syscalls sc ON sc.nr = h.nr WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
+	[CH_RUNQ] = "SELECT p.ts_us, pr.tgid, pr.name, h.le_us, h.count, h.sum_us, p.id FROM runq_latency_facts h "
+		    "JOIN passes p ON p.id = h.pass JOIN processes pr ON pr.id = h.process "
+		    "WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
+	[CH_WAKEUPS] = "SELECT p.ts_us, wr.tgid, wr.name, we.tgid, we.name, h.count, h.runq_us, h.blocked_us, p.id "
+		       "FROM wakeup_facts h JOIN passes p ON p.id = h.pass JOIN processes wr ON wr.id = h.waker "
+		       "JOIN processes we ON we.id = h.wakee WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
 	[CH_PROFILE] = "SELECT p.ts_us, t.tid, t.tgid, coalesce(t.comm, ''), coalesce(t.pcomm, ''), h.kstack, h.ustack, "
 		       "h.ticks, p.id FROM profile h JOIN passes p ON p.id = h.pass JOIN threads t ON t.id = h.thread "
 		       "WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",

@@ -88,30 +88,44 @@ static int has_table(sqlite3 *db, const char *name)
 
 /*
  * temp.syscall_map(name, nr): each syscall name of the old syscall_latency
- * table, by the number the store keeps it under now (store_sqlite.c); a
- * name without one gets a negative number below those the file has, and
+ * table by its number: the one the file's own syscalls table gives it (the
+ * recorder's, whatever machine it ran on), else this build's (store_sqlite.c);
+ * a name without one gets a negative number below those the file has, and
  * every name a syscalls row.
  */
 static int map_syscall_names(sqlite3 *db)
 {
-	sqlite3_stmt *names = NULL, *add = NULL, *map = NULL;
+	sqlite3_stmt *names = NULL, *own = NULL, *add = NULL, *map = NULL;
 	int64_t odd = 0;
 	int err = -1, rc;
 
-	if (exec_ok(db, "CREATE TEMP TABLE syscall_map (name TEXT, nr INTEGER NOT NULL)") ||
-	    sqlite3_prepare_v2(db, "SELECT DISTINCT syscall FROM syscall_latency", -1, &names, NULL) ||
+	if (exec_ok(db, "CREATE TEMP TABLE syscall_map (name TEXT UNIQUE, nr INTEGER NOT NULL)") ||
+	    sqlite3_prepare_v2(db, "SELECT min(0, coalesce(min(nr), 0)) FROM syscalls", -1, &own, NULL) ||
+	    sqlite3_step(own) != SQLITE_ROW)
+		goto out;
+	odd = sqlite3_column_int64(own, 0);
+	sqlite3_finalize(own);
+	own = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT syscall FROM syscall_latency", -1, &names, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT min(nr) FROM syscalls WHERE name = ?1", -1, &own, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?1, ?2)", -1, &add, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO temp.syscall_map VALUES (?1, ?2)", -1, &map, NULL))
 		goto out;
 	while ((rc = sqlite3_step(names)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(names, 0);
-		int64_t nr = !name ? NO_SYSCALL_NR : syscall_number_of(name);
+		int64_t nr = NO_SYSCALL_NR;
 		char unnamed[32];
 
-		if (name && nr < 0)
-			nr = --odd;
 		if (name) {
-			/* the name the store writes for a number, so that samples and histograms agree */
+			sqlite3_reset(own);
+			sqlite3_bind_text(own, 1, name, -1, SQLITE_STATIC);
+			if (sqlite3_step(own) != SQLITE_ROW)
+				goto out;
+			nr = sqlite3_column_type(own, 0) != SQLITE_NULL ? sqlite3_column_int64(own, 0)
+									  : syscall_number_of(name);
+			if (nr < 0)
+				nr = --odd;
+			/* the file's name for it, else the one the store writes, so that samples and histograms agree */
 			sqlite3_bind_int64(add, 1, nr);
 			sqlite3_bind_text(add, 2, nr >= 0 ? syscall_name_or_number((int)nr, unnamed, sizeof(unnamed)) : name,
 					  -1, SQLITE_TRANSIENT);
@@ -128,6 +142,7 @@ static int map_syscall_names(sqlite3 *db)
 	err = rc == SQLITE_DONE ? 0 : -1;
 out:
 	sqlite3_finalize(names);
+	sqlite3_finalize(own);
 	sqlite3_finalize(add);
 	sqlite3_finalize(map);
 	return err;

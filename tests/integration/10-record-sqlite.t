@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 40
+plan 41
 
 start_workload || exit 1
 pid=$WL_PID
@@ -169,5 +169,27 @@ ok "tract's own threads (pid $self) are in no sample, syscall histogram or edge 
 		and (select count(*) from syscall_latency where tgid=$pid) > 0 and (select count(*) from wakeups where wakee_tgid=$pid) > 0")" = 1
 ok "ping's waker is named: pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker='pong'")" -gt 0
 ok "store file is 0640" test "$(stat -c %a "$db")" = 640
+
+# the tests read a recording that crosses an hour as one file (one_store):
+# two hours' files of the same rows read back as every row twice
+mkdir -p "$WORK/twice"
+cp "$all" "$WORK/twice/tract-20260101-00.db"
+cp "$all" "$WORK/twice/tract-20260101-01.db"
+twice=$(one_store "$WORK/twice")
+rows_of() {
+	sqlite3 "$1" "select s.* , k.frames, u.frames from samples s left join stacks k on k.id = s.kstack_id
+		left join stacks u on u.id = s.ustack_id" | awk -F'|' -v OFS='|' '{ $14 = $34 = ""; print }'
+	for t in syscall_latency runq_latency wakeups io_latency; do
+		sqlite3 "$1" "select '$t', p.ts_us, h.* from $t h join passes p on p.id = h.pass" | cut -d'|' -f1,2,4-
+	done
+	sqlite3 "$1" "select 'profile', (select ts_us from passes where id = p.pass), p.ticks, t.tid, k.frames, u.frames from profile p join threads t on t.id = p.thread
+		left join stacks k on k.id = p.kstack left join stacks u on u.id = p.ustack"
+}
+rows_of "$all" > "$WORK/once.rows"
+cat "$WORK/once.rows" "$WORK/once.rows" | LC_ALL=C sort > "$WORK/twice.want"
+rows_of "$twice" | LC_ALL=C sort > "$WORK/twice.rows"
+ok "two hours' files merged for the tests hold every row of each, by name ($(wc -l < "$WORK/once.rows") rows each)" \
+	sh -c "test '$twice' != '$all' && test -s '$WORK/once.rows' && grep -q '^wakeups' '$WORK/once.rows' &&
+		grep -q '^syscall_latency' '$WORK/once.rows' && cmp -s '$WORK/twice.want' '$WORK/twice.rows'"
 stop_workload
 done_testing

@@ -13,41 +13,58 @@ one_store() {
 	out=$(mktemp -d "${WORK:-/tmp}/one_store.XXXXXX")/merged.db
 	"$TRACT" schema | sqlite3 "$out"
 	for f in "$@"; do
-		sqlite3 "$out" > /dev/null <<SQL
+		sqlite3 -bail "$out" > /dev/null <<SQL || return 1
 ATTACH '$f' AS src;
 CREATE TEMP TABLE off AS SELECT
 	(SELECT coalesce(max(id), 0) FROM passes) AS pass, (SELECT coalesce(max(id), 0) FROM threads) AS thread,
 	(SELECT coalesce(max(id), 0) FROM calls) AS call, (SELECT coalesce(max(id), 0) FROM stacks) AS stack,
 	(SELECT coalesce(max(id), 0) FROM files) AS file, (SELECT coalesce(max(id), 0) FROM wakers) AS waker,
+	(SELECT coalesce(max(id), 0) FROM processes) AS process, (SELECT coalesce(max(id), 0) FROM traces) AS trace,
+	(SELECT coalesce(-min(nr), 0) FROM syscalls WHERE nr < 0) AS odd_nr,
 	(SELECT coalesce(max(rowid), 0) FROM sample_facts) AS fact;
 INSERT OR IGNORE INTO states SELECT * FROM src.states;
-INSERT OR IGNORE INTO syscalls SELECT * FROM src.syscalls;
+INSERT OR IGNORE INTO syscalls SELECT * FROM src.syscalls WHERE nr >= 0;
+INSERT INTO syscalls SELECT nr - (SELECT odd_nr FROM off), name FROM src.syscalls WHERE nr < 0;
 INSERT OR IGNORE INTO cgroups SELECT * FROM src.cgroups;
 INSERT OR REPLACE INTO meta SELECT * FROM src.meta;
-$(for t in passes:pass threads:thread calls:call stacks:stack files:file wakers:waker; do
-	echo "CREATE TEMP TABLE x AS SELECT * FROM src.${t%:*};"
-	echo "UPDATE x SET id = id + (SELECT ${t#*:} FROM off);"
-	echo "INSERT INTO ${t%:*} SELECT * FROM x; DROP TABLE x;"
-done)
-CREATE TEMP TABLE x AS SELECT rowid AS fact_rowid, * FROM src.sample_facts;
-UPDATE x SET fact_rowid = fact_rowid + (SELECT fact FROM off), pass = pass + (SELECT pass FROM off),
-	thread = thread + (SELECT thread FROM off), call = call + (SELECT call FROM off),
-	kstack = kstack + (SELECT stack FROM off), ustack = ustack + (SELECT stack FROM off),
-	file = file + (SELECT file FROM off), waker = waker + (SELECT waker FROM off);
-INSERT INTO sample_facts(rowid, $(sqlite3 "$f" "select group_concat(name, ', ') from pragma_table_info('sample_facts')"))
-	SELECT * FROM x;
-DROP TABLE x;
-CREATE TEMP TABLE x AS SELECT * FROM src.sample_io;
-UPDATE x SET fact = fact + (SELECT fact FROM off);
-INSERT INTO sample_io SELECT * FROM x; DROP TABLE x;
-$(for t in io_latency wakeups syscall_latency runq_latency; do
-	echo "CREATE TEMP TABLE x AS SELECT * FROM src.$t;"
-	echo "UPDATE x SET pass = pass + (SELECT pass FROM off);"
-	echo "INSERT INTO $t SELECT * FROM x; DROP TABLE x;"
-done)
+$(copy_shifted passes "id:pass"
+copy_shifted threads "id:thread"
+copy_shifted calls "id:call nr:nr"
+copy_shifted stacks "id:stack"
+copy_shifted files "id:file"
+copy_shifted wakers "id:waker"
+copy_shifted processes "id:process"
+copy_shifted traces "id:trace"
+copy_shifted sample_facts "rowid:fact pass:pass thread:thread call:call kstack:stack ustack:stack file:file waker:waker trace:trace"
+copy_shifted sample_io "fact:fact"
+copy_shifted io_latency "pass:pass"
+copy_shifted profile "pass:pass thread:thread kstack:stack ustack:stack"
+copy_shifted syscall_latency_facts "pass:pass process:process nr:nr"
+copy_shifted runq_latency_facts "pass:pass process:process"
+copy_shifted wakeup_facts "pass:pass waker:process wakee:process")
 SQL
 	done
 	echo "$out"
+}
+
+# copy_shifted TABLE "COLUMN:OFFSET ...": the SQL that copies src's TABLE with
+# each COLUMN's ids moved past the merged file's (OFFSET a column of off; nr
+# moves only a file's own negative numbers, of syscall names it had no number
+# for, not the one of no name).  The rows keep their order, and sample_facts its rowids.
+copy_shifted() {
+	cols=$(sqlite3 "$f" "SELECT group_concat(name, ', ') FROM pragma_table_info('$1')")
+	all=$cols
+	case " $2 " in *" rowid:"*) all="rowid AS rowid_, $cols" cols="rowid, $cols" ;; esac
+	echo "CREATE TEMP TABLE x AS SELECT $all FROM src.$1 ORDER BY rowid;"
+	for m in $2; do
+		c=${m%:*} o=${m#*:}
+		[ "$c" = rowid ] && c=rowid_
+		case $o in
+		nr) echo "UPDATE x SET $c = $c - (SELECT odd_nr FROM off) WHERE $c < 0 AND $c > -2147483648;" ;;
+		*) echo "UPDATE x SET $c = $c + (SELECT $o FROM off);" ;;
+		esac
+	done
+	echo "INSERT INTO $1($cols) SELECT * FROM x ORDER BY rowid; DROP TABLE x;"
 }
 
 # one_csv DIR NAME: the path of one CSV file holding DIR's tract-*.NAME.csv

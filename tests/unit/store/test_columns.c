@@ -20,6 +20,7 @@
 #include "csv.h"
 #include "csv_reader.h"
 #include "sink.h"
+#include "../sql_rows.h"
 
 /* 2026-11-30 12:00:05 UTC */
 #define PASS_US 1796040005000000ull
@@ -74,26 +75,6 @@ static void make_pass(struct pass *p)
 	*wakeup_rows__add(&p->wakeups) = (struct wakeup_row){ .waker_tgid = 0, .wakee_tgid = 100, .waker = "irq",
 							      .wakee = "db", .count = 5, .runq_us = 10,
 							      .blocked_us = 1000 };
-}
-
-/* A table's rows as one text, for tables other than the samples. */
-static char *dump(sqlite3 *db, const char *sql)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	sqlite3_stmt *st;
-
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < sqlite3_column_count(st); c++)
-			fprintf(f, "%s%s", c ? "|" : "",
-				sqlite3_column_type(st, c) == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, c));
-		fputc('\n', f);
-	}
-	sqlite3_finalize(st);
-	fclose(f);
-	return buf;
 }
 
 struct cell {

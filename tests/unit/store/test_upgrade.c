@@ -24,6 +24,7 @@
 #include "schema.h"
 #include "sink.h"
 #include "../store_fixture.h"
+#include "../sql_rows.h"
 #include "util.h"
 
 static char *hour_file(const char *dir)
@@ -51,26 +52,6 @@ static int64_t one_int(sqlite3 *db, const char *sql)
 	return v;
 }
 
-/* A query's rows as text: columns by |, NULL as NULL, a line a row. */
-static char *dump(sqlite3 *db, const char *sql)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	sqlite3_stmt *st;
-
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < sqlite3_column_count(st); c++)
-			fprintf(f, "%s%s", c ? "|" : "",
-				sqlite3_column_type(st, c) == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, c));
-		fputc('\n', f);
-	}
-	sqlite3_finalize(st);
-	fclose(f);
-	return buf;
-}
-
 /* sample_facts made again without the columns of drop ("|a|b|") */
 static void drop_columns(sqlite3 *db, const char *drop)
 {
@@ -94,7 +75,9 @@ static void drop_columns(sqlite3 *db, const char *drop)
 /*
  * The histograms and edges as schema 8 and older kept them, names in every
  * row: a syscall with a name, one without (syscall_499), one this tract does
- * not know, and none; a process gone (NULL); an irq waker.
+ * not know, one spelt as this tract never writes a number (syscall_0499), and
+ * none; a process gone (NULL); an irq waker.  The file's syscalls have the
+ * numbers of another machine's table (fsync 1074): its histograms keep them.
  */
 static void old_named_tables(sqlite3 *db)
 {
@@ -108,7 +91,9 @@ static void old_named_tables(sqlite3 *db)
 		    "CREATE TABLE wakeups (pass INTEGER NOT NULL, waker_tgid INTEGER, waker TEXT, wakee_tgid INTEGER NOT NULL,"
 		    "  wakee TEXT, count INTEGER NOT NULL, runq_us INTEGER NOT NULL, blocked_us INTEGER NOT NULL);"
 		    "INSERT INTO syscall_latency VALUES (1, 100, 'db', 'fsync', 128, 3, 300), (1, 100, 'db', 'syscall_499', 2, 1, 1),"
-		    "  (2, 101, NULL, 'frobnicate', 4, 2, 5), (2, 100, 'db', NULL, 8, 1, 6), (3, 100, 'db', 'fsync', 64, 9, 400);"
+		    "  (2, 101, NULL, 'frobnicate', 4, 2, 5), (2, 100, 'db', NULL, 8, 1, 6), (3, 100, 'db', 'fsync', 64, 9, 400),"
+		    "  (3, 100, 'db', 'syscall_0499', 16, 1, 10);"
+		    "UPDATE syscalls SET nr = nr + 1000; UPDATE calls SET nr = nr + 1000;"
 		    "INSERT INTO runq_latency VALUES (2, 100, 'db,\"x\"', 2, 70, 90);"
 		    "INSERT INTO wakeups VALUES (1, NULL, 'irq', 100, 'db', 5, 10, 1000), (2, 7, NULL, 100, 'db', 1, 2, 3);");
 }
@@ -117,7 +102,10 @@ static void old_named_tables(sqlite3 *db)
 static const char *const old_named_rows[][2] = {
 	{ "SELECT * FROM syscall_latency ORDER BY pass, le_us",
 	  "1|100|db|syscall_499|2|1|1\n1|100|db|fsync|128|3|300\n2|101|NULL|frobnicate|4|2|5\n2|100|db|NULL|8|1|6\n"
-	  "3|100|db|fsync|64|9|400\n" },
+	  "3|100|db|syscall_0499|16|1|10\n3|100|db|fsync|64|9|400\n" },
+	/* fsync by the file's own number, as its samples have it; syscall_0499 not taken for syscall 499 */
+	{ "SELECT CASE WHEN nr < 0 THEN 'own' ELSE nr END, count(*) FROM syscall_latency_facts "
+	  "WHERE sum_us IN (300, 400, 10) GROUP BY 1 ORDER BY 1", "1074|2\nown|1\n" },
 	{ "SELECT * FROM runq_latency", "2|100|db,\"x\"|2|70|90\n" },
 	{ "SELECT * FROM wakeups ORDER BY pass", "1|NULL|irq|100|db|5|10|1000\n2|7|NULL|100|db|1|2|3\n" },
 };
