@@ -94,10 +94,19 @@ static void raise_sampler_priority(void)
 		tract_debug("cannot raise the sampler's priority: %s", strerror(-err));
 }
 
+/*
+ * The histograms and the wakeup edges go into a pass at most once a second,
+ * and into the last: at the default rate that is every pass, and at 10 a
+ * second a tenth of the rows (a key that comes back in every pass makes one
+ * row a second, not ten), where a finer time than a second tells nothing a
+ * histogram is read for.
+ */
+#define SUMS_INTERVAL_US 1000000
+
 static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
 		       struct record_totals *tot)
 {
-	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0;
+	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0, sums_us = realtime_us();
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX, rng = start ^ (uint64_t)getpid();
 	struct targets *targets = targets__open(o->sampler.pids, o->sampler.nr_pids);
 	struct pass spare = { 0 };
@@ -111,6 +120,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	for (uint64_t slot = start; !stop_requested && slot < end; slot = next_slot(start, interval, slot, mono_ns())) {
 		uint64_t t0, cpu0, at = pass_time(slot, interval, mono_ns(), random_next(&rng));
 		struct pass *p;
+		int gone;
 
 		if (at >= end)
 			break;
@@ -139,6 +149,11 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		err = sampler__pass(sampler, p);
 		if (err)
 			break;
+		gone = targets__gone(targets);
+		if (p->ts_us >= sums_us + SUMS_INTERVAL_US || gone || stop_requested || slot + interval >= end) {
+			sampler__sums(sampler, p);
+			sums_us = p->ts_us;
+		}
 		pass__count_load(p);
 		p->duration_us = (mono_ns() - t0) / 1000;
 		p->cpu_us = thread_cpu_us() - cpu0;
@@ -147,7 +162,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		tot->dropped += p->dropped;
 		if (p != &spare)
 			writer__submit(writer, p);
-		if (targets__gone(targets)) {
+		if (gone) {
 			tract_warn("every process -p names has exited; recording stops");
 			break;
 		}

@@ -33,6 +33,11 @@ struct sampler_ops {
 	const char *name;
 	/* Fill pass->rows and the pass counters; negative errno on failure. */
 	int (*pass)(struct sampler *s, struct pass *pass);
+	/*
+	 * Optional: what the kernel summed since the previous call (latency
+	 * histograms, wakeup edges) into the pass just filled.
+	 */
+	void (*sums)(struct sampler *s, struct pass *pass);
 	/* Optional: the recorder goes to sleep until the next pass now. */
 	void (*rest)(struct sampler *s);
 	void (*free)(struct sampler *s);
@@ -45,6 +50,12 @@ struct sampler {
 static inline int sampler__pass(struct sampler *s, struct pass *p)
 {
 	return s->ops->pass(s, p);
+}
+
+static inline void sampler__sums(struct sampler *s, struct pass *p)
+{
+	if (s->ops->sums)
+		s->ops->sums(s, p);
 }
 
 static inline void sampler__rest(struct sampler *s)

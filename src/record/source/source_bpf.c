@@ -432,8 +432,6 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	take_runq_delays(sb, p);
 	p->hist_lost = maps_full(bss) - lost0;
-	if (!err)
-		pass_sums__take(sb->sums, p);
 	profile__drain(sb->profile, p);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
@@ -442,6 +440,11 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	}
 	bpf_cost__pass(sb->cost, p);
 	return err;
+}
+
+static void bpf_sums(struct sampler *base, struct pass *p)
+{
+	pass_sums__take(((struct source_bpf *)base)->sums, p);
 }
 
 /*
@@ -531,6 +534,7 @@ static void bpf_free(struct sampler *base)
 static const struct sampler_ops bpf_ops = {
 	.name = "bpf",
 	.pass = bpf_pass,
+	.sums = bpf_sums,
 	.rest = bpf_rest,
 	.free = bpf_free,
 };
