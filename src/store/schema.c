@@ -101,7 +101,7 @@ static const char schema_histograms[] =
 "  sum_us INTEGER NOT NULL DEFAULT 0  -- their latencies summed: sum(sum_us) / sum(count) is the mean\n"
 ");\n"
 "CREATE TABLE profile (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: on-CPU ticks since the previous pass (--profile-hz, per CPU)\n"
+"  pass    INTEGER NOT NULL,  -- passes.id: on-CPU ticks since the previous pass with rows here (--profile-hz, per CPU)\n"
 "  thread  INTEGER NOT NULL,  -- threads.id: the thread that was running\n"
 "  kstack  INTEGER,           -- stacks.id of the kernel stack at the tick; NULL in user mode\n"
 "  ustack  INTEGER,           -- stacks.id of the user stack; NULL for kernel threads\n"

@@ -40,12 +40,13 @@ weight=$(q "$db" "select sum(weight_us) from passes")
 ok "weights add up to the sampled time: each pass stands for its 100 ms ($weight us, $passes passes)" \
 	test "$weight" -eq "$((passes * 100000))"
 ok "no rows dropped" test "$(q "$db" "select sum(dropped) from passes")" -eq 0
-# the histograms and edges: at 10 passes a second, taken into a pass a
-# second or more after the previous one, and into the last
+# the histograms, edges and profile ticks: at 10 passes a second, taken
+# into a pass a second or more after the previous one, and into the last
 takes=$(q "$db" "select group_concat(ts_us, ' ') from (select ts_us from passes where id in
-	(select pass from syscall_latency_facts union select pass from wakeup_facts) order by id)")
+	(select pass from syscall_latency_facts union select pass from wakeup_facts union select pass from profile)
+	order by id)")
 last=$(q "$db" "select max(ts_us) from passes")
-ok "the histograms and edges are taken once a second, and at the last pass ($takes; last $last)" sh -c "
+ok "the histograms, edges and profile are taken once a second, and at the last pass ($takes; last $last)" sh -c "
 	set -- $takes; test \$# -ge 3 && test \$# -le 5 || exit 1
 	prev=\$1; shift; n=\$#
 	for t; do n=\$((n - 1)); test \$n -eq 0 || test \$((t - prev)) -ge 1000000 || exit 1; prev=\$t; done

@@ -140,6 +140,26 @@ const struct kstack *profile__stack(struct profile *pr, struct stackdict *sd, in
 	return k;
 }
 
+/* Ticks of a thread and its stacks, added to their row of the ticks not yet taken. */
+static void count_ticks(struct profile *pr, const struct tick_key *key, const char *comm, const char *pcomm,
+			uint64_t ticks)
+{
+	int added;
+	uint32_t id = dict__intern(pr->counted, key, sizeof(*key), &added);
+
+	if (added) {
+		struct profile_row *r = profile_rows__add(&pr->pending);
+
+		*r = (struct profile_row){ .tid = key->tid, .tgid = key->tgid, .kstack = key->kstack,
+					   .ustack = key->ustack };
+		memcpy(r->comm, comm, sizeof(r->comm));
+		memcpy(r->pcomm, pcomm, sizeof(r->pcomm));
+		r->comm[TRACT_COMM_LEN - 1] = r->pcomm[TRACT_COMM_LEN - 1] = '\0';
+		*dict__value(pr->counted, id) = pr->pending.nr - 1;
+	}
+	pr->pending.rows[*dict__value(pr->counted, id)].ticks += ticks;
+}
+
 /*
  * One tick from the ring: its user stack unwound from the bytes, counted
  * with the others of the same thread and stacks.  Its kernel stack id holds
@@ -151,7 +171,6 @@ static int take_tick(void *ctx, void *data, size_t size)
 	struct profile *pr = ctx;
 	struct tract_tick t;
 	struct tick_key key = { 0 };
-	struct profile_row *r;
 	uint32_t id;
 	int added;
 
@@ -167,16 +186,7 @@ static int take_tick(void *ctx, void *data, size_t size)
 		key.kstack = profile__stack(pr, pr->sd, t.kstack, t.tgid, 0);
 	id = dict__intern(pr->by_serial, &t.serial, sizeof(t.serial), &added);
 	*dict__value(pr->by_serial, id) = (uintptr_t)key.ustack;
-	id = dict__intern(pr->counted, &key, sizeof(key), &added);
-	if (added) {
-		r = profile_rows__add(&pr->pending);
-		*r = (struct profile_row){ .tid = t.tid, .tgid = t.tgid, .kstack = key.kstack, .ustack = key.ustack };
-		memcpy(r->comm, t.comm, sizeof(r->comm));
-		memcpy(r->pcomm, t.pcomm, sizeof(r->pcomm));
-		r->comm[TRACT_COMM_LEN - 1] = r->pcomm[TRACT_COMM_LEN - 1] = '\0';
-		*dict__value(pr->counted, id) = pr->pending.nr - 1;
-	}
-	pr->pending.rows[*dict__value(pr->counted, id)].ticks++;
+	count_ticks(pr, &key, t.comm, t.pcomm, 1);
 	return 0;
 }
 
@@ -195,27 +205,19 @@ const struct kstack *profile__tick_ustack(struct profile *pr, uint64_t serial)
 	return id ? (const struct kstack *)(uintptr_t)*dict__value(pr->by_serial, id) : NULL;
 }
 
-struct count_ctx {
-	struct profile *pr;
-	struct pass *p;
-};
-
 static void add_count(void *ctx, const void *k, const void *v)
 {
 	const struct tract_profile_key *key = k;
 	const struct tract_profile_val *val = v;
-	struct count_ctx *c = ctx;
-	struct profile_row *r = profile_rows__add(&c->p->profile);
+	struct profile *pr = ctx;
+	struct tick_key tk = { .tid = key->tid, .tgid = key->tgid };
 
-	*r = (struct profile_row){ .tid = key->tid, .tgid = key->tgid, .ticks = val->ticks };
-	memcpy(r->comm, val->comm, sizeof(r->comm));
-	memcpy(r->pcomm, val->pcomm, sizeof(r->pcomm));
-	r->comm[TRACT_COMM_LEN - 1] = r->pcomm[TRACT_COMM_LEN - 1] = '\0';
-	r->kstack = profile__stack(c->pr, c->pr->sd, key->kstack, key->tgid, 0);
-	r->ustack = profile__stack(c->pr, c->pr->sd, key->ustack, key->tgid, 1);
+	tk.kstack = profile__stack(pr, pr->sd, key->kstack, key->tgid, 0);
+	tk.ustack = profile__stack(pr, pr->sd, key->ustack, key->tgid, 1);
+	count_ticks(pr, &tk, val->comm, val->pcomm, val->ticks);
 }
 
-void profile__drain(struct profile *pr, struct pass *p)
+void profile__drain(struct profile *pr)
 {
 	__u64 added;
 	uint32_t id;
@@ -224,10 +226,6 @@ void profile__drain(struct profile *pr, struct pass *p)
 		return;
 	if (pr->ring) {
 		ring_buffer__consume(pr->ring);
-		for (size_t i = 0; i < pr->pending.nr; i++)
-			*profile_rows__add(&p->profile) = pr->pending.rows[i];
-		pr->pending.nr = 0;
-		dict__clear(pr->counted);
 		dict__clear(pr->by_serial);
 	}
 	/* no tick since the tables were last emptied: they are empty */
@@ -235,7 +233,7 @@ void profile__drain(struct profile *pr, struct pass *p)
 		return;
 	/* the counts, in batches of hundreds */
 	map_drain(pr->counts_fd, sizeof(struct tract_profile_key), sizeof(struct tract_profile_val), NULL, add_count,
-		  &(struct count_ctx){ .pr = pr, .p = p });
+		  pr);
 	/*
 	 * The stacks too, so that the table never fills: the next pass's ticks
 	 * bring theirs.  A thread's latest tick from before the generation moves
@@ -247,4 +245,14 @@ void profile__drain(struct profile *pr, struct pass *p)
 	(*pr->gen)++;
 	memset(pr->cached, 0, sizeof(pr->cached));
 	map_news__taken(&pr->news, added);
+}
+
+void profile__take(struct profile *pr, struct pass *p)
+{
+	if (!pr)
+		return;
+	for (size_t i = 0; i < pr->pending.nr; i++)
+		*profile_rows__add(&p->profile) = pr->pending.rows[i];
+	pr->pending.nr = 0;
+	dict__clear(pr->counted);
 }

@@ -2,8 +2,10 @@
 /*
  * The user side of the on-CPU profile (bpf/profile.bpf.h): one software
  * cpu-clock event per CPU runs the program; every pass reads the ticks
- * counted by thread and stacks into pass->profile, resolves the stacks
- * RUN samples point to, and empties the kernel's tables for the next one.
+ * counted by thread and stacks, resolves the stacks RUN samples point to,
+ * and empties the kernel's tables for the next one; the ticks go into a
+ * pass with the histograms (at most once a second), a row per thread and
+ * stacks.
  * With CFI unwinding, the ticks of user threads come through a ring buffer
  * with their stack bytes instead, and are unwound and counted here.
  */
@@ -40,7 +42,13 @@ const struct kstack *profile__stack(struct profile *pr, struct stackdict *sd, in
  * pass's ticks that went by the ring; NULL when there is none.
  */
 const struct kstack *profile__tick_ustack(struct profile *pr, uint64_t serial);
-/* Moves the ticks counted since the last pass into p->profile, and empties the tables. */
-void profile__drain(struct profile *pr, struct pass *p);
+/*
+ * Every pass, after its rows: counts the ticks since the last pass by thread
+ * and stacks, and empties the kernel's tables (their stack ids hold for a
+ * pass).
+ */
+void profile__drain(struct profile *pr);
+/* The ticks counted since the last call into p->profile, a row per thread and stacks. */
+void profile__take(struct profile *pr, struct pass *p);
 
 #endif

@@ -432,7 +432,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	take_runq_delays(sb, p);
 	p->hist_lost = maps_full(bss) - lost0;
-	profile__drain(sb->profile, p);
+	profile__drain(sb->profile);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -444,7 +444,10 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 
 static void bpf_sums(struct sampler *base, struct pass *p)
 {
-	pass_sums__take(((struct source_bpf *)base)->sums, p);
+	struct source_bpf *sb = (struct source_bpf *)base;
+
+	pass_sums__take(sb->sums, p);
+	profile__take(sb->profile, p);
 }
 
 /*
