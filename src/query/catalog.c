@@ -22,7 +22,7 @@ static const struct catalog_column sample_columns_def[] = {
 	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0, NULL, 0 },
 	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0, NULL, 0 },
 	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0, NULL, 0 },
-	{ "activity", "activity(st.name, sc.name, f.sc_us, f.state_us, fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
+	{ "activity", "activity(st.name, sc.name, " COARSE_US("sc_us") ", " COARSE_US("state_us") ", fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
 	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0, NULL, 0 },
 	{ "traceparent", TRACEPARENT_SQL("tr.trace_id", "tr.span_id", "tr.trace_flags"), JOIN_TRACE,
 	  "its trace and span as a W3C traceparent (00-trace_id-span_id-flags), to paste into a tracing UI", "f.trace",

@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 #include "aggregate.h"
 #include "ch_sql.h"
+#include "columns.h"
 #include "ch_store.h"
 #include "expr.h"
 #include "sqlfuncs.h"
@@ -147,6 +148,11 @@ static const char *name_of(const struct catalog *cat, const char *sql)
 		for (size_t i = 0; i < cat->ncolumns; i++)
 			if (cat->columns[i].type && !strcmp(cat->columns[i].sql, sql))
 				return cat->columns[i].name;
+		/* a coarse time as SQLite keeps it (f.sc_us in COARSE_US): the fleet has it in µs */
+		for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++)
+			if (column_coarse_us(&sample_columns[i]) && !strncmp(sql, "f.", 2) &&
+			    !strcmp(sql + 2, column_stored_name(&sample_columns[i])))
+				return sample_columns[i].name;
 		return NULL;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(pass_table_names); i++)

@@ -190,9 +190,20 @@ const struct sample_column sample_columns[NR_SAMPLE_COLUMNS] = {
 #undef COLUMN
 };
 
+int column_coarse_us(const struct sample_column *c)
+{
+	return !strncmp(c->sql, COARSE_US_OPEN, strlen(COARSE_US_OPEN));
+}
+
+int64_t coarse_us_stored(uint64_t us)
+{
+	return us < (1u << 23) ? (int64_t)us : -(int64_t)(us / 1000);
+}
+
 const char *column_stored_name(const struct sample_column *c)
 {
 	const char *dot = strchr(c->sql, '.');
 
-	return dot ? dot + 1 : c->sql;
+	/* a coarse time is stored under its own name (COARSE_US) */
+	return column_coarse_us(c) ? c->name : dot ? dot + 1 : c->sql;
 }

@@ -66,5 +66,9 @@ extern const struct sample_column sample_columns[NR_SAMPLE_COLUMNS];
 
 /* The column's name where it is stored: "cpu" of "f.cpu". */
 const char *column_stored_name(const struct sample_column *c);
+/* Whether SQLite keeps the column as a coarse time (COARSE_US in sample_columns.def). */
+int column_coarse_us(const struct sample_column *c);
+/* A time in µs as SQLite keeps a coarse one: as it is below 2^23, else -(milliseconds). */
+int64_t coarse_us_stored(uint64_t us);
 
 #endif

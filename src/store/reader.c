@@ -120,6 +120,8 @@ int store_open_file(const char *path, sqlite3 **db)
 		return -EIO;
 	}
 	/* an hour an older tract wrote: read as this one writes them */
+	if (version >= TRACT_SCHEMA_READ_AS_IS && version <= TRACT_SCHEMA_VERSION)
+		return 0;
 	if (store_upgradable(version))
 		return store_upgrade_copy(db);
 	if (version != TRACT_SCHEMA_VERSION) {

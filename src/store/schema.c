@@ -192,9 +192,10 @@ static const struct stored_column trace_refs[] = {
 	{ NULL, NULL, NULL },
 };
 
-static void add_column_line(struct strbuf *b, const struct stored_column *c, int last)
+static void add_column_line(struct strbuf *b, const struct stored_column *c, int last, int coarse_us)
 {
-	strbuf_addf(b, "  %-12s %s%s  -- %s\n", c->name, c->type, last ? "" : ",", c->doc);
+	strbuf_addf(b, "  %-12s %s%s  -- %s%s\n", c->name, c->type, last ? "" : ",", c->doc,
+		    coarse_us ? "; from 8388608 us on, -milliseconds (the samples view reads us)" : "");
 }
 
 /* CREATE TABLE name: the refs, then the columns of the table that are stored in it. */
@@ -207,13 +208,13 @@ static void add_table(struct strbuf *b, const char *name, const struct stored_co
 		left += sample_columns[i].where == where;
 	strbuf_addf(b, "CREATE TABLE %s (\n", name);
 	for (; refs[nr].name; nr++)
-		add_column_line(b, &refs[nr], !left && !refs[nr + 1].name);
+		add_column_line(b, &refs[nr], !left && !refs[nr + 1].name, 0);
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
 		const struct sample_column *c = &sample_columns[i];
 		struct stored_column sc = { column_stored_name(c), c->type, c->doc };
 
 		if (c->where == where)
-			add_column_line(b, &sc, !--left);
+			add_column_line(b, &sc, !--left, column_coarse_us(c));
 	}
 	strbuf_add(b, ");\n");
 }

@@ -3,9 +3,14 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 10
+#define TRACT_SCHEMA_VERSION 11
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
+/*
+ * The oldest a reader reads as it is, with no upgraded copy: 11 only keeps
+ * long times coarser (COARSE_US), and the times of 10 read the same.
+ */
+#define TRACT_SCHEMA_READ_AS_IS 10
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);

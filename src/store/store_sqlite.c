@@ -448,7 +448,8 @@ static int bind_stored(sqlite3_stmt *s, int first, enum column_where where, cons
 			rc = sqlite3_bind_int64(s, param, v.i);
 			break;
 		case VAL_UINT:
-			rc = sqlite3_bind_int64(s, param, (int64_t)v.u);
+			rc = sqlite3_bind_int64(s, param, column_coarse_us(&sample_columns[i]) ? coarse_us_stored(v.u)
+											     : (int64_t)v.u);
 			break;
 		case VAL_TEXT:
 			/* bytes as they are: the value may point into a buffer of its own */

@@ -53,9 +53,11 @@ static void make_pass(struct pass *p)
 	*r = (struct sample){ .tid = 102, .tgid = 100, .cpu = 0, .state = TRACT_STATE_RUN, .syscall_nr = -1 };
 	memcpy(r->comm, "spin", 5);
 	memcpy(r->pcomm, "db", 3);
-	/* a syscall without a name, and an empty file name */
+	/* a syscall without a name, and an empty file name; asleep an hour, in it 9 s, woken 8.4 s ago */
 	r = pass__add_row(p);
-	*r = (struct sample){ .tid = 103, .tgid = 100, .state = TRACT_STATE_SLEEP, .syscall_nr = 499, .file = "" };
+	*r = (struct sample){ .tid = 103, .tgid = 100, .state = TRACT_STATE_SLEEP, .syscall_nr = 499, .file = "",
+			      .flags = TRACT_SF_SC_TIME | TRACT_SF_STATE_TIME | TRACT_SF_WAKE_TIME,
+			      .sc_us = 9000000, .state_us = 3600000000, .wake_us = 8388607 };
 	memcpy(r->comm, " pad ", 6);
 	memcpy(r->pcomm, "db", 3);
 	p->load_rows = 1;
@@ -266,7 +268,9 @@ static void holds_the_pass(const struct table *t)
 	EXPECT(t, 2, "comm", " pad ");
 	EXPECT(t, 2, "syscall", "syscall_499");
 	EXPECT(t, 2, "file", "");
-	EXPECT_NULL(t, 2, "sc_us");
+	EXPECT(t, 2, "sc_us", "9000000");
+	EXPECT(t, 2, "state_us", "3600000000");
+	EXPECT(t, 2, "wake_us", "8388607");
 }
 
 static void same_tables(const struct table *a, const struct table *b, const char *what)
@@ -327,6 +331,13 @@ static void every_column_round_trips_through_both_stores(void **state)
 			free(a);
 			free(b);
 		}
+		/* long times kept in milliseconds, as negative numbers; shorter ones as they are */
+		{
+			char *raw = dump(file, "SELECT sc_us, state_us, wake_us FROM sample_facts ORDER BY rowid");
+
+			assert_string_equal(raw, "1234|1200|5000\nNULL|NULL|NULL\n-9000|-3600000|8388607\n");
+			free(raw);
+		}
 		sqlite3_close(file);
 	}
 	sqlite3_close(loaded);
@@ -340,9 +351,28 @@ static void every_column_round_trips_through_both_stores(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A coarse time: exact below 2^23 us, else whole milliseconds (those below one dropped), negative. */
+static void long_times_are_kept_in_milliseconds(void **state)
+{
+	(void)state;
+	assert_int_equal(coarse_us_stored(0), 0);
+	assert_int_equal(coarse_us_stored(8388607), 8388607);
+	assert_int_equal(coarse_us_stored(8388608), -8388);
+	assert_int_equal(coarse_us_stored(9000999), -9000);
+	assert_int_equal(coarse_us_stored(86400000000ull * 30), -2592000000ll);
+	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
+		if (column_coarse_us(&sample_columns[c])) {
+			assert_int_equal(sample_columns[c].where, FACT);
+			assert_non_null(strstr(sample_columns[c].sql, column_stored_name(&sample_columns[c])));
+		}
+	assert_true(column_coarse_us(&sample_columns[COL_state_us]));
+	assert_false(column_coarse_us(&sample_columns[COL_cpu]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(long_times_are_kept_in_milliseconds),
 		cmocka_unit_test(every_column_round_trips_through_both_stores),
 	};
 	return cmocka_run_group_tests_name("columns", tests, NULL, NULL);

@@ -2,7 +2,8 @@
 /*
  * Hours an older tract wrote (schema 5: no trace columns; 6: no trace
  * flags or attributes; 7: no passes.bpf_us; 8: histograms and edges with
- * their names in every row), made from the fixture by taking the columns
+ * their names in every row; 9: trace contexts in every row; 10: long times
+ * in microseconds), made from the fixture by taking the columns
  * away and making the tables of names again: a reader reads them as this tract writes them
  * without writing to them, the recorder goes on writing one after
  * upgrading it in place, and an hour older than the oldest upgradable is
@@ -230,6 +231,27 @@ static void a_reader_upgrades_a_copy(void **state)
 	}
 }
 
+/* Schema 10 differs only in how long times are kept: read as it is, the times of its samples the same. */
+static void a_reader_reads_schema_10_as_is(void **state)
+{
+	char *dir = fixture_dir(), *path;
+	sqlite3 *db;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(fixture_store(store_sqlite__open, dir), 0);
+	path = hour_file(dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_ok(db, "UPDATE sample_facts SET state_us = 9000123 WHERE thread = 1; PRAGMA user_version = 10");
+	sqlite3_close(db);
+	assert_int_equal(store_open_file(path, &db), 0);
+	assert_int_equal(one_int(db, "PRAGMA user_version"), 10);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE state_us = 9000123"), 10);
+	sqlite3_close(db);
+	free(path);
+	fixture_remove(dir);
+}
+
 static void the_recorder_upgrades_in_place(void **state)
 {
 	char *dir = old_hour(7), *path = hour_file(dir);
@@ -398,6 +420,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_reader_upgrades_a_copy),
+		cmocka_unit_test(a_reader_reads_schema_10_as_is),
 		cmocka_unit_test(the_recorder_upgrades_in_place),
 		cmocka_unit_test(older_hours_are_refused_by_name),
 		cmocka_unit_test(a_csv_hour_an_older_tract_began_goes_on),
