@@ -95,35 +95,40 @@ static void raise_sampler_priority(void)
 }
 
 /*
- * The histograms and the wakeup edges go into a pass at most once a second,
- * and into the last: at the default rate that is every pass, and at 10 a
- * second a tenth of the rows (a key that comes back in every pass makes one
- * row a second, not ten), where a finer time than a second tells nothing a
- * histogram is read for.
+ * The histograms, the wakeup edges and the profile's ticks go into a pass
+ * once a second, and into the last: at the default rate that is every pass,
+ * and at 10 a second a tenth of the rows (a key that comes back in every
+ * pass makes one row a second, not ten), where a finer time than a second
+ * tells nothing a histogram is read for.  Decided on the passes' own
+ * schedule: a pass whose interval ends a second or more after the one of
+ * the previous take (half an interval of slack, so that at 1 Hz every pass
+ * does).
  */
-#define SUMS_INTERVAL_US 1000000
+static int sums_due(uint64_t slot, uint64_t interval, uint64_t sums_slot, int taken)
+{
+	return !taken || slot + interval / 2 >= sums_slot + NSEC_PER_SEC;
+}
 
 static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
 		       struct record_totals *tot)
 {
-	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0, sums_us = realtime_us();
+	uint64_t interval = (uint64_t)(NSEC_PER_SEC / o->hz), start = mono_ns(), prev = 0, sums_slot = 0;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX, rng = start ^ (uint64_t)getpid();
+	uint64_t slot = start, at = pass_time(slot, interval, start, random_next(&rng));
 	struct targets *targets = targets__open(o->sampler.pids, o->sampler.nr_pids);
 	struct pass spare = { 0 };
-	int err = 0;
+	int err = 0, taken = 0;
 
 	/*
 	 * The pass runs at the moment drawn, not with whatever timer expires
 	 * within the default 50 us of slack after it.
 	 */
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	for (uint64_t slot = start; !stop_requested && slot < end; slot = next_slot(start, interval, slot, mono_ns())) {
-		uint64_t t0, cpu0, at = pass_time(slot, interval, mono_ns(), random_next(&rng));
+	while (!stop_requested && at < end) {
+		uint64_t t0, cpu0, next;
 		struct pass *p;
-		int gone;
+		int gone, last;
 
-		if (at >= end)
-			break;
 		sampler__rest(sampler);
 		sleep_until(at);
 		if (stop_requested)
@@ -149,10 +154,16 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		err = sampler__pass(sampler, p);
 		if (err)
 			break;
+		/* the next pass drawn now: whether there is one says whether this is the last */
+		next = next_slot(start, interval, slot, mono_ns());
+		at = pass_time(next, interval, mono_ns(), random_next(&rng));
 		gone = targets__gone(targets);
-		if (p->ts_us >= sums_us + SUMS_INTERVAL_US || gone || stop_requested || slot + interval >= end) {
+		last = gone || stop_requested || at >= end;
+		/* not into a pass the full queue leaves unstored: the next one stored takes them */
+		if (p != &spare && (last || sums_due(slot, interval, sums_slot, taken))) {
 			sampler__sums(sampler, p);
-			sums_us = p->ts_us;
+			sums_slot = slot;
+			taken = 1;
 		}
 		pass__count_load(p);
 		p->duration_us = (mono_ns() - t0) / 1000;
@@ -166,6 +177,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 			tract_warn("every process -p names has exited; recording stops");
 			break;
 		}
+		slot = next;
 	}
 	pass__free_rows(&spare);
 	targets__free(targets);

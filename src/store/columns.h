@@ -68,7 +68,7 @@ extern const struct sample_column sample_columns[NR_SAMPLE_COLUMNS];
 const char *column_stored_name(const struct sample_column *c);
 /* Whether SQLite keeps the column as a coarse time (COARSE_US in sample_columns.def). */
 int column_coarse_us(const struct sample_column *c);
-/* A time in µs as SQLite keeps a coarse one: as it is below 2^23, else -(milliseconds). */
+/* A time in µs as SQLite keeps a coarse one: as it is below 8389000 (2^23 rounded up to a ms), else -(ms). */
 int64_t coarse_us_stored(uint64_t us);
 
 #endif

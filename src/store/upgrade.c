@@ -95,7 +95,7 @@ static int has_table(sqlite3 *db, const char *name)
  */
 static int map_syscall_names(sqlite3 *db)
 {
-	sqlite3_stmt *names = NULL, *own = NULL, *add = NULL, *map = NULL;
+	sqlite3_stmt *names = NULL, *own = NULL, *held = NULL, *add = NULL, *map = NULL;
 	int64_t odd = 0;
 	int err = -1, rc;
 
@@ -108,6 +108,7 @@ static int map_syscall_names(sqlite3 *db)
 	own = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT syscall FROM syscall_latency", -1, &names, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT min(nr) FROM syscalls WHERE name = ?1", -1, &own, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM syscalls WHERE nr = ?1", -1, &held, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?1, ?2)", -1, &add, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO temp.syscall_map VALUES (?1, ?2)", -1, &map, NULL))
 		goto out;
@@ -123,6 +124,18 @@ static int map_syscall_names(sqlite3 *db)
 				goto out;
 			nr = sqlite3_column_type(own, 0) != SQLITE_NULL ? sqlite3_column_int64(own, 0)
 									  : syscall_number_of(name);
+			/* this build's number, held in the file by another name (another machine's table): none */
+			if (nr >= 0 && sqlite3_column_type(own, 0) == SQLITE_NULL) {
+				int step;
+
+				sqlite3_reset(held);
+				sqlite3_bind_int64(held, 1, nr);
+				step = sqlite3_step(held);
+				if (step != SQLITE_ROW && step != SQLITE_DONE)
+					goto out;
+				if (step == SQLITE_ROW)
+					nr = -1;
+			}
 			if (nr < 0)
 				nr = --odd;
 			/* the file's name for it, else the one the store writes, so that samples and histograms agree */
@@ -143,6 +156,7 @@ static int map_syscall_names(sqlite3 *db)
 out:
 	sqlite3_finalize(names);
 	sqlite3_finalize(own);
+	sqlite3_finalize(held);
 	sqlite3_finalize(add);
 	sqlite3_finalize(map);
 	return err;

@@ -78,7 +78,8 @@ static void drop_columns(sqlite3 *db, const char *drop)
  * row: a syscall with a name, one without (syscall_499), one this tract does
  * not know, one spelt as this tract never writes a number (syscall_0499), and
  * none; a process gone (NULL); an irq waker.  The file's syscalls have the
- * numbers of another machine's table (fsync 1074): its histograms keep them.
+ * numbers of another machine's table (fsync 1074, and 1 their_call): its
+ * histograms keep them, and write, which it lacks, gets one of the file's own.
  */
 static void old_named_tables(sqlite3 *db)
 {
@@ -93,8 +94,9 @@ static void old_named_tables(sqlite3 *db)
 		    "  wakee TEXT, count INTEGER NOT NULL, runq_us INTEGER NOT NULL, blocked_us INTEGER NOT NULL);"
 		    "INSERT INTO syscall_latency VALUES (1, 100, 'db', 'fsync', 128, 3, 300), (1, 100, 'db', 'syscall_499', 2, 1, 1),"
 		    "  (2, 101, NULL, 'frobnicate', 4, 2, 5), (2, 100, 'db', NULL, 8, 1, 6), (3, 100, 'db', 'fsync', 64, 9, 400),"
-		    "  (3, 100, 'db', 'syscall_0499', 16, 1, 10);"
+		    "  (3, 100, 'db', 'syscall_0499', 16, 1, 10), (3, 100, 'db', 'write', 32, 1, 20);"
 		    "UPDATE syscalls SET nr = nr + 1000; UPDATE calls SET nr = nr + 1000;"
+		    "INSERT INTO syscalls VALUES (1, 'their_call');"
 		    "INSERT INTO runq_latency VALUES (2, 100, 'db,\"x\"', 2, 70, 90);"
 		    "INSERT INTO wakeups VALUES (1, NULL, 'irq', 100, 'db', 5, 10, 1000), (2, 7, NULL, 100, 'db', 1, 2, 3);");
 }
@@ -103,10 +105,14 @@ static void old_named_tables(sqlite3 *db)
 static const char *const old_named_rows[][2] = {
 	{ "SELECT * FROM syscall_latency ORDER BY pass, le_us",
 	  "1|100|db|syscall_499|2|1|1\n1|100|db|fsync|128|3|300\n2|101|NULL|frobnicate|4|2|5\n2|100|db|NULL|8|1|6\n"
-	  "3|100|db|syscall_0499|16|1|10\n3|100|db|fsync|64|9|400\n" },
-	/* fsync by the file's own number, as its samples have it; syscall_0499 not taken for syscall 499 */
+	  "3|100|db|syscall_0499|16|1|10\n3|100|db|write|32|1|20\n3|100|db|fsync|64|9|400\n" },
+	/*
+	 * fsync by the file's own number, as its samples have it; syscall_0499
+	 * not taken for syscall 499, nor write for 1, which the file's table
+	 * gives another name
+	 */
 	{ "SELECT CASE WHEN nr < 0 THEN 'own' ELSE nr END, count(*) FROM syscall_latency_facts "
-	  "WHERE sum_us IN (300, 400, 10) GROUP BY 1 ORDER BY 1", "1074|2\nown|1\n" },
+	  "WHERE sum_us IN (300, 400, 10, 20) GROUP BY 1 ORDER BY 1", "1074|2\nown|2\n" },
 	{ "SELECT * FROM runq_latency", "2|100|db,\"x\"|2|70|90\n" },
 	{ "SELECT * FROM wakeups ORDER BY pass", "1|NULL|irq|100|db|5|10|1000\n2|7|NULL|100|db|1|2|3\n" },
 };
