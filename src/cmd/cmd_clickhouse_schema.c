@@ -18,7 +18,7 @@ static const char usage[] =
 "Print the ClickHouse DDL of tract's tables: samples_local (the samples\n"
 "view's columns, plus host and batch_id; MergeTree by day, ordered by host\n"
 "and time), stacks_local, passes_local, and the histograms, wakeups and\n"
-"profile of each pass (io_latency_local, syscall_latency_local,\n"
+"profile the passes carry (io_latency_local, syscall_latency_local,\n"
 "runq_latency_local, wakeups_local, profile_local), with the tables queries\n"
 "read (the same names without _local): Distributed over the cluster, or\n"
 "views on one server.  POST it a statement (a line) at a time; on a cluster,\n"
