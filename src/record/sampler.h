@@ -35,7 +35,7 @@ struct sampler_ops {
 	int (*pass)(struct sampler *s, struct pass *pass);
 	/*
 	 * Optional: what the kernel summed since the previous call (latency
-	 * histograms, wakeup edges) into the pass just filled.
+	 * histograms, wakeup edges, profile ticks) into the pass just filled.
 	 */
 	void (*sums)(struct sampler *s, struct pass *pass);
 	/* Optional: the recorder goes to sleep until the next pass now. */
