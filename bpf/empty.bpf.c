@@ -43,6 +43,28 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(floor_sys_exit_clock) { floor_clock = bpf_ktime_get_ns(); return 0; }
 
 /*
+ * The least a hook that keeps anything per thread does: read one word of
+ * the thread's entry in an array map (as tract's slots are kept).  Beside
+ * the empty sys_exit it says what the first touch of a map's memory in a
+ * kernel entry costs on this host.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u64[8]);
+} floor_slots SEC(".maps");
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(floor_sys_exit_map)
+{
+	__u32 i = (bpf_get_current_pid_tgid() * 2654435761u) & 32767;
+	__u64 *v = bpf_map_lookup_elem(&floor_slots, &i);
+
+	return v && v[0] == 1;
+}
+
+/*
  * The sampler's floor: the kernel's task iterator showing every task to a
  * program that does nothing (the sleepable kind tract's sampler is).
  */
