@@ -163,6 +163,9 @@ prog_stats() {
 	sleep 2
 	prog_counts > "$tmp/pc.after"
 	per_call "$tmp/pc.before" "$tmp/pc.after" idle >> "$tmp/$1"
+	# and what they cost a CPU in a second there: "idle_cpu name ns/s"
+	awk -v cpus="$(nproc)" 'NR == FNR { t[$1] = $2; next }
+		$1 in t { printf "idle_cpu %s %.0f\n", $1, ($2 - t[$1]) / 2 / cpus }' "$tmp/pc.before" "$tmp/pc.after" >> "$tmp/$1"
 }
 sysctl -qw kernel.bpf_stats_enabled=1
 for r in $(seq "$ROUNDS"); do
@@ -175,7 +178,7 @@ for r in $(seq "$ROUNDS"); do
 	start_floor floor_sys_enter floor_sys_exit_clock
 	prog_stats runtime
 	stop_floor
-	start_floor floor_sys_enter floor_sys_exit_map
+	start_floor floor_sys_enter floor_sys_exit_map floor_sched_waking_map floor_sched_switch_map
 	prog_stats runtime
 	stop_floor
 	start_tract -F 1 -o "$tmp/stats-$r"
@@ -400,7 +403,8 @@ hook_row() {
 	row "$1" "$t ($f)" "<= $(calc "2 * $f")" "$(verdict "$t <= 2 * $f")"
 }
 clock_ns=$(calc "$(prog_ns read floor_sys_exit_clock) - $(prog_ns read floor_sys_exit)")
-map_ns=$(calc "$(prog_ns getppid floor_sys_exit_map) - $(prog_ns getppid floor_sys_exit)")
+# the least tracking: one word of a thread's entry in a map, on each hook
+map_row() { row "$1" "$(prog_ns "$2" "floor_$3_map") ($(prog_ns "$2" "floor_$3"))" "" ""; }
 PEERS="libbpf-tools runqlat+offcputime+biolatency+syscount -L"
 
 echo
@@ -435,17 +439,25 @@ if [ -n "$have_peers" ]; then
 fi
 hook_row "BPF ns/call sys_enter: tract (empty)" getppid sys_enter sys_enter
 hook_row "BPF ns/call sys_exit, untimed: tract (empty)" getppid sys_exit sys_exit
-row "  a thread's entry in a map read alone adds" "$map_ns" "" ""
+map_row "  least with a map: an entry read (empty)" getppid sys_exit
 hook_row "BPF ns/call sys_exit, timed: tract (empty)" read sys_exit sys_exit
 row "  one clock read alone adds" "$clock_ns" "" ""
 hook_row "BPF ns/call sched_waking: tract (empty)" pingpong sched_waking sched_waking
+map_row "  least with a map: the waker written (empty)" pingpong sched_waking
 hook_row "BPF ns/call sched_switch: tract (empty)" pingpong sched_switch sched_switch
+map_row "  least with a map: an entry read (empty)" pingpong sched_switch
 hook_row "  everything on: sched_switch" pingpong sched_switch sched_switch runtime_all
 hook_row "  everything on: sched_waking" pingpong sched_waking sched_waking runtime_all
 hook_row "BPF ns/call hrtimer entry: mark, moment: tract (empty)" idle hrtimer_entry hrtimer_expire_entry
 hook_row "BPF ns/call hrtimer exit mark: tract (empty)" idle hrtimer_exit hrtimer_expire_exit
 hook_row "BPF ns/call timer entry mark: tract (empty)" idle timer_entry timer_expire_entry
 hook_row "BPF ns/call timer exit mark: tract (empty)" idle timer_exit timer_expire_exit
+marks_cpu=0
+for p in hrtimer_entry hrtimer_exit timer_entry timer_exit; do
+	v=$(prog_ns idle_cpu "tract_$p")
+	[ "$v" = nan ] || marks_cpu=$(calc "$marks_cpu + $v" 0)
+done
+row "  the four timer programs: CPU ns a second, a CPU" "$marks_cpu" "" ""
 row "BPF ns/tick on-CPU profile (default, 49 Hz a CPU)" "$(prog_ns getppid tract_profile)" "" ""
 # floor_row N: what the kernel's task iterator alone costs a task, in the same run and over the same tasks
 floor_row() {

@@ -43,10 +43,11 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(floor_sys_exit_clock) { floor_clock = bpf_ktime_get_ns(); return 0; }
 
 /*
- * The least a hook that keeps anything per thread does: read one word of
+ * The least a hook that keeps anything per thread does: touch one word of
  * the thread's entry in an array map (as tract's slots are kept).  Beside
- * the empty sys_exit it says what the first touch of a map's memory in a
- * kernel entry costs on this host.
+ * the empty programs they say what the first touch of a map's memory in a
+ * kernel entry costs on this host: where every entry flushes the TLB, more
+ * than the empty program itself.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -62,6 +63,28 @@ int BPF_PROG(floor_sys_exit_map)
 	__u64 *v = bpf_map_lookup_elem(&floor_slots, &i);
 
 	return v && v[0] == 1;
+}
+
+/* who woke it, into the wakee's entry */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(floor_sched_waking_map, struct task_struct *p)
+{
+	__u32 i = (p->pid * 2654435761u) & 32767;
+	__u64 *v = bpf_map_lookup_elem(&floor_slots, &i);
+
+	if (v)
+		v[1] = bpf_get_current_pid_tgid();
+	return 0;
+}
+
+/* whether the thread given the CPU has a wakeup to count, from its entry */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_sched_switch_map, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 i = (next->pid * 2654435761u) & 32767;
+	__u64 *v = bpf_map_lookup_elem(&floor_slots, &i);
+
+	return v && v[2] == 1;
 }
 
 /*
