@@ -167,8 +167,14 @@ struct {
 
 __u64 wakeup_edges_full, wakeup_edges_added;
 
-static __always_inline struct tract_wakeup_val *edge_of(const struct tract_wakeup_key *k,
-							struct task_struct *wakee)
+/*
+ * A function of its own, not inlined: the new entry it builds on the stack
+ * would make sched_switch's frame 64 bytes or more, and from 6.13 such a
+ * frame is a private stack (per-CPU memory, one more page for every switch
+ * to touch); this runs only for an edge that no CPU's totals hold.
+ */
+static __noinline struct tract_wakeup_val *edge_of(const struct tract_wakeup_key *k,
+						   struct task_struct *wakee)
 {
 	struct tract_wakeup_val *v = bpf_map_lookup_elem(&wakeup_edges_map, k), fresh = {};
 
