@@ -36,6 +36,8 @@ const volatile __u64 idle_syscalls[TRACT_SYSCALLS_MAX / 64];
 const volatile __u64 fd_syscalls[TRACT_SYSCALLS_MAX / 64];
 /* Bit n set: syscall n is left out of the latency histograms (it never waits) */
 const volatile __u64 untimed_syscalls[TRACT_SYSCALLS_MAX / 64];
+/* Bit n set: syscall n is untimed and can never wait (a default one): sys_exit leaves it at once */
+const volatile __u64 never_waiting_syscalls[TRACT_SYSCALLS_MAX / 64];
 
 /* Counters user space reads after every pass; the iterator is the only writer. */
 __u64 threads_visited;
@@ -319,13 +321,13 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 	__u64 ns;
 
 	/*
-	 * An untimed syscall (one that never waits, so never slept in the
+	 * An untimed syscall that never waits (so no thread slept in it in the
 	 * window either) leaves first, on its number and the configuration
 	 * sys_enter read: a map page not yet touched in this kernel entry
 	 * costs more than the rest of this program where every entry flushes
 	 * the TLB (page table isolation without PCID).
 	 */
-	if (syscall_in(untimed_syscalls, regs->orig_ax))
+	if (syscall_in(never_waiting_syscalls, regs->orig_ax))
 		return 0;
 	if (window_exit_copies && window_open())
 		window_exit_copy(task, regs);

@@ -117,3 +117,12 @@ int syscall_set__parse(const char *list, uint64_t *bitmap, int strict, const cha
 	free(copy);
 	return err;
 }
+
+void syscall_set__never_waiting(const uint64_t *untimed, uint64_t *out)
+{
+	const char *bad;
+
+	syscall_set__parse(default_untimed_syscalls, out, 0, &bad);
+	for (int i = 0; i < TRACT_SYSCALLS_MAX / 64; i++)
+		out[i] &= untimed[i];
+}

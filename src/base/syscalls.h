@@ -33,5 +33,12 @@ extern const char *const default_untimed_syscalls;
  * naming it (static storage).
  */
 int syscall_set__parse(const char *list, uint64_t *bitmap, int strict, const char **bad);
+/*
+ * Of the untimed syscalls (a bitmap as above), into out those of the
+ * default list: they never wait, so no thread can have slept in one, and
+ * sys_exit may leave them before anything else.  A syscall a user leaves
+ * untimed that may wait is not among them.
+ */
+void syscall_set__never_waiting(const uint64_t *untimed, uint64_t *out);
 
 #endif

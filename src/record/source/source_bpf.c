@@ -625,6 +625,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	memcpy((void *)ro->idle_syscalls, cfg->idle_syscalls, sizeof(cfg->idle_syscalls));
 	memcpy((void *)ro->fd_syscalls, cfg->fd_syscalls, sizeof(cfg->fd_syscalls));
 	memcpy((void *)ro->untimed_syscalls, cfg->untimed_syscalls, sizeof(cfg->untimed_syscalls));
+	syscall_set__never_waiting(cfg->untimed_syscalls, (uint64_t *)ro->never_waiting_syscalls);
 	ro->slot_mask = slots - 1;
 	ro->still_mask = (slots < STILL_MAX ? slots : STILL_MAX) - 1;
 	ro->nr_cpus = possible_cpus();

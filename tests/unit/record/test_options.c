@@ -126,6 +126,38 @@ static void record_defaults_print_to_the_terminal(void **state)
 	assert_false(o.sampler.idle_syscalls[0] & 1ull);
 }
 
+static int has(const uint64_t *set, const char *name)
+{
+	int nr = syscall_number(name);
+
+	return !!(set[nr / 64] & (1ull << (nr % 64)));
+}
+
+/* sys_exit leaves at once only an untimed syscall that never waits: a waiting one a user leaves untimed still takes the window's check */
+static void untimed_syscalls_that_never_wait(void **state)
+{
+	uint64_t never[TRACT_SYSCALLS_MAX / 64];
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "record"), 0);
+	syscall_set__never_waiting(o.sampler.untimed_syscalls, never);
+	assert_true(has(never, "getppid"));
+	assert_true(has(never, "clock_gettime"));
+	assert_false(has(never, "read"));
+	assert_int_equal(parse(&o, "record --untimed-syscalls getppid,futex"), 0);
+	syscall_set__never_waiting(o.sampler.untimed_syscalls, never);
+	assert_true(has(o.sampler.untimed_syscalls, "futex"));
+	assert_true(has(never, "getppid"));
+	assert_false(has(never, "futex"));
+	assert_false(has(never, "getpid"));
+	/* getppid timed: not left at once */
+	assert_int_equal(parse(&o, "record --untimed-syscalls futex"), 0);
+	syscall_set__never_waiting(o.sampler.untimed_syscalls, never);
+	assert_false(has(never, "getppid"));
+	assert_false(has(never, "futex"));
+}
+
 static void record_options_are_applied(void **state)
 {
 	struct record_opts o;
@@ -195,6 +227,7 @@ int main(void)
 		cmocka_unit_test(durations_and_sizes),
 		cmocka_unit_test(record_defaults_print_to_the_terminal),
 		cmocka_unit_test(record_options_are_applied),
+		cmocka_unit_test(untimed_syscalls_that_never_wait),
 		cmocka_unit_test(format_alone_uses_the_data_directory),
 		cmocka_unit_test(record_rejects_bad_input),
 	};
