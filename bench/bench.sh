@@ -181,6 +181,10 @@ for r in $(seq "$ROUNDS"); do
 	start_floor floor_sys_enter floor_sys_exit_map floor_sched_waking_map floor_sched_switch_map
 	prog_stats runtime
 	stop_floor
+	# an edge's least, beside the empty sched_waking as tract's runs beside its own
+	start_floor floor_sys_enter floor_sched_waking floor_sched_switch_edge
+	prog_stats runtime
+	stop_floor
 	start_tract -F 1 -o "$tmp/stats-$r"
 	prog_stats runtime
 	stop_tract
@@ -408,7 +412,8 @@ map_row() { row "$1" "$(prog_ns "$2" "floor_$3_map") ($(prog_ns "$2" "floor_$3")
 PEERS="libbpf-tools runqlat+offcputime+biolatency+syscount -L"
 
 echo
-echo "tract bench ($(uname -r), $(nproc) CPUs, median of $ROUNDS rounds; each cost against a baseline taken just before it)"
+clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null || echo unknown)
+echo "tract bench ($(uname -r), $(nproc) CPUs, clocksource $clocksource, median of $ROUNDS rounds; each cost against a baseline taken just before it)"
 echo "default: syscall latency histograms, wakeup edges, on-CPU profile, trace contexts; everything on: --runq-latency too"
 echo
 printf '%-48s %12s %12s  %s\n' "measure" "value" "bar" "verdict"
@@ -446,6 +451,7 @@ hook_row "BPF ns/call sched_waking: tract (empty)" pingpong sched_waking sched_w
 map_row "  least with a map: the waker written (empty)" pingpong sched_waking
 hook_row "BPF ns/call sched_switch: tract (empty)" pingpong sched_switch sched_switch
 map_row "  least with a map: an entry read (empty)" pingpong sched_switch
+row "  least for an edge: that, and a CPU's total added" "$(prog_ns pingpong floor_sched_switch_edge)" "" ""
 hook_row "  everything on: sched_switch" pingpong sched_switch sched_switch runtime_all
 hook_row "  everything on: sched_waking" pingpong sched_waking sched_waking runtime_all
 hook_row "BPF ns/call hrtimer entry: mark, moment: tract (empty)" idle hrtimer_entry hrtimer_expire_entry

@@ -88,6 +88,31 @@ int BPF_PROG(floor_sched_switch_map, bool preempt, struct task_struct *prev, str
 }
 
 /*
+ * The least a switch that counts a wakeup edge does: read the wakee's entry
+ * and add to this CPU's running total, one entry of each of two maps.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u64[8]);
+} floor_totals SEC(".maps");
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(floor_sched_switch_edge, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 i = (next->pid * 2654435761u) & 32767, cpu = bpf_get_smp_processor_id() & 63;
+	__u64 *v = bpf_map_lookup_elem(&floor_slots, &i), *total;
+
+	if (!v)
+		return 0;
+	total = bpf_map_lookup_elem(&floor_totals, &cpu);
+	if (total)
+		total[0] += v[2] + 1;
+	return 0;
+}
+
+/*
  * The sampler's floor: the kernel's task iterator showing every task to a
  * program that does nothing (the sleepable kind tract's sampler is).
  */
