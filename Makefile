@@ -19,7 +19,7 @@ WARNINGS   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -W
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 $(WARNINGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
               -DTRACT_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUT)
-LIBS       := $(shell pkg-config --libs libbpf sqlite3 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -ldw -lelf -lncursesw -ltinfo -lm -lcurl -lz -pthread
+LIBS       := $(shell pkg-config --libs libbpf sqlite3 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -ldw -lelf -liberty -lncursesw -ltinfo -lm -lcurl -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -Iinclude -Wall -Wno-unused-function
 
 ifeq ($(SAN),1)

@@ -6,7 +6,7 @@
 set -eu
 pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev
       linux-libc-dev libsqlite3-dev libncurses-dev tmux sqlite3 libcmocka-dev perl procps
-      libbpf-tools util-linux debhelper dpkg-dev graphviz libcurl4-openssl-dev"
+      libbpf-tools util-linux debhelper dpkg-dev graphviz libcurl4-openssl-dev libiberty-dev"
 # what only the tests and the bench need: qemu for the older kernels, a
 # browser and node for the pictures, a ClickHouse server, perf to compare
 if [ "${1:-}" = --test ]; then

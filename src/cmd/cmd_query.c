@@ -158,6 +158,8 @@ static int query_parse_args(int argc, char **argv, struct query_opts *o)
 			return option_error("query", c, argv);
 		}
 	}
+	if (o->list_columns && (o->sql || o->group || o->filter || trace || o->top_given))
+		return usage_error("%s", "--columns lists the columns: no -g, -w, -n, --sql or --trace with it");
 	if (o->sql && (o->hist || o->group || o->filter || trace))
 		return usage_error("%s", "--sql takes the whole query: no -g, -w, --trace or --hist with it");
 	if (trace && o->hist)
@@ -196,7 +198,7 @@ int cmd_query(int argc, char **argv)
 	if (query_open_store(&o, &set))
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);
-	if (!err && o.sql)
+	if (!err && o.sql && !(err = query_check_recorded(&o, &set)))
 		err = rawsql_run(&set, o.from_us, o.to_us, o.strict, o.sql, o.render.format, stdout);
 	if (!err && !o.sql) {
 		q = (struct agg_query){ .cat = o.cat, .group = o.group ? o.group : o.cat->default_group,
@@ -207,6 +209,9 @@ int cmd_query(int argc, char **argv)
 			q.group = hist_group;
 		}
 		err = aggregate(&set, &q, &res);
+		/* the filter and the groups checked first: a usage error is one in any store */
+		if (!err)
+			err = query_check_recorded(&o, &set);
 		if (!err && o.hist) {
 			render_hists(stdout, &res, &o.render);
 		} else if (!err) {

@@ -28,7 +28,7 @@ static const char wakes_usage[] =
 "are nodes of their own.  Laid out by Graphviz (dot).\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE     write to FILE; its extension picks the format\n"
+"  -o, --output FILE     write to FILE; its extension picks the format (.svg, or .dot or .gv)\n"
 "      --format FORMAT   svg or dot (default: dot on standard output)\n"
 "      --max-edges N     draw the N largest edges (default 60)\n"
 "  -w, --where FILTER    only edges that match: waker, wakee, waker_tgid, wakee_tgid\n"
@@ -104,8 +104,12 @@ static int wakes_parse_args(int argc, char **argv, struct wakes_args *a)
 			return option_error("wakes", c, argv);
 		}
 	}
-	if (!a->format_given && a->output)
-		a->svg = !ends_with(a->output, ".dot");
+	if (!a->format_given && a->output) {
+		a->svg = ends_with(a->output, ".svg");
+		if (!a->svg && !ends_with(a->output, ".dot") && !ends_with(a->output, ".gv"))
+			return usage_error("cannot tell the format from the name '%s': end it in .svg or .dot, "
+					   "or give --format", a->output);
+	}
 	return read_opts_finish("wakes", argc, argv, &a->q);
 }
 

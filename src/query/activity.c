@@ -49,6 +49,8 @@ static int64_t waited_us(int64_t sc_us, int64_t state_us)
 	return sc_us >= 0 ? sc_us : state_us;
 }
 
+const char *const activity_names[] = { "cpu", "runq", "disk", "lock", "waiting", "input", "idle", "stopped", NULL };
+
 const char *activity_of(const char *state, const char *syscall, int64_t sc_us, int64_t state_us, const char *file,
 			int64_t arg1, int64_t arg2)
 {

@@ -13,6 +13,9 @@
 /* A wait on input this old is taken for one nobody is about to end. */
 #define ACTIVITY_INPUT_AFTER_US (10 * 1000000LL)
 
+/* What activity_of() says, NULL-terminated: what a filter on activity takes. */
+extern const char *const activity_names[];
+
 /*
  * "cpu", "runq", "disk", "lock", "waiting", "input", "idle" or "stopped", from
  * a sample's state name, syscall name (NULL: none), time in it and time in

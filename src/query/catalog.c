@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "activity.h"
 #include "catalog.h"
 #include "columns.h"
 #include "schema.h"
@@ -215,6 +216,10 @@ struct expr_column *catalog__expr_columns(const struct catalog *c)
 		if (c == &catalog_samples && !strcmp(col->name, "state")) {
 			cols[i].type = EXPR_CHOICE;
 			cols[i].choices = state_choices();
+		}
+		if (c == &catalog_samples && !strcmp(col->name, "activity")) {
+			cols[i].type = EXPR_CHOICE;
+			cols[i].choices = activity_names;
 		}
 	}
 	return cols;

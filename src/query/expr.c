@@ -506,7 +506,19 @@ static int typed_literal(struct parser *p, const char *what, struct expr_param *
 							 "a number",
 			    describe(p, &p->tok, buf, sizeof(buf)));
 	}
-	/* EXPR_CHOICE: any case, stored as the choices spell it */
+	/*
+	 * EXPR_CHOICE: any case, stored as the choices spell it.  A bare word
+	 * that is one of them is that choice, also where it names a column
+	 * too (activity in (cpu, runq, disk)): it cannot mean the column here.
+	 */
+	if (p->tok.kind == TOK_WORD)
+		for (size_t i = 0; col->choices[i]; i++)
+			if (strlen(col->choices[i]) == p->tok.len &&
+			    !strncasecmp(p->src + p->tok.pos, col->choices[i], p->tok.len)) {
+				param->kind = EXPR_PARAM_TEXT;
+				param->text = xstrdup(col->choices[i]);
+				return 1;
+			}
 	if (literal(p, what, 0, param) < 0)
 		return -1;
 	for (size_t i = 0; col->choices[i]; i++)

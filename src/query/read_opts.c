@@ -111,6 +111,15 @@ int query_open_store(const struct query_opts *o, struct store_reader *set)
 	return o->ch.url ? ch_store__open(&o->ch, set) : store_reader__open(o->dir, set);
 }
 
+int query_check_recorded(const struct query_opts *o, const struct store_reader *set)
+{
+	if (set->remote || set->n)
+		return 0;
+	tract_err("'%s' holds no recorded hour (tract-YYYYMMDD-HH.db or .samples.csv files); "
+		  "tract record -o %s writes them", o->dir, o->dir);
+	return -ENOENT;
+}
+
 const char *query_store_name(const struct query_opts *o)
 {
 	return o->ch.url ? o->ch.url : o->dir;

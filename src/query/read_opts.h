@@ -74,6 +74,12 @@ int read_opts_take(const char *cmd, int c, const char *arg, struct query_opts *o
 int read_opts_finish(const char *cmd, int argc, char **argv, struct query_opts *o);
 /* The store the options name: -D's directory, or --clickhouse's server; 0 or -errno after a message. */
 int query_open_store(const struct query_opts *o, struct store_reader *set);
+/*
+ * For a command that reads what was recorded (not top, which waits for a
+ * recorder): 0, or -ENOENT after a message when the directory holds no
+ * hour, rather than an answer of nothing.
+ */
+int query_check_recorded(const struct query_opts *o, const struct store_reader *set);
 /* Where the store is, for messages and headings: the directory or the server's URL. */
 const char *query_store_name(const struct query_opts *o);
 /* Fills the open ends of the range from the store; 0 or -errno after a message. */

@@ -170,7 +170,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	const char *bad, *idle_list = NULL, *untimed_list = NULL;
 	const struct store_kind *format = NULL;
-	int c;
+	int c, unwind_given = 0;
 	uint64_t v;
 
 	record_opts_init(o);
@@ -274,6 +274,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			if (strcmp(optarg, "cfi") && strcmp(optarg, "fp"))
 				return bad_value("--unwind", optarg, "cfi or fp");
 			o->sampler.unwind_cfi = !strcmp(optarg, "cfi");
+			unwind_given = 1;
 			break;
 		case OPT_SYSCALL_LATENCY:
 			o->sampler.syscall_latency = 1;
@@ -311,6 +312,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		return tract_usage_error("record", "unexpected argument '%s'", argv[optind]);
+	if (unwind_given && !o->sampler.ustacks)
+		return tract_usage_error("record", "%s", "--unwind is how user stacks are walked: not with --no-ustacks");
 	if (idle_list && syscall_set__parse(idle_list, o->sampler.idle_syscalls, 1, &bad))
 		return bad_value("--idle-syscalls", bad, "syscall names separated by commas");
 	if (untimed_list && syscall_set__parse(untimed_list, o->sampler.untimed_syscalls, 1, &bad))

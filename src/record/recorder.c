@@ -18,6 +18,7 @@
 #include "ksyms.h"
 #include "procinfo.h"
 #include "privileges.h"
+#include "reader.h"
 #include "record.h"
 #include "runq.h"
 #include "sampler.h"
@@ -269,6 +270,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
 		goto cleanup;
 	}
+	/* tract's own programs are loaded now: its stacks name them, not the code below them */
+	ksyms__reread(ks);
 	store.source = sampler__name(sampler);
 	store.dir = o->dir;
 	store.frequency_hz = o->hz;
@@ -308,6 +311,9 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
 			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
+	if (!ready && o->store)
+		fprintf(stderr, "tract: the store is %s: tract query%s%s reads it\n", o->dir,
+			strcmp(o->dir, store_default_dir()) ? " -D " : "", strcmp(o->dir, store_default_dir()) ? o->dir : "");
 cleanup:
 	sink__close(sink);
 	sink__close(ch);

@@ -18,6 +18,26 @@ const char *store_default_dir(void)
 	return env && *env ? env : DEFAULT_DATA_DIR;
 }
 
+/*
+ * Recorded in one format, then the other, in the same hour: its samples are
+ * read from the SQLite file only.  Said once for each such hour (top opens
+ * the store at every refresh).
+ */
+static void warn_both_formats(const char *dir, uint64_t hour_us)
+{
+	static uint64_t warned_up_to;
+	char *db, *csv;
+
+	if (hour_us <= warned_up_to)
+		return;
+	warned_up_to = hour_us;
+	db = store_hour_path(dir, hour_us, HOUR_SQLITE_SUFFIX);
+	csv = store_hour_path(dir, hour_us, HOUR_CSV_SUFFIX);
+	tract_warn("an hour recorded in both formats: reading %s, not %s (move one away to read the other)", db, csv);
+	free(db);
+	free(csv);
+}
+
 int store_reader__open(const char *dir, struct store_reader *r)
 {
 	int err;
@@ -29,9 +49,12 @@ int store_reader__open(const char *dir, struct store_reader *r)
 	if (err)
 		return err;
 	/* an hour of only a -wal or a meta file holds nothing to read */
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->hours[i].formats == (HOUR_SQLITE | HOUR_CSV))
+			warn_both_formats(dir, r->hours[i].hour_us);
 		if (r->hours[i].formats)
 			r->hours[n++] = r->hours[i];
+	}
 	r->n = n;
 	r->dir = xstrdup(dir);
 	return 0;

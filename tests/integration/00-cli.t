@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The command line: help, usage errors, the man page kept in sync with --help.
 . "$(dirname "$0")/lib.sh"
-plan 33
+plan 37
 MAN=$(dirname "$0")/../../doc/tract.8
 
 status() { "$@" > /dev/null 2>&1; echo $?; }
@@ -32,6 +32,19 @@ done
 "$TRACT" query -D "$WORK/empty" --from '2026-01-02 03:00' --to '2026-01-01 05:00' > /dev/null 2> "$WORK/range.err"
 ok "--from after --to exits 2 and names both times" sh -c \
 	"[ $? -eq 2 ] && grep -q 'they are 2026-01-02 03:00:00 and 2026-01-01 05:00:00' '$WORK/range.err'"
+
+# a store directory with no hour in it: an error, not an empty answer
+"$TRACT" query -D "$WORK/empty" > "$WORK/empty.out" 2> "$WORK/empty.err"
+ok "query of a directory with no recorded hour exits 1 saying so, and prints nothing" sh -c \
+	"[ $? -eq 1 ] && grep -q 'holds no recorded hour' '$WORK/empty.err' && ! test -s '$WORK/empty.out'"
+
+# options that would do nothing with those given are refused, not ignored
+for bad in "query --columns -g pcomm" "record --no-ustacks --unwind fp" "wakes -o graph.png"; do
+	cmd=${bad%% *}
+	# shellcheck disable=SC2086
+	ok "$bad exits 2 saying why" sh -c "'$TRACT' $bad -D '$WORK/empty' 2>&1 >/dev/null | grep -q '^tract $cmd: ' && \
+		'$TRACT' $bad -D '$WORK/empty' >/dev/null 2>&1; [ \$? -eq 2 ] && ! test -e graph.png"
+done
 
 # the profile's rate: the message names the option, the value and what it takes
 for hz in 5000 -1 abc; do

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 42
+plan 43
 
 start_workload || exit 1
 pid=$WL_PID
@@ -187,10 +187,24 @@ ok "a timer's wakeups of the workload are an edge of their own" \
 	test "$(q "$all" "select count(*) from wakeups where waker='timer' and waker_tgid is null and wakee_tgid=$pid")" -gt 0
 # the whole host: tract's own threads are in no sample, and so in no
 # histogram and no edge as wakee, while the workload's are in both
-"$TRACT" record -F 10 -d 1.5 -o "$WORK/host" 2> "$WORK/host.err" &
+"$TRACT" record -F 10 -d 120 -o "$WORK/host" 2> "$WORK/host.err" &
 self=$!
+# and a process that ends while it records: its last syscalls, counted
+# after it is gone (the recorder's last take, at the latest), go under the
+# name it had
+wait_attached $self
+dd if=/dev/zero of=/dev/null bs=1 count=50000 2> /dev/null &
+dd=$!
+wait $dd
+sleep 1.5
+kill -INT $self
 wait $self
 host=$(one_store "$WORK/host")
+dd_rows=$(q "$host" "select group_concat(coalesce(pcomm, 'NULL') || ' ' || syscall || ' ' || n, ', ')
+	from (select pcomm, syscall, sum(count) n from syscall_latency where tgid = $dd and syscall in ('read', 'write') group by 1, 2)")
+ok "the syscalls of a process that ended are all under its name, its last ones too ($dd_rows)" \
+	test "$(q "$host" "select count(*) = sum(pcomm = 'dd') and sum(syscall = 'write' and count > 0) > 0
+		and sum(case when syscall = 'write' then count end) >= 50000 from syscall_latency where tgid = $dd")" = 1
 ok "tract's own threads (pid $self) are in no sample, syscall histogram or edge as wakee; the workload's are" \
 	test "$(q "$host" "select (select count(*) from samples where tgid=$self) + (select count(*) from syscall_latency where tgid=$self)
 		+ (select count(*) from wakeups where wakee_tgid=$self) = 0

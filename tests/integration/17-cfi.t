@@ -9,7 +9,7 @@
 # held to perf's DWARF unwinding of the same threads in the same seconds.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 23
+plan 27
 
 NOFP=${WORKLOAD_NOFP:-$(dirname "$WORKLOAD")/workload-nofp}
 [ -x "$NOFP" ] || { echo "# no $NOFP: build it with make" >&2; exit 1; }
@@ -27,10 +27,12 @@ share_at_least() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(b > 0 && a 
 chain='%start_thread;chain_thread;workload_chain_outer;workload_chain_middle;workload_chain_inner;workload_chain_spin'
 sorted='%start_thread;sort_thread;workload_sort_once;qsort%;workload_compare'
 deep48="start_thread;deep_thread$(printf ';workload_deep%.0s' $(seq 48));read"
+# a C++ template method (its name holds spaces) calling a Rust v0 function, as their languages write them
+mangled='%;mangled_thread;workload::holder<std::pair<int, int> >::spin;workload::rust::inner'
 
 for build in fp nofp; do
 	if [ $build = fp ]; then WL=$WORKLOAD; else WL=$NOFP; fi
-	WORKLOAD=$WL start_workload --only chain,sort,deep || exit 1
+	WORKLOAD=$WL start_workload --only chain,sort,deep,mangled || exit 1
 	"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/$build" 2> "$WORK/$build.err"
 	stop_workload
 	db=$(one_store "$WORK/$build")
@@ -40,6 +42,11 @@ for build in fp nofp; do
 		share_at_least "$whole" "$all" 0.9
 	all=$(runs "$db" chain) whole=$(runs "$db" chain "$chain")
 	ok "$build: and so do its RUN samples ($whole of $all)" share_at_least "$whole" "$all" 0.9
+	all=$(ticks "$db" mangled) whole=$(ticks "$db" mangled "$mangled")
+	ok "$build: C++ and Rust frames read as their languages write them ($whole of $all ticks)" \
+		share_at_least "$whole" "$all" 0.9
+	all=$(runs "$db" mangled) whole=$(runs "$db" mangled "$mangled")
+	ok "$build: and so do the RUN samples ($whole of $all)" share_at_least "$whole" "$all" 0.9
 	cmp=$(ticks "$db" sort '%;workload_compare') under=$(ticks "$db" sort "$sorted")
 	ok "$build: the qsort comparator on CPU is under qsort under its caller ($under of $cmp)" \
 		share_at_least "$under" "$cmp" 0.9

@@ -3,7 +3,7 @@
 # The CSV store: RFC 4180 files that a CSV reader loads back whole.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 15
+plan 16
 
 start_workload --only spin,fsync,futex,client || exit 1
 "$TRACT" record -F 10 -d 2 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/record.err"
@@ -70,4 +70,15 @@ printf '%s\n' '1,2,"never closed' >> "$(ls "$WORK"/bad/tract-*.samples.csv | tai
 "$TRACT" query -D "$WORK/bad" --from -1h > /dev/null 2> "$WORK/bad.err"
 ok "a damaged samples.csv exits 1 and names the file and line" \
 	sh -c "[ $? -eq 1 ] && grep -q 'samples.csv. line [0-9]*: a quoted field is not closed' '$WORK/bad.err'"
+# an hour recorded in both formats is read from its SQLite file, and the
+# reader is told so (the file of another recording, named for that hour:
+# what record makes when told --format csv, then not, within the hour)
+mkdir "$WORK/mixed"
+csv_hour=$(ls "$WORK"/csv/tract-*.samples.csv | tail -n 1)
+cp "$WORK"/csv/tract-* "$WORK/mixed/"
+"$TRACT" record -F 10 -d 1 -o "$WORK/sq" 2> /dev/null
+cp "$(one_store "$WORK/sq")" "$WORK/mixed/$(basename "${csv_hour%.samples.csv}").db"
+"$TRACT" query -D "$WORK/mixed" --from -2h > /dev/null 2> "$WORK/mixed.err"
+ok "an hour in both formats: query says it reads the SQLite file, not the CSV ones" sh -c \
+	"[ $? -eq 0 ] && [ \$(grep -c 'recorded in both formats: reading .*\\.db, not .*\\.samples\\.csv' '$WORK/mixed.err') -eq 1 ]"
 done_testing

@@ -58,6 +58,7 @@ enum group {
 	G_DEEP = 1 << 11,
 	G_CHAIN = 1 << 12,
 	G_SORT = 1 << 13,
+	G_MANGLED = 1 << 14,
 };
 
 static const struct {
@@ -78,6 +79,7 @@ static const struct {
 	{ "deep", G_DEEP },
 	{ "chain", G_CHAIN },
 	{ "sort", G_SORT },
+	{ "mangled", G_MANGLED },
 };
 
 /*
@@ -267,6 +269,36 @@ static void *deep_thread(void *arg)
 	(void)arg;
 	while (!stopping())
 		workload_deep(deep_depth);
+	return NULL;
+}
+
+/*
+ * On CPU in functions named as a C++ and a Rust compiler name them (the
+ * symbols as C gives them in an asm label), for the demangler: a template
+ * method whose name holds spaces, then a Rust v0 function.
+ */
+unsigned long workload_rust_inner(unsigned long x) __asm__("_RNvNtCs1a2b3c_8workload4rust5inner");
+unsigned long workload_cpp_spin(unsigned long x) __asm__("_ZN8workload6holderISt4pairIiiEE4spinEm");
+
+__attribute__((noinline, noclone)) unsigned long workload_rust_inner(unsigned long x)
+{
+	for (int i = 0; i < 200000; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+__attribute__((noinline, noclone)) unsigned long workload_cpp_spin(unsigned long x)
+{
+	return workload_rust_inner(x) + 3;
+}
+
+static void *mangled_thread(void *arg)
+{
+	volatile unsigned long sink = 0;
+
+	(void)arg;
+	while (!stopping())
+		sink = workload_cpp_spin(sink);
 	return NULL;
 }
 
@@ -766,7 +798,8 @@ static void usage(FILE *out)
 		"                          pingpong,hog,idle,client; and, only when named,\n"
 		"                          hostile (threads with hostile names), storm, deep,\n"
 		"                          chain (on CPU in a chain of named functions),\n"
-		"                          sort (on CPU in a qsort() comparator)\n"
+		"                          sort (on CPU in a qsort() comparator),\n"
+		"                          mangled (on CPU in C++ and Rust-named functions)\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
@@ -1027,6 +1060,8 @@ int main(int argc, char **argv)
 		start_threads("chain", 1, false, chain_thread, NULL, false);
 	if (groups & G_SORT)
 		start_threads("sort", 1, false, sort_thread, NULL, false);
+	if (groups & G_MANGLED)
+		start_threads("mangled", 1, false, mangled_thread, NULL, false);
 	if (groups & G_FSYNC)
 		printf("fsync-file=%s\n", fsync_path);
 	if (groups & G_CLIENT)

@@ -3,12 +3,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "clock.h"
 #include "ksyms.h"
 #include "util.h"
 
+/* where a symbol marks the end of a region of code, not a function */
+#define NOT_CODE UINT32_MAX
+/* the least time between two readings for addresses that name nothing */
+#define REREAD_NS (10 * NSEC_PER_SEC)
+
 struct ksym {
 	uint64_t addr;
-	uint32_t name_off;
+	uint32_t name_off;	/* NOT_CODE past the end of the kernel's text */
 };
 
 struct ksyms {
@@ -16,6 +22,8 @@ struct ksyms {
 	size_t nr, cap;
 	char *names;
 	size_t names_len, names_cap;
+	char *path;
+	uint64_t read_ns;	/* when it was last read */
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -25,7 +33,7 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void add_sym(struct ksyms *ks, uint64_t addr, const char *name)
+static void add_sym(struct ksyms *ks, uint64_t addr, const char *name, int code)
 {
 	size_t len = strlen(name) + 1;
 
@@ -39,22 +47,25 @@ static void add_sym(struct ksyms *ks, uint64_t addr, const char *name)
 	}
 	memcpy(ks->names + ks->names_len, name, len);
 	ks->syms[ks->nr].addr = addr;
-	ks->syms[ks->nr].name_off = ks->names_len;
+	ks->syms[ks->nr].name_off = code ? ks->names_len : NOT_CODE;
 	ks->names_len += len;
 	ks->nr++;
 }
 
-struct ksyms *ksyms__load(const char *path)
+/*
+ * The kernel's text, its modules' and the JIT'd BPF programs' (as
+ * bpf_prog_<tag>_<name>, listed while net.core.bpf_jit_kallsyms is on);
+ * 0, or -errno.
+ */
+static int read_kallsyms(struct ksyms *ks)
 {
 	char line[512], name[256], type;
 	unsigned long long addr;
-	struct ksyms *ks;
-	FILE *f;
+	FILE *f = fopen(ks->path, "re");
 
-	f = fopen(path ? path : "/proc/kallsyms", "re");
 	if (!f)
-		return NULL;
-	ks = xcalloc(1, sizeof(*ks));
+		return -errno;
+	ks->nr = ks->names_len = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
@@ -63,17 +74,39 @@ struct ksyms *ksyms__load(const char *path)
 			continue;
 		if (!addr)
 			continue;
-		add_sym(ks, addr, name);
+		/*
+		 * The end of the kernel's text: what lies past it is a module's or
+		 * a BPF program's, named by symbols of its own or by none.
+		 */
+		add_sym(ks, addr, name, strcmp(name, "_etext") && strcmp(name, "_einittext"));
 	}
 	fclose(f);
-	if (!ks->nr) {
-		/* all addresses were zero: kptr_restrict hides them from us */
+	ks->read_ns = mono_ns();
+	if (!ks->nr)
+		return -EPERM;	/* all addresses were zero: kptr_restrict hides them from us */
+	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_ksym);
+	return 0;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	struct ksyms *ks = xcalloc(1, sizeof(*ks));
+	int err;
+
+	ks->path = xstrdup(path ? path : "/proc/kallsyms");
+	err = read_kallsyms(ks);
+	if (err) {
 		ksyms__free(ks);
-		errno = EPERM;
+		errno = -err;
 		return NULL;
 	}
-	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_ksym);
 	return ks;
+}
+
+void ksyms__reread(struct ksyms *ks)
+{
+	if (ks && read_kallsyms(ks))
+		ks->nr = 0;
 }
 
 void ksyms__free(struct ksyms *ks)
@@ -82,6 +115,7 @@ void ksyms__free(struct ksyms *ks)
 		return;
 	free(ks->syms);
 	free(ks->names);
+	free(ks->path);
 	free(ks);
 }
 
@@ -101,7 +135,21 @@ const char *ksyms__lookup(const struct ksyms *ks, uint64_t addr, uint64_t *offse
 		else
 			hi = mid;
 	}
+	if (ks->syms[lo].name_off == NOT_CODE)
+		return NULL;
 	if (offset)
 		*offset = addr - ks->syms[lo].addr;
 	return ks->names + ks->syms[lo].name_off;
+}
+
+const char *ksyms__name(struct ksyms *ks, uint64_t addr)
+{
+	const char *name = ksyms__lookup(ks, addr, NULL);
+
+	/* code loaded since (a BPF program, a module): read again, now and then */
+	if (!name && ks && mono_ns() - ks->read_ns >= REREAD_NS) {
+		ksyms__reread(ks);
+		name = ksyms__lookup(ks, addr, NULL);
+	}
+	return name;
 }

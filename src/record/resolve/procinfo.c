@@ -22,6 +22,7 @@ struct procinfo {
 	char *proc_root;
 	struct dict *keys;	/* proc_key -> its exe in texts, or 0 if unreadable */
 	struct dict *names;	/* this pass: id -> its name in texts, or 0 if gone */
+	struct dict *seen;	/* id -> the name it had when last seen alive, in texts */
 	/*
 	 * Executable paths and process names, never freed while tract runs:
 	 * queued passes point at them, and there are few distinct ones.
@@ -39,6 +40,7 @@ struct procinfo *procinfo__new(const char *proc_root)
 	pi->proc_root = xstrdup(proc_root ? proc_root : "/proc");
 	pi->keys = dict__new();
 	pi->names = dict__new();
+	pi->seen = dict__new();
 	pi->texts = dict__new();
 	return pi;
 }
@@ -49,6 +51,7 @@ void procinfo__free(struct procinfo *pi)
 		return;
 	dict__free(pi->keys);
 	dict__free(pi->names);
+	dict__free(pi->seen);
 	dict__free(pi->texts);
 	free(pi->proc_root);
 	free(pi);
@@ -62,6 +65,8 @@ void procinfo__trim(struct procinfo *pi)
 		memset(&pi->last_key, 0, sizeof(pi->last_key));
 		dict__clear(pi->keys);
 	}
+	if (dict__size(pi->seen) > PROCINFO_MAX)
+		dict__clear(pi->seen);
 }
 
 /* The first line of a /proc file, or a link's target, interned; NULL if unreadable. */
@@ -103,9 +108,40 @@ const char *procinfo__intern(struct procinfo *pi, const char *name)
 	return dict__intern_str(pi->texts, name);
 }
 
+static uint64_t *seen_slot(struct procinfo *pi, uint32_t id)
+{
+	int added;
+	uint64_t *slot = dict__value(pi->seen, dict__intern(pi->seen, &id, sizeof(id), &added));
+
+	if (added)
+		*slot = 0;
+	return slot;
+}
+
+void procinfo__saw(struct procinfo *pi, uint32_t id, const char *name)
+{
+	*seen_slot(pi, id) = (uintptr_t)dict__intern_str(pi->texts, name);
+}
+
 const char *procinfo__name(struct procinfo *pi, uint32_t id)
 {
-	return cached(pi, pi->names, &id, sizeof(id), id, "comm", 0);
+	int added;
+	uint64_t *text = dict__value(pi->names, dict__intern(pi->names, &id, sizeof(id), &added));
+
+	if (added) {
+		const char *name = read_text(pi, id, "comm", 0);
+		uint64_t *seen = seen_slot(pi, id);
+
+		/*
+		 * Gone since: what it did in its last moments (the syscalls of
+		 * its exit, counted at the next take) goes under the name it
+		 * had then.  A pid reused meanwhile reads as its new process's.
+		 */
+		if (name)
+			*seen = (uintptr_t)name;
+		*text = *seen;
+	}
+	return (const char *)(uintptr_t)*text;
 }
 
 const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns, const char *pcomm)

@@ -16,10 +16,13 @@ void procinfo__free(struct procinfo *pi);
  */
 const char *procinfo__exe(struct procinfo *pi, uint32_t tgid, uint64_t start_ns, const char *pcomm);
 /*
- * Name of process or thread id (its comm), read once per pass; NULL if
- * gone.  Valid until procinfo__free().
+ * Name of process or thread id (its comm), read once per pass; if it is
+ * gone, the name it had when last read or seen (procinfo__saw()), NULL if
+ * never.  Valid until procinfo__free().
  */
 const char *procinfo__name(struct procinfo *pi, uint32_t id);
+/* id is alive under name (as the sampler saw it), for procinfo__name() once it is gone. */
+void procinfo__saw(struct procinfo *pi, uint32_t id, const char *name);
 /* A name the kernel side gave, kept like the others; valid until procinfo__free(). */
 const char *procinfo__intern(struct procinfo *pi, const char *name);
 /* Forget everything if the cache grew past its bound; call between passes. */

@@ -18,7 +18,7 @@
 #define RECENT (1u << RECENT_BITS)
 
 struct stackdict {
-	const struct ksyms *ks;
+	struct ksyms *ks;
 	struct usyms *us;
 	struct dict *by_raw;		/* raw hash -> its struct kstack */
 	/*
@@ -53,7 +53,7 @@ struct stackdict {
 	size_t now, next;
 };
 
-struct stackdict *stackdict__new(const struct ksyms *ks, struct usyms *us)
+struct stackdict *stackdict__new(struct ksyms *ks, struct usyms *us)
 {
 	struct stackdict *sd = xcalloc(1, sizeof(*sd));
 
@@ -173,14 +173,14 @@ static void append_frame(char **out, size_t *len, size_t *cap, const char *name,
 }
 
 /* Frames are named without offsets so that equal call paths group together. */
-static char *symbolize_kernel(const struct ksyms *ks, const uint64_t *ip, size_t nr)
+static char *symbolize_kernel(struct ksyms *ks, const uint64_t *ip, size_t nr)
 {
 	size_t cap = 64 * (nr + 1), len = 0;
 	char *out = xcalloc(1, cap);
 
 	for (size_t i = nr; i-- > 0;) {
 		char unknown[32];
-		const char *name = ksyms__lookup(ks, ip[i], NULL);
+		const char *name = ksyms__name(ks, ip[i]);
 
 		if (!name) {
 			snprintf(unknown, sizeof(unknown), "0x%" PRIx64, ip[i]);
@@ -189,6 +189,17 @@ static char *symbolize_kernel(const struct ksyms *ks, const uint64_t *ip, size_t
 		append_frame(&out, &len, &cap, name, strlen(name));
 	}
 	return out;
+}
+
+/* The last occurrence of what in [s, end), or NULL. */
+static const char *last_of(const char *s, const char *end, const char *what)
+{
+	size_t n = strlen(what), len = (size_t)(end - s);
+
+	for (size_t i = len >= n ? len - n + 1 : 0; i-- > 0;)
+		if (!memcmp(s + i, what, n))
+			return s + i;
+	return NULL;
 }
 
 /*
@@ -212,24 +223,27 @@ static char *fold_user(const char *lines)
 	cap = strlen(lines) + 16;
 	out = xcalloc(1, cap);
 	while (nr-- > 0) {
-		const char *l = starts[nr], *end = l + strcspn(l, "\n"), *mod = memchr(l, '(', end - l);
-		const char *plus = memchr(l, '+', end - l), *space = memchr(l, ' ', end - l);
-		char frame[512];
+		const char *l = starts[nr], *end = l + strcspn(l, "\n"), *mod = last_of(l, end, " ("), *at;
+		const char *name_end = mod ? mod : end, *plus = last_of(l, name_end, "+0x");
+		char frame[1024];
 		int n;
 
-		if (!strncmp(l, "0x", 2) && mod && space) {
+		/*
+		 * From the end: a C++ name holds spaces, parentheses and "+"
+		 * ("operator+", "(anonymous namespace)::f").
+		 */
+		if (!strncmp(l, "0x", 2) && mod) {
 			const char *mod_end = memchr(mod, ')', end - mod);
 
-			n = snprintf(frame, sizeof(frame), "%.*s+%.*s", (int)((mod_end ? mod_end : end) - mod - 1),
-				     mod + 1, (int)(space - l), l);
+			n = snprintf(frame, sizeof(frame), "%.*s+%.*s", (int)((mod_end ? mod_end : end) - mod - 2),
+				     mod + 2, (int)(name_end - l), l);
 		} else {
 			/* "fsync+0x2b", and versioned names as "clock_nanosleep@@GLIBC_2.17" */
-			const char *at = memchr(l, '@', end - l);
-			const char *name_end = plus && plus < end ? plus : space ? space : end;
-
-			if (at && at < name_end)
+			if (plus)
+				name_end = plus;
+			at = memchr(l, '@', name_end - l);
+			if (at)
 				name_end = at;
-
 			n = snprintf(frame, sizeof(frame), "%.*s", (int)(name_end - l), l);
 		}
 		append_frame(&out, &len, &cap, frame, n < (int)sizeof(frame) ? (size_t)n : sizeof(frame) - 1);

@@ -19,7 +19,7 @@ struct usyms;
 struct stackdict;
 
 /* ks and us (either may be NULL) are the caller's and must outlive the dictionary. */
-struct stackdict *stackdict__new(const struct ksyms *ks, struct usyms *us);
+struct stackdict *stackdict__new(struct ksyms *ks, struct usyms *us);
 void stackdict__free(struct stackdict *sd);
 /* Record a raw stack (innermost frame first) under the kernel's hash. */
 const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,

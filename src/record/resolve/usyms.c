@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "clock.h"
+#include "demangle.h"
 #include "dict.h"
 #include "inlines.h"
 #include "usyms.h"
@@ -989,7 +990,10 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 			}
 		}
 		if (sym) {
-			sb_put(out, mod->names + sym->name_off);
+			char *readable = demangle(mod->names + sym->name_off);
+
+			sb_put(out, readable ? readable : mod->names + sym->name_off);
+			free(readable);
 			sb_put(out, "+");
 			sb_put_hex(out, vaddr + (ip - look) - sym->addr);
 		} else {

@@ -163,6 +163,7 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 			memcpy(sb->last_proc.pcomm, s->pcomm, TRACT_COMM_LEN);
 			sb->last_proc.exe = procinfo__exe(sb->res.procs, s->tgid, s->proc_start_ns, row->pcomm);
 			otel_procs__seen(sb->otel, s->tgid, s->proc_start_ns, row->pcomm);
+			procinfo__saw(sb->res.procs, s->tgid, row->pcomm);
 		}
 		row->exe = sb->last_proc.exe;
 	}

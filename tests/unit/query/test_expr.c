@@ -61,6 +61,28 @@ static void check_sql(const char *src, const char *sql, const char *params)
 	expr_sql_free(&e);
 }
 
+/* A choice is itself where it also names a column: it cannot mean the column there. */
+static void a_choice_that_names_a_column_is_the_choice(void **state)
+{
+	static const char *const activities[] = { "cpu", "runq", "disk", NULL };
+	static const struct expr_column acols[] = {
+		{ .name = "activity", .sql = "activity", .type = EXPR_CHOICE, .choices = activities },
+		{ .name = "cpu", .sql = "cpu", .type = EXPR_INT },
+		{ .name = "comm", .sql = "comm" },
+	};
+	struct expr_error err = { 0 };
+	struct expr_sql e;
+
+	(void)state;
+	assert_int_equal(expr_compile("activity in (cpu, RUNQ, 'disk') and cpu = 1", acols, ARRAY_SIZE(acols), &e, &err), 0);
+	assert_string_equal(e.sql, "((activity IN (?, ?, ?)) AND (cpu = ?))");
+	assert_string_equal(params_str(&e), "T:cpu T:runq T:disk I:1");
+	expr_sql_free(&e);
+	/* where it is no choice, still refused: comparing two columns is not what the filter does */
+	assert_int_not_equal(expr_compile("activity = comm", acols, ARRAY_SIZE(acols), &e, &err), 0);
+	assert_string_equal(err.msg, "position 11: 'comm' is a column name; quote it to use it as text");
+}
+
 static void comparisons_compile_to_placeholders(void **state)
 {
 	(void)state;
@@ -609,6 +631,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(costly_regexes_are_refused),
 		cmocka_unit_test(comparisons_compile_to_placeholders),
+		cmocka_unit_test(a_choice_that_names_a_column_is_the_choice),
 		cmocka_unit_test(strings_and_escapes),
 		cmocka_unit_test(clickhouse_dialect_is_never_null),
 		cmocka_unit_test(precedence_and_parentheses),

@@ -103,6 +103,54 @@ static void kernel_symbols_resolve_to_their_function(void **state)
 	ksyms__free(ks);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * Past the end of the kernel's text is a module's or a BPF program's code:
+ * named by its own symbol, listed once it is loaded, never by the kernel's
+ * last one.
+ */
+static void code_past_the_kernels_text_names_itself(void **state)
+{
+	char path[] = "/tmp/tract-ksyms-XXXXXX";
+	const char *text = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000100 t schedule\n"
+			   "ffffffff82000000 T _etext\n"
+			   "ffffffff83000000 T init_fn\n"
+			   "ffffffff83100000 T _einittext\n";
+	struct ksyms *ks;
+
+	(void)state;
+	close(mkstemp(path));
+	write_file(path, text);
+	ks = ksyms__load(path);
+	assert_non_null(ks);
+	assert_null(ksyms__lookup(ks, 0xffffffffc0026c20, NULL));
+	assert_null(ksyms__lookup(ks, 0xffffffff82000010, NULL));
+	assert_string_equal(ksyms__lookup(ks, 0xffffffff83000010, NULL), "init_fn");
+	/* a program loaded since: listed after the kernel's, named once read again */
+	write_file(path, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 t schedule\n"
+			 "ffffffff82000000 T _etext\n"
+			 "ffffffff83100000 T _einittext\n"
+			 "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+			 "ffffffffc0026c1c t bpf_prog_22c6550ab763b903_tract_block_rq_insert\t[bpf]\n");
+	/* read a moment ago: not again for an address that names nothing */
+	assert_null(ksyms__name(ks, 0xffffffffc0026c20));
+	ksyms__reread(ks);
+	assert_string_equal(ksyms__name(ks, 0xffffffffc0026c20), "bpf_prog_22c6550ab763b903_tract_block_rq_insert");
+	assert_string_equal(ksyms__name(ks, 0xffffffff81000105), "schedule");
+	unlink(path);
+	ksyms__free(ks);
+}
+
 static void stacks_are_folded_outermost_first(void **state)
 {
 	struct ksyms *ks = fake_ksyms();
@@ -207,6 +255,7 @@ int main(void)
 		cmocka_unit_test(ids_are_dense_and_stable),
 		cmocka_unit_test(values_and_string_pools),
 		cmocka_unit_test(kernel_symbols_resolve_to_their_function),
+		cmocka_unit_test(code_past_the_kernels_text_names_itself),
 		cmocka_unit_test(stacks_are_folded_outermost_first),
 		cmocka_unit_test(user_frames_with_no_symbol_or_no_table),
 		cmocka_unit_test(a_walk_that_does_not_say_is_judged_by_its_outermost_frame),
