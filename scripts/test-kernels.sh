@@ -102,7 +102,7 @@ for layer in record top output query fleet store base; do libs="$libs $OUT/lib/l
 # no libcurl in a static binary: an HTTP client that finds no server (tests/kernels/no_http.c)
 ${CC:-cc} -c -Isrc/fleet -Isrc/base -Iinclude tests/kernels/no_http.c -o "$cache/no_http.o"
 # shellcheck disable=SC2086
-${CC:-cc} -static "$OUT"/obj/cmd/*.o "$cache/no_http.o" $libs -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
+${CC:-cc} -static "$OUT"/obj/cmd/*.o "$cache/no_http.o" $libs -lbpf -ldw -lelf -liberty -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
 	-o "$root/bin/tract" 2> "$cache/link.log" || { not_ok "static link of tract: $(tail -n 5 "$cache/link.log")"; exit 1; }
 ${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload" || { not_ok "static link of the workload"; exit 1; }
 # threads that publish OpenTelemetry thread contexts (static-pie keeps the symbol in .dynsym)
