@@ -39,11 +39,13 @@ ok "query of a directory with no recorded hour exits 1 saying so, and prints not
 	"[ $? -eq 1 ] && grep -q 'holds no recorded hour' '$WORK/empty.err' && ! test -s '$WORK/empty.out'"
 
 # options that would do nothing with those given are refused, not ignored
-for bad in "query --columns -g pcomm" "record --no-ustacks --unwind fp" "wakes -o graph.png"; do
+for bad in "query --columns -g pcomm:--columns lists the columns" "record --no-ustacks --unwind fp:not with --no-ustacks" \
+	   "wakes -o graph.png:cannot tell the format"; do
+	why=${bad#*:} bad=${bad%%:*}
 	cmd=${bad%% *}
 	# shellcheck disable=SC2086
-	ok "$bad exits 2 saying why" sh -c "'$TRACT' $bad -D '$WORK/empty' 2>&1 >/dev/null | grep -q '^tract $cmd: ' && \
-		'$TRACT' $bad -D '$WORK/empty' >/dev/null 2>&1; [ \$? -eq 2 ] && ! test -e graph.png"
+	ok "$bad exits 2 saying why" sh -c "'$TRACT' $bad 2>&1 >/dev/null | grep -q '^tract $cmd: .*$why' && \
+		'$TRACT' $bad >/dev/null 2>&1; [ \$? -eq 2 ] && ! test -e graph.png"
 done
 
 # the profile's rate: the message names the option, the value and what it takes

@@ -105,8 +105,25 @@ struct ksyms *ksyms__load(const char *path)
 
 void ksyms__reread(struct ksyms *ks)
 {
-	if (ks && read_kallsyms(ks))
-		ks->nr = 0;
+	struct ksyms fresh = { 0 };
+
+	if (!ks)
+		return;
+	/*
+	 * Into a table of its own: where the file cannot be read now (the
+	 * recorder has dropped the privilege to see addresses), the last
+	 * table stays, and the next try waits as long as after a reading.
+	 */
+	fresh.path = ks->path;
+	if (read_kallsyms(&fresh)) {
+		free(fresh.syms);
+		free(fresh.names);
+		ks->read_ns = mono_ns();
+		return;
+	}
+	free(ks->syms);
+	free(ks->names);
+	*ks = fresh;
 }
 
 void ksyms__free(struct ksyms *ks)
