@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "demangle.h"
 #include "dict.h"
+#include "elfcap.h"
 #include "inlines.h"
 #include "usyms.h"
 #include "util.h"
@@ -116,6 +117,7 @@ struct uproc {
 };
 
 struct usyms {
+	char *proc;		/* "/proc", or a tree laid out as it (tests, fuzzers) */
 	struct umod *mods;
 	unsigned int max_mods, nr_mods;
 	uint64_t tick;
@@ -347,7 +349,8 @@ static void copy_symbols(struct umod *m, Dwfl_Module *mod)
 	size_t nr = 0, names_len = 0, kept = 0;
 	int n = dwfl_module_getsymtab(mod);
 
-	if (n <= 0)
+	/* the candidates are sorted in a copy: bounded before it is made */
+	if (n <= 0 || (unsigned int)n > ELFCAP_SYMBOLS)
 		return;
 	cand = xcalloc(n, sizeof(*cand));
 	for (int i = 0; i < n; i++) {
@@ -524,22 +527,40 @@ static size_t build_id_key(unsigned char *key, Elf *elf)
 	return 1 + len;
 }
 
-static int open_mapped_file(const struct uproc *p, const struct umap *m)
+static int open_mapped_file(const char *proc, const struct uproc *p, const struct umap *m)
 {
 	const char *path = p->strs.buf + m->path_off;
 	char buf[PATH_MAX + 64];
 	int fd, n;
 
 	/* O_NONBLOCK: a device someone mapped executable must not hang the recorder */
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, p->pid, m->start, m->end);
+	snprintf(buf, sizeof(buf), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, proc, p->pid, m->start, m->end);
 	fd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	/* map_files wants CAP_SYS_ADMIN; without it, the path, unless it is gone */
 	if (fd >= 0 || m->deleted || path[0] != '/')
 		return fd;
-	n = snprintf(buf, sizeof(buf), "/proc/%d/root%s", p->pid, path);
+	n = snprintf(buf, sizeof(buf), "%s/%d/root%s", proc, p->pid, path);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -1;
 	return open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+/*
+ * A user's ELF file, read only where its tables are within bounds: not at
+ * all is better than a recorder the size of what a sparse file claims.
+ */
+static Elf *open_elf(int fd, const char *name)
+{
+	Elf *elf;
+
+	if (elfcap__header(fd))
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && (elf_kind(elf) != ELF_K_ELF || elfcap__tables(elf, name))) {
+		elf_end(elf);
+		elf = NULL;
+	}
+	return elf;
 }
 
 static int resolve_file(struct usyms *u, const struct uproc *p, const struct umap *m)
@@ -550,7 +571,7 @@ static int resolve_file(struct usyms *u, const struct uproc *p, const struct uma
 	int fd, slot = -1;
 	Elf *elf;
 
-	fd = open_mapped_file(p, m);
+	fd = open_mapped_file(u->proc, p, m);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
@@ -560,13 +581,9 @@ static int resolve_file(struct usyms *u, const struct uproc *p, const struct uma
 	slot = key_find(u, fkey, flen);
 	if (slot >= 0)
 		goto cleanup;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = open_elf(fd, p->strs.buf + m->path_off);
 	if (!elf)
 		goto cleanup;
-	if (elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		goto cleanup;
-	}
 	blen = build_id_key(bkey, elf);
 	if (blen)
 		slot = key_find(u, bkey, blen);
@@ -585,16 +602,16 @@ cleanup:
 }
 
 /* The vdso has no file: its image, read out of the process (*size: its bytes). */
-static char *read_vdso(const struct uproc *p, const struct umap *m, size_t *size)
+static char *read_vdso(const char *proc, const struct uproc *p, const struct umap *m, size_t *size)
 {
-	char path[64];
+	char path[PATH_MAX];
 	char *image;
 	int fd;
 
 	*size = m->end - m->start;
 	if (!*size || *size > VDSO_MAX)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
+	snprintf(path, sizeof(path), "%s/%d/mem", proc, p->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -611,7 +628,7 @@ static int resolve_vdso(struct usyms *u, const struct uproc *p, const struct uma
 {
 	unsigned char key[MOD_KEY_MAX];
 	size_t size, len;
-	char *image = read_vdso(p, m, &size);
+	char *image = read_vdso(u->proc, p, m, &size);
 	int slot = -1;
 	Elf *elf = NULL;
 
@@ -731,16 +748,16 @@ static int parse_exec_mapping(char *line, struct umap *m, char **name)
 }
 
 /* The executable mappings of a process; -ESRCH when it has none left. */
-static int read_maps(int pid, struct umap **mapsp, size_t *nrp, struct strbuf *strs)
+static int read_maps(const char *proc, int pid, struct umap **mapsp, size_t *nrp, struct strbuf *strs)
 {
 	static const char deleted[] = " (deleted)";
-	char path[64], line[PATH_MAX + 128];
+	char path[PATH_MAX], line[PATH_MAX + 128];
 	struct umap *maps = NULL;
 	size_t nr = 0, cap = 0;
 	int err = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", proc, pid);
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
@@ -851,7 +868,7 @@ static void refresh_maps(struct usyms *u, struct uproc *p)
 	p->refreshed = 1;
 	p->refresh_ns = u->now_ns;
 	u->st.maps_reads++;
-	if (read_maps(p->pid, &maps, &nr, &strs)) {
+	if (read_maps(u->proc, p->pid, &maps, &nr, &strs)) {
 		free(strs.buf);
 		return;
 	}
@@ -924,7 +941,7 @@ static int proc_load(struct usyms *u, int pid, uint64_t start_ns, struct uproc *
 	int err;
 
 	u->st.maps_reads++;
-	err = read_maps(pid, &p->maps, &p->nr_maps, &p->strs);
+	err = read_maps(u->proc, pid, &p->maps, &p->nr_maps, &p->strs);
 	if (err) {
 		proc_free(p);
 		return err;
@@ -1073,17 +1090,18 @@ static int has_section(Elf *elf, const char *want)
  * copied: the file stays mapped (page cache, not heap) while the module is
  * cached, and libdw parses entries as they are asked for.
  */
-static void mod_read_cfi(const struct uproc *p, const struct umap *m, struct umod *mod)
+static void mod_read_cfi(const struct usyms *u, const struct uproc *p, const struct umap *m, struct umod *mod)
 {
 	Elf *elf = NULL;
 
 	mod->cfi_tried = 1;
 	if (m->kind == UMAP_FILE) {
-		int fd = open_mapped_file(p, m);
+		int fd = open_mapped_file(u->proc, p, m);
 
 		if (fd < 0)
 			return;
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		/* read again: it may have changed since its symbols were */
+		elf = open_elf(fd, p->strs.buf + m->path_off);
 		/* all of it is mapped: libelf needs the descriptor no more */
 		if (elf && elf_cntl(elf, ELF_C_FDDONE)) {
 			elf_end(elf);
@@ -1093,7 +1111,7 @@ static void mod_read_cfi(const struct uproc *p, const struct umap *m, struct umo
 	} else if (m->kind == UMAP_VDSO) {
 		size_t size;
 
-		mod->cfi_image = read_vdso(p, m, &size);
+		mod->cfi_image = read_vdso(u->proc, p, m, &size);
 		elf = mod->cfi_image ? elf_memory(mod->cfi_image, size) : NULL;
 	}
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -1124,7 +1142,7 @@ int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struc
 	if (!mod)
 		return -ENOENT;
 	if (!mod->cfi_tried)
-		mod_read_cfi(p, m, mod);
+		mod_read_cfi(u, p, m, mod);
 	out->eh = mod->eh_cfi;
 	out->debug = mod->debug_cfi;
 	out->elf_addr = elf_address(mod, m, addr);
@@ -1163,17 +1181,23 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	st->modules = u->nr_mods;
 }
 
-struct usyms *usyms__new(unsigned int max_modules)
+struct usyms *usyms__new_at(unsigned int max_modules, const char *proc_root)
 {
 	struct usyms *u = xcalloc(1, sizeof(*u));
 
 	elf_version(EV_CURRENT);
+	u->proc = xstrdup(proc_root ? proc_root : "/proc");
 	u->max_mods = max_modules ? max_modules : USYMS_DEFAULT_MODULES;
 	u->mods = xcalloc(u->max_mods, sizeof(*u->mods));
 	u->keys = dict__new();
 	u->nr_buckets = 256;
 	u->buckets = xcalloc(u->nr_buckets, sizeof(*u->buckets));
 	return u;
+}
+
+struct usyms *usyms__new(unsigned int max_modules)
+{
+	return usyms__new_at(max_modules, NULL);
 }
 
 void usyms__free(struct usyms *u)
@@ -1197,5 +1221,6 @@ void usyms__free(struct usyms *u)
 	free(u->buckets);
 	free(u->mods);
 	dict__free(u->keys);
+	free(u->proc);
 	free(u);
 }

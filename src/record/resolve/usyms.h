@@ -26,6 +26,8 @@ struct usyms_stats {
 
 /* Keeps at most max_modules symbol tables (0: 512). */
 struct usyms *usyms__new(unsigned int max_modules);
+/* The same over proc_root laid out as /proc (NULL: /proc), for tests and fuzzers. */
+struct usyms *usyms__new_at(unsigned int max_modules, const char *proc_root);
 void usyms__free(struct usyms *u);
 
 /*
