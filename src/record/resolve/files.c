@@ -106,6 +106,9 @@ static int format_endpoint(const char *hex, int v6, char *out, size_t len)
 	char text[INET6_ADDRSTRLEN];
 	unsigned int port, words = v6 ? 4 : 1;
 
+	/* the words, ':' and a port: no reading past a short field */
+	if (strnlen(hex, words * 8 + 2) < words * 8 + 2)
+		return -1;
 	for (unsigned int i = 0; i < words; i++) {
 		char word[9];
 		uint32_t v;
