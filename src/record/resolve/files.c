@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "dict.h"
 #include "files.h"
+#include "net_unix.h"
 #include "util.h"
 
 /* Bounds on memory: beyond them names are not kept, and the fd cache restarts. */
@@ -162,6 +163,11 @@ static void add_socket(struct files *fs, uint64_t ino, const char *name)
 		*dict__value(fs->sockets, id) = (uintptr_t)intern(fs, name);
 }
 
+static void add_unix_socket(void *arg, uint64_t ino, const char *name)
+{
+	add_socket(arg, ino, name);
+}
+
 /* The sockets of a process's network namespace, once per pass. */
 static void scan_sockets(struct files *fs, uint32_t tgid)
 {
@@ -190,18 +196,10 @@ static void scan_sockets(struct files *fs, uint32_t tgid)
 	}
 	snprintf(path, sizeof(path), "%s/%u/net/unix", fs->proc_root, tgid);
 	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long inode;
-		char sock_path[PATH_MAX] = "";
-
-		/* Num RefCount Protocol Flags Type St Inode [Path] */
-		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %llu %4095s", &inode, sock_path) < 1)
-			continue;
-		snprintf(name, sizeof(name), sock_path[0] ? "unix %s" : "unix", sock_path);
-		add_socket(fs, inode, name);
-	}
-	if (f)
+	if (f) {
+		net_unix__read(f, add_unix_socket, fs);
 		fclose(f);
+	}
 	/* at least a nanosecond: a read, however quick, spaces the next */
 	fs->sockets_read_ns += mono_ns() - t0 + 1;
 }

@@ -123,6 +123,102 @@ static void socket_tables_are_read_at_most_one_percent_of_the_time(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Process 42 under a /proc of our own, its fd 3..3+n-1 sockets of inodes inos, net/unix holding text. */
+static struct files *fake_unix(char *root, const uint64_t *inos, size_t n, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	assert_non_null(mkdtemp(root));
+	rmdir(root);
+	fake_proc(root, "01");
+	for (size_t i = 0; i < n; i++) {
+		char link[64];
+
+		snprintf(path, sizeof(path), "%s/42/fd/%zu", root, 3 + i);
+		snprintf(link, sizeof(link), "socket:[%llu]", (unsigned long long)inos[i]);
+		unlink(path);
+		assert_int_equal(symlink(link, path), 0);
+	}
+	snprintf(path, sizeof(path), "%s/42/net/unix", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return files__new(root);
+}
+
+static void fake_unix_free(struct files *fs, const char *root)
+{
+	char cmd[600];
+
+	files__free(fs);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+#define UNIX_HEADER "Num       RefCount Protocol Flags    Type St Inode Path\n"
+
+static void unix_sockets_by_path(void **state)
+{
+	static const uint64_t inos[] = { 2001, 2002, 2003 };
+	char root[] = "/tmp/tract-test-files-XXXXXX";
+	struct files *fs;
+
+	(void)state;
+	fs = fake_unix(root, inos, 3,
+		       UNIX_HEADER
+		       "0000000000000000: 00000002 00000000 00010000 0001 01  2001 /run/dbus/system_bus_socket\n"
+		       "0000000000000000: 00000003 00000000 00000000 0001 03  2002\n"
+		       "0000000000000000: 00000002 00000000 00010000 0005 01 2003 @/tmp/.X11-unix/X0 with spaces\n");
+	files__new_pass(fs, 1000);
+	assert_string_equal(files__name(fs, 42, 3, 2001), "unix /run/dbus/system_bus_socket");
+	assert_string_equal(files__name(fs, 42, 4, 2002), "unix");
+	assert_string_equal(files__name(fs, 42, 5, 2003), "unix @/tmp/.X11-unix/X0 with spaces");
+	fake_unix_free(fs, root);
+}
+
+/*
+ * A user binds a path holding a newline and a line laid out as a record
+ * of its own: the kernel prints it as it is, and it claims the inode of
+ * another process's socket, under a name of the user's choosing.  Two
+ * records then claim that inode: it is named by neither.
+ */
+static void a_path_with_a_newline_names_no_other_socket(void **state)
+{
+	static const uint64_t inos[] = { 3001, 3002 };
+	char root[] = "/tmp/tract-test-files-XXXXXX";
+	struct files *fs;
+
+	(void)state;
+	fs = fake_unix(root, inos, 2,
+		       UNIX_HEADER
+		       "0000000000000000: 00000002 00000000 00010000 0001 01  3002 /tmp/x\n"
+		       "0000000000000000: 00000002 00000000 00010000 0001 01  3001 /run/fake\n"
+		       "0000000000000000: 00000002 00000000 00010000 0001 01  3001 /run/real\n");
+	files__new_pass(fs, 1000);
+	assert_string_equal(files__name(fs, 42, 3, 3001), "socket:[3001]");
+	assert_string_equal(files__name(fs, 42, 4, 3002), "unix /tmp/x");
+	fake_unix_free(fs, root);
+}
+
+/* a line out of the kernel's layout goes on the path before it, printable */
+static void a_path_with_a_newline_is_one_name(void **state)
+{
+	static const uint64_t inos[] = { 4001 };
+	char root[] = "/tmp/tract-test-files-XXXXXX";
+	struct files *fs;
+
+	(void)state;
+	fs = fake_unix(root, inos, 1,
+		       UNIX_HEADER
+		       "0000000000000000: 00000002 00000000 00010000 0001 01  4001 /tmp/a\n"
+		       "b 4002 /c\n");
+	files__new_pass(fs, 1000);
+	assert_string_equal(files__name(fs, 42, 3, 4001), "unix /tmp/a?b 4002 /c");
+	fake_unix_free(fs, root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +227,9 @@ int main(void)
 		cmocka_unit_test(tcp6_connection),
 		cmocka_unit_test(headers_and_garbage_are_refused),
 		cmocka_unit_test(socket_tables_are_read_at_most_one_percent_of_the_time),
+		cmocka_unit_test(unix_sockets_by_path),
+		cmocka_unit_test(a_path_with_a_newline_names_no_other_socket),
+		cmocka_unit_test(a_path_with_a_newline_is_one_name),
 	};
 	return cmocka_run_group_tests_name("files", tests, NULL, NULL);
 }
