@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "strbuf.h"
 #include "util.h"
+#include "width.h"
 
 void csv_field(FILE *f, const char *s)
 {
@@ -28,6 +30,26 @@ void csv_field_n(FILE *f, const char *s, size_t len)
 		fputc(s[i], f);
 	}
 	fputc('"', f);
+}
+
+void csv_text(FILE *f, const char *s, size_t len)
+{
+	struct strbuf b = { 0 };
+
+	/* OWASP's list: what Excel, LibreOffice and Google Sheets start a formula with */
+	if (len && s[0] && strchr("=+-@", s[0]))
+		strbuf_add(&b, "'");
+	for (size_t i = 0, n; i < len; i += n) {
+		int control;
+
+		n = text_char(s + i, len - i, &control);
+		for (size_t k = 0; control && k < n; k++)
+			strbuf_addf(&b, "\\x%02x", (unsigned char)s[i + k]);
+		if (!control)
+			strbuf_addn(&b, s + i, n);
+	}
+	csv_field_n(f, strbuf_str(&b), b.len);
+	strbuf_free(&b);
 }
 
 void csv_u64(FILE *f, uint64_t v)

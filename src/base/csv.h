@@ -8,14 +8,24 @@
 #include <stdint.h>
 
 /*
- * Write one field, quoted when it holds a comma, quote, CR or LF or starts or
- * ends with a space, and when it is empty; inner quotes doubled.  Bytes are
- * written as they are, so invalid UTF-8 in a thread name round-trips.  NULL
- * writes an empty field, unquoted: that is how a reader tells NULL from "".
+ * Write one field as the store's files keep it, quoted when it holds a
+ * comma, quote, CR or LF or starts or ends with a space, and when it is
+ * empty; inner quotes doubled.  Bytes are written as they are, so invalid
+ * UTF-8 in a thread name round-trips.  NULL writes an empty field,
+ * unquoted: that is how a reader tells NULL from "".
  */
 void csv_field(FILE *f, const char *s);
 /* The same for len bytes of s, which may hold NULs. */
 void csv_field_n(FILE *f, const char *s, size_t len);
+/*
+ * A text field of what tract prints for people and their spreadsheets (not
+ * the store): each byte of a control character as \xNN (lowercase hex;
+ * C0, DEL, C1 bare or as UTF-8), so no line breaks and nothing reaches a
+ * terminal raw; text starting with =, +, - or @ after a ', which a
+ * spreadsheet shows and does not run as a formula.  Backslashes stay as
+ * they are: the exact bytes are JSON's.
+ */
+void csv_text(FILE *f, const char *s, size_t len);
 void csv_u64(FILE *f, uint64_t v);
 void csv_sep(FILE *f);
 void csv_end(FILE *f);

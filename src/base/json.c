@@ -47,6 +47,9 @@ void json_string(FILE *f, const char *str, size_t len)
 			fprintf(f, "\\%c", s[i]);
 		else if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f))
 			fprintf(f, "\\u%04x", s[i]);
+		/* C1 too (CSI is U+009B): the same string to a parser, none on a terminal */
+		else if (n == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)
+			fprintf(f, "\\u%04x", s[i + 1]);
 		else
 			fwrite(s + i, 1, n, f);
 		i += n;

@@ -56,6 +56,36 @@ static size_t decode(const unsigned char *s, size_t len, uint32_t *c)
 	return n;
 }
 
+size_t text_char(const char *s, size_t len, int *control)
+{
+	unsigned char b = (unsigned char)s[0];
+	uint32_t c;
+	size_t n = decode((const unsigned char *)s, len, &c);
+
+	/* a bare byte of 0x80..0x9f is C1 to a terminal that is not UTF-8 */
+	*control = c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || (b >= 0x80 && b < 0xa0);
+	return n;
+}
+
+size_t text_printable(char *dst, const char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0, n; i < len; i += n) {
+		int control;
+
+		n = text_char(s + i, len - i, &control);
+		if (control) {
+			dst[o++] = '?';
+		} else {
+			memcpy(dst + o, s + i, n);
+			o += n;
+		}
+	}
+	dst[o] = '\0';
+	return o;
+}
+
 static size_t cells_of(uint32_t c)
 {
 	if (in(zero, sizeof(zero) / sizeof(zero[0]), c))

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* How many terminal cells text takes: wide (CJK, emoji) characters two, combining marks none. */
+/*
+ * How text shows on a terminal: the cells it takes, wide (CJK, emoji)
+ * characters two, combining marks none; and the controls it must not carry.
+ */
 #ifndef TRACT_WIDTH_H
 #define TRACT_WIDTH_H
 
@@ -16,5 +19,13 @@ size_t text_fit(const char *s, size_t cells);
  * where one starts within the room; other text keeps its start, "abc…".
  */
 char *text_cut(const char *s, size_t cells, int stack, int utf8);
+/*
+ * The bytes of the character at s (1 for an invalid byte), and in *control
+ * whether it is one a terminal obeys rather than shows: C0, DEL, or C1
+ * (CSI is 0x9b), bare or as UTF-8.
+ */
+size_t text_char(const char *s, size_t len, int *control);
+/* len bytes of s with each control as '?', into dst (len + 1 bytes, NUL-terminated); the length. */
+size_t text_printable(char *dst, const char *s, size_t len);
 
 #endif

@@ -61,9 +61,23 @@ size_t render_cell(const struct agg_value *v, char *buf, size_t cap)
 
 		if (quote && cap > 2)
 			buf[n++] = '"';
-		/* a thread name is not allowed to move the cursor (a NUL in it shows as '?' too) */
-		for (size_t i = 0; i < v->len && n + 1 + (size_t)quote < cap; i++)
-			buf[n++] = printable_byte((unsigned char)v->text[i]);
+		/*
+		 * a thread name is not allowed to move the cursor: its
+		 * controls, C1 ones too, and a NUL in it show as '?'
+		 */
+		for (size_t i = 0, k; i < v->len; i += k) {
+			int control;
+
+			k = text_char(v->text + i, v->len - i, &control);
+			if (n + (control ? 1 : k) + 1 + (size_t)quote > cap)
+				break;
+			if (control) {
+				buf[n++] = '?';
+			} else {
+				memcpy(buf + n, v->text + i, k);
+				n += k;
+			}
+		}
 		if (quote && n + 1 < cap)
 			buf[n++] = '"';
 		buf[n] = '\0';
@@ -218,17 +232,13 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 	}
 }
 
-/* A value as a CSV field: text as it is, NULL empty. */
+/* A value as a CSV field: text made safe (csv_text()), numbers as they are, NULL empty. */
 static void csv_value(FILE *f, const struct agg_value *v)
 {
 	char num[64];
 
 	if (v->type == SQLITE_TEXT) {
-		char *s = xcalloc(1, v->len + 1);
-
-		memcpy(s, v->text, v->len);
-		csv_field(f, s);
-		free(s);
+		csv_text(f, v->text, v->len);
 	} else if (v->type != SQLITE_NULL) {
 		render_cell(v, num, sizeof(num));
 		fputs(num, f);

@@ -23,7 +23,7 @@ void render_groups(FILE *f, const struct agg_result *r, const struct render_opts
 void render_hists(FILE *f, const struct agg_result *r, const struct render_opts *o);
 /* A bar of width columns for share in [0, 1], eighths of a block wide in UTF-8; returns buf. */
 char *render_bar(char *buf, size_t cap, double share, int width, int utf8);
-/* A value as text for a table cell: NULL as "-", control bytes as '?'. */
+/* A value as text for a table cell: NULL as "-", control characters (C1 ones too) as '?'. */
 size_t render_cell(const struct agg_value *v, char *buf, size_t cap);
 /* The same, whole however long, in a string the caller frees. */
 char *render_cell_whole(const struct agg_value *v);

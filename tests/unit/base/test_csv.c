@@ -70,6 +70,64 @@ static void hostile_names_round_trip(void **state)
 		assert_string_equal(unquote(field(names[i])), names[i]);
 }
 
+static char *text(const char *s, size_t len)
+{
+	static char out[256];
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	csv_text(f, s, len);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s", buf);
+	free(buf);
+	return out;
+}
+
+#define TEXT(s) text(s, sizeof(s) - 1)
+
+/* What query prints: no control reaches a terminal, C1 ones neither, and each line is a record. */
+static void printed_text_has_its_controls_escaped(void **state)
+{
+	(void)state;
+	assert_string_equal(TEXT("x\033]0;owned\007y"), "x\\x1b]0;owned\\x07y");
+	assert_string_equal(TEXT("two\nlines\r"), "two\\x0alines\\x0d");
+	assert_string_equal(TEXT("tab\there"), "tab\\x09here");
+	assert_string_equal(TEXT("a\0b\x7f"), "a\\x00b\\x7f");
+	/* C1: bare (CSI 0x9b), and as UTF-8 */
+	assert_string_equal(TEXT("a\x9b" "2J"), "a\\x9b2J");
+	assert_string_equal(TEXT("a\xc2\x9b" "2J"), "a\\xc2\\x9b2J");
+	/* characters whose bytes hold 0x9b are no controls, nor are other bytes */
+	assert_string_equal(TEXT("\xc8\x9b" "ara caf\xc3\xa9"), "\xc8\x9b" "ara caf\xc3\xa9");
+	assert_string_equal(TEXT("\xff\xfe"), "\xff\xfe");
+	/* a backslash stays one, and quoting is as csv_field's */
+	assert_string_equal(TEXT("dev-disk-by\\x2duuid"), "dev-disk-by\\x2duuid");
+	assert_string_equal(TEXT("a,\"b\""), "\"a,\"\"b\"\"\"");
+	assert_string_equal(TEXT(""), "\"\"");
+}
+
+/* Text a spreadsheet would run as a formula gets OWASP's ' first; the rest is as it is. */
+static void printed_text_is_no_formula(void **state)
+{
+	(void)state;
+	assert_string_equal(TEXT("=cmd|' /C calc'!A0"), "'=cmd|' /C calc'!A0");
+	assert_string_equal(TEXT("+1+1"), "'+1+1");
+	assert_string_equal(TEXT("-5"), "'-5");
+	assert_string_equal(TEXT("@SUM(A1)"), "'@SUM(A1)");
+	assert_string_equal(TEXT("=a,b"), "\"'=a,b\"");
+	assert_string_equal(TEXT("\tx"), "\\x09x");
+	assert_string_equal(TEXT("a=b"), "a=b");
+	assert_string_equal(TEXT("kworker/0:1-events"), "kworker/0:1-events");
+}
+
+/* The store's writer is not the printer: its fields keep every byte. */
+static void store_fields_keep_their_bytes(void **state)
+{
+	(void)state;
+	assert_string_equal(field("=x"), "=x");
+	assert_string_equal(field("a\033b"), "a\033b");
+}
+
 static void null_is_an_empty_field_and_empty_is_quoted(void **state)
 {
 	(void)state;
@@ -138,6 +196,9 @@ int main(void)
 		cmocka_unit_test(plain_names_are_not_quoted),
 		cmocka_unit_test(hostile_names_are_quoted),
 		cmocka_unit_test(hostile_names_round_trip),
+		cmocka_unit_test(printed_text_has_its_controls_escaped),
+		cmocka_unit_test(printed_text_is_no_formula),
+		cmocka_unit_test(store_fields_keep_their_bytes),
 		cmocka_unit_test(null_is_an_empty_field_and_empty_is_quoted),
 		cmocka_unit_test(records_round_trip_through_the_reader),
 		cmocka_unit_test(an_open_quote_is_an_error),

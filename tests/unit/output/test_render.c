@@ -71,8 +71,8 @@ static void csv_reads_back(void **state)
 			assert_float_equal(strtod(r.fields[2].s, NULL), 1.0, 1e-6);
 		}
 		quote |= !strcmp(r.fields[0].s, "a\"b");
-		/* CSV is for programs: the bytes as they are */
-		esc |= !strcmp(r.fields[0].s, "x\033y");
+		/* nothing reaches a terminal raw from CSV either: the escape as text */
+		esc |= !strcmp(r.fields[0].s, "x\\x1by");
 	}
 	assert_true(db && quote && esc);
 	fclose(f);
@@ -132,6 +132,41 @@ static void null_looks_like_nothing_else(void **state)
 	assert_string_equal(cell(SQLITE_TEXT, ""), "\"\"");
 	assert_string_equal(cell(SQLITE_TEXT, "--"), "--");
 	assert_string_equal(cell(SQLITE_TEXT, "nginx"), "nginx");
+}
+
+/* C1 controls (CSI is 0x9b), bare or as UTF-8, reach no terminal; a character with 0x9b in it is no control. */
+static void cells_hold_no_c1_controls(void **state)
+{
+	(void)state;
+	assert_string_equal(cell(SQLITE_TEXT, "a\x9b" "2Jb"), "a?2Jb");
+	assert_string_equal(cell(SQLITE_TEXT, "a\xc2\x9b" "2Jb"), "a?2Jb");
+	assert_string_equal(cell(SQLITE_TEXT, "a\x1b[2J\x7f"), "a?[2J?");
+	assert_string_equal(cell(SQLITE_TEXT, "\xc8\x9b" "ara"), "\xc8\x9b" "ara");
+	assert_string_equal(cell(SQLITE_TEXT, "caf\xc3\xa9"), "caf\xc3\xa9");
+}
+
+/* A value in CSV: text made safe for terminals and spreadsheets, numbers as they are. */
+static void csv_cells_are_safe_text_and_plain_numbers(void **state)
+{
+	struct agg_query q = { .cat = &catalog_samples, .group = "comm,tid", .from_us = FIXTURE_FIRST_US,
+			       .to_us = FIXTURE_FIRST_US + 20 * 1000000ull, .filter = "tid = 4" };
+	struct render_opts o = { .format = RENDER_CSV };
+	struct store_reader set;
+	struct agg_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(store_reader__open(fixture_sqlite, &set), 0);
+	assert_int_equal(aggregate(&set, &q, &r), 0);
+	render_groups(f, &r, &o);
+	fclose(f);
+	assert_non_null(strstr(buf, "\r\nx\\x1by,4,"));
+	assert_null(strchr(buf, '\033'));
+	agg_result__free(&r);
+	store_reader__free(&set);
+	free(buf);
 }
 
 /* A store of threads whose names take other widths than their bytes. */
@@ -198,6 +233,8 @@ int main(void)
 		cmocka_unit_test(json_is_valid_and_holds_the_numbers),
 		cmocka_unit_test(bars_are_as_long_as_the_share),
 		cmocka_unit_test(null_looks_like_nothing_else),
+		cmocka_unit_test(cells_hold_no_c1_controls),
+		cmocka_unit_test(csv_cells_are_safe_text_and_plain_numbers),
 		cmocka_unit_test(wide_names_line_up),
 	};
 	return cmocka_run_group_tests_name("render", tests, fixture_setup, fixture_teardown);
