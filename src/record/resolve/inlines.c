@@ -16,6 +16,7 @@ struct inlines {
 	Dwfl_Module *mod;
 	struct dict *by_addr;	/* address -> its answer, in names */
 	struct dict *names;	/* the answers, one copy each */
+	int broken;		/* dwarf_getscopes() failed: the DWARF is damaged */
 	char text[INLINES_TEXT_MAX];
 };
 
@@ -71,6 +72,12 @@ static void look_up(struct inlines *in, uint64_t addr)
 	size_t len = 0;
 
 	in->text[0] = '\0';
+	/*
+	 * libdw (0.188) leaks its list of scopes when it fails on damaged
+	 * DWARF: once per module, not once per address
+	 */
+	if (n < 0)
+		in->broken = 1;
 	for (int i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			break;
@@ -112,6 +119,8 @@ const char *inlines__at(struct inlines *in, uint64_t addr)
 
 	if (id)
 		return (const char *)(uintptr_t)*dict__value(in->by_addr, id);
+	if (in->broken)
+		return "";
 	look_up(in, addr);
 	if (dict__size(in->by_addr) >= INLINES_CACHE_MAX) {
 		dict__clear(in->by_addr);
