@@ -31,12 +31,12 @@ _tract() {
 		--format) COMPREPLY=($(compgen -W 'table csv json' -- "$cur")); return ;;
 		--hist) COMPREPLY=($(compgen -W 'syscall runq io' -- "$cur")); return ;;
 		-g|--group) COMPREPLY=($(compgen -W "$(tract query --columns 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
-		-w|--where|--from|--to|--sql|-n|--top|--iterations|-i|--interval|--span|-F|--frequency|--clickhouse|--host|--clickhouse-user) return ;;
+		-w|--where|--from|--to|--sql|--timeout|--max-rows|-n|--top|--iterations|-i|--interval|--span|-F|--frequency|--clickhouse|--host|--clickhouse-user) return ;;
 		--clickhouse-password-file|--clickhouse-ca) _filedir; return ;;
 		esac
 		if [ "${words[1]}" = query ]; then
-			COMPREPLY=($(compgen -W '--group --where --from --to --top --format --hist --sql --columns
-				--dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+			COMPREPLY=($(compgen -W '--group --where --from --to --top --format --hist --sql --timeout --max-rows
+				--columns --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
 				--strict --utc --local --verbose --help' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W '--group --where --live --frequency --dir --clickhouse --host --clickhouse-user

@@ -24,7 +24,8 @@ static const char query_usage[] =
 "Usage: tract query [-g COLUMNS] [-w FILTER] [--from TIME] [--to TIME] [-n N]\n"
 "                   [--format table|csv|json] [--dir DIR]\n"
 "       tract query --hist syscall|runq|io [-w FILTER] [--from TIME] [--to TIME]\n"
-"       tract query --sql 'SELECT ...' [--from TIME] [--to TIME]\n"
+"       tract query --sql 'SELECT ...' [--from TIME] [--to TIME] [--timeout S]\n"
+"                   [--max-rows N]\n"
 "       tract query --trace ID [-g COLUMNS] [-w FILTER] [--from TIME] [--to TIME]\n"
 "       tract query --columns\n"
 "\n"
@@ -46,6 +47,10 @@ static const char query_usage[] =
 "      --sql SQL         run a SELECT over the range's samples, passes, wakeups,\n"
 "                        io_latency, syscall_latency, runq_latency and profile tables; with\n"
 "                        --clickhouse, ClickHouse's SQL over tract.samples, ... (read-only)\n"
+"      --timeout S       with --sql: a query that runs longer is stopped, an error\n"
+"                        (default 60 s; 0: no limit)\n"
+"      --max-rows N      with --sql: an answer of more rows stops after N, an error\n"
+"                        (default 1000000; 0: no limit)\n"
 "      --trace ID        one request's time, across all its threads: the samples of\n"
 "                        OpenTelemetry trace ID (32 hex digits, or a traceparent),\n"
 "                        by state, syscall, wait and file unless -g says otherwise\n"
@@ -65,7 +70,7 @@ READ_OPTS_CLICKHOUSE_HELP
 "  tract query -g trace_id,state                where each request's time went\n"
 "  tract query --clickhouse http://ch:8123 -g host,state   the fleet, host by host\n";
 
-enum { OPT_HIST = 256, OPT_SQL, OPT_COLUMNS, OPT_TRACE };
+enum { OPT_HIST = 256, OPT_SQL, OPT_COLUMNS, OPT_TRACE, OPT_TIMEOUT, OPT_MAX_ROWS };
 
 static const struct option query_options[] = {
 	READ_OPTS_LONG,
@@ -74,6 +79,8 @@ static const struct option query_options[] = {
 	{ "sql", required_argument, NULL, OPT_SQL },
 	{ "columns", no_argument, NULL, OPT_COLUMNS },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "max-rows", required_argument, NULL, OPT_MAX_ROWS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -109,13 +116,15 @@ static int trace_filter(const char *arg, struct query_opts *o)
 }
 
 /* 0, 1 when --help was shown, or -EINVAL after a message. */
-static int query_parse_args(int argc, char **argv, struct query_opts *o)
+static int query_parse_args(int argc, char **argv, struct query_opts *o, struct rawsql_limits *lim)
 {
 	const char *trace = NULL;
+	int limits_given = 0;
 	int c, taken;
 	uint64_t v;
 
 	read_opts_init(o);
+	*lim = (struct rawsql_limits){ RAWSQL_TIMEOUT_S, RAWSQL_MAX_ROWS };
 	o->render.top = (size_t)-1;
 	optind = 1;
 	opterr = 0;
@@ -152,6 +161,20 @@ static int query_parse_args(int argc, char **argv, struct query_opts *o)
 		case OPT_TRACE:
 			trace = optarg;
 			break;
+		case OPT_TIMEOUT:
+			if (parse_u64(optarg, 0, 1000000, &v))
+				return usage_error("invalid value '%s' for --timeout: expected seconds, 0 for no limit",
+						   optarg);
+			lim->timeout_s = (unsigned int)v;
+			limits_given = 1;
+			break;
+		case OPT_MAX_ROWS:
+			if (parse_u64(optarg, 0, UINT64_MAX, &v))
+				return usage_error("invalid value '%s' for --max-rows: expected a number of rows, 0 for "
+						   "no limit", optarg);
+			lim->max_rows = v;
+			limits_given = 1;
+			break;
 		case 'h':
 			fputs(query_usage, stdout);
 			return 1;
@@ -163,6 +186,8 @@ static int query_parse_args(int argc, char **argv, struct query_opts *o)
 		return usage_error("%s", "--columns lists the columns: no -g, -w, -n, --sql or --trace with it");
 	if (o->sql && (o->hist || o->group || o->filter || trace))
 		return usage_error("%s", "--sql takes the whole query: no -g, -w, --trace or --hist with it");
+	if (limits_given && !o->sql)
+		return usage_error("%s", "--timeout and --max-rows limit --sql: give them with it");
 	if (trace && o->hist)
 		return usage_error("%s", "--trace is of the samples: no --hist with it");
 	if (trace && trace_filter(trace, o))
@@ -185,8 +210,9 @@ int cmd_query(int argc, char **argv)
 	struct store_reader set;
 	struct query_opts o;
 	struct agg_query q;
+	struct rawsql_limits lim;
 	char hist_group[256];
-	int err = query_parse_args(argc, argv, &o);
+	int err = query_parse_args(argc, argv, &o, &lim);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
@@ -200,7 +226,7 @@ int cmd_query(int argc, char **argv)
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);
 	if (!err && o.sql && !(err = query_check_recorded(&o, &set)))
-		err = rawsql_run(&set, o.from_us, o.to_us, o.strict, o.sql, o.render.format, stdout);
+		err = rawsql_run_with(&set, o.from_us, o.to_us, o.strict, o.sql, o.render.format, &lim, stdout);
 	if (!err && !o.sql) {
 		q = (struct agg_query){ .cat = o.cat, .group = o.group ? o.group : o.cat->default_group,
 					.filter = o.filter, .from_us = o.from_us, .to_us = o.to_us, .strict = o.strict };

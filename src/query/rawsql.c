@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sqlite3.h>
+#include "clock.h"
 #include "csv.h"
 #include "json.h"
 #include "ch_store.h"
@@ -13,6 +14,7 @@
 #include "strbuf.h"
 #include "sqlfuncs.h"
 #include "util.h"
+#include "width.h"
 
 /* What each store file contributes: its rows in [?1, ?2), ids turned into text. */
 static const char *const copy_sql[] = {
@@ -100,6 +102,15 @@ static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint
 	return store_reader__skip_damaged(err, strict);
 }
 
+/* Text for the table: tab-separated, so its controls (tabs, newlines, escapes) show as '?'. */
+static void put_printable(FILE *f, const char *text, size_t len)
+{
+	char *safe = xcalloc(1, len + 1);
+
+	fwrite(safe, 1, text_printable(safe, text, len), f);
+	free(safe);
+}
+
 static void put_value(FILE *f, sqlite3_stmt *st, int c, enum render_format format)
 {
 	int type = sqlite3_column_type(st, c);
@@ -116,18 +127,61 @@ static void put_value(FILE *f, sqlite3_stmt *st, int c, enum render_format forma
 		else
 			json_string(f, text, len);
 	} else if (format == RENDER_CSV) {
-		if (type != SQLITE_NULL)
-			csv_field(f, text);
+		/* a number stays one (-5 is no formula); text and blobs are made safe */
+		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
+			fwrite(text, 1, len, f);
+		else if (type != SQLITE_NULL)
+			csv_text(f, text, len);
 	} else {
-		for (size_t i = 0; i < len; i++)
-			fputc(printable_byte((unsigned char)text[i]), f);
+		put_printable(f, text, len);
 		if (type == SQLITE_NULL)
 			fputc('-', f);
 	}
 }
 
+/* What stops a query that runs too long: a deadline, and whether it passed. */
+struct deadline {
+	uint64_t at_ns;		/* 0: none */
+	int passed;
+};
+
+static int past_deadline(void *arg)
+{
+	struct deadline *d = arg;
+
+	if (d->at_ns && mono_ns() >= d->at_ns)
+		d->passed = 1;
+	return d->passed;
+}
+
+static void say_only_reads(void)
+{
+	tract_err("--sql: only statements that read are allowed (SELECT; of the PRAGMAs only those that describe "
+		  "tables; no ATTACH)");
+}
+
+/* The statement's own error: the user's SQL (-EINVAL), or a limit it reached (-ETIME, -ENOMEM). */
+static int step_error(sqlite3 *db, const struct deadline *d, const struct rawsql_limits *lim)
+{
+	if (d->passed) {
+		tract_err("--sql: the query ran for more than %u s (--timeout gives it longer, 0 no limit)",
+			  lim->timeout_s);
+		return -ETIME;
+	}
+	if (sqlite3_errcode(db) == SQLITE_NOMEM) {
+		tract_err("--sql: the query needs more than %u MiB of memory beyond the range's rows", RAWSQL_HEAP_MIB);
+		return -ENOMEM;
+	}
+	if (sqlite3_errcode(db) == SQLITE_AUTH)
+		say_only_reads();
+	else
+		tract_err("--sql: %s", sqlite3_errmsg(db));
+	return -EINVAL;
+}
+
 /* Rows as they come: tab-separated for the table (pipe to column -t for more). */
-static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, FILE *f)
+static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, const struct rawsql_limits *lim,
+		      const struct deadline *d, FILE *f)
 {
 	int ncol = sqlite3_column_count(st), rc;
 	const char *sep = format == RENDER_TABLE ? "\t" : ",";
@@ -136,16 +190,21 @@ static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, 
 	if (format != RENDER_JSON) {
 		for (int c = 0; c < ncol; c++) {
 			fputs(c ? sep : "", f);
+			/* a name is the SQL's, or the server's */
+			const char *name = sqlite3_column_name(st, c);
+
 			if (format == RENDER_CSV)
-				csv_field(f, sqlite3_column_name(st, c));
+				csv_text(f, name, strlen(name));
 			else
-				fputs(sqlite3_column_name(st, c), f);
+				put_printable(f, name, strlen(name));
 		}
 		fputs(format == RENDER_CSV ? "\r\n" : "\n", f);
 	} else {
 		fputc('[', f);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (lim->max_rows && rows == lim->max_rows)
+			break;
 		if (format == RENDER_JSON)
 			fputs(rows ? ",\n{" : "\n{", f);
 		for (int c = 0; c < ncol; c++) {
@@ -168,32 +227,61 @@ static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, 
 	}
 	if (format == RENDER_JSON)
 		fputs("]\n", f);
-	if (rc != SQLITE_DONE) {
-		tract_err("--sql: %s", sqlite3_errmsg(db));
-		return -EINVAL;
+	if (rc == SQLITE_ROW) {
+		tract_err("--sql: the answer has more than %" PRIu64 " rows (--max-rows allows more, 0 any number)",
+			  lim->max_rows);
+		return -EFBIG;
 	}
-	return 0;
+	return rc == SQLITE_DONE ? 0 : step_error(db, d, lim);
 }
 
-/* Only reading: no ATTACH (the files are the store's), no PRAGMA that sets anything. */
+/*
+ * Only reading: SELECT and what it reads and calls, and of the pragmas only
+ * those that describe the schema.  The rest is refused, settings too
+ * (query_only, which tract turns on, could be turned off), as every write,
+ * ATTACH and DETACH (the files are the store's).
+ */
 static int only_reads(void *arg, int action, const char *a, const char *b, const char *db, const char *trigger)
 {
 	static const char *const inspecting[] = { "table_info", "table_xinfo", "table_list", "index_list",
-						  "index_info", "index_xinfo", "foreign_key_list", "function_list" };
+						  "index_info", "index_xinfo", "foreign_key_list", "function_list",
+						  "collation_list", "pragma_list", "module_list" };
 
-	(void)arg, (void)db, (void)trigger;
+	(void)arg, (void)b, (void)db, (void)trigger;
 	switch (action) {
-	case SQLITE_ATTACH:
-	case SQLITE_DETACH:
-		return SQLITE_DENY;
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_FUNCTION:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_UPDATE:
+		/* asked as a table-valued function (pragma_table_info()) is set up: query_only stops any write */
+		return !strcmp(a, "sqlite_master") ? SQLITE_OK : SQLITE_DENY;
 	case SQLITE_PRAGMA:
 		for (size_t i = 0; i < ARRAY_SIZE(inspecting); i++)
 			if (!strcasecmp(a, inspecting[i]))
 				return SQLITE_OK;
-		/* a pragma without a value only reads */
-		return b ? SQLITE_DENY : SQLITE_OK;
+		return SQLITE_DENY;
 	}
-	return SQLITE_OK;
+	return SQLITE_DENY;
+}
+
+/*
+ * The in-memory copy as the user's SQL finds it: nothing it may change
+ * (query_only, defensive), its sorts in memory rather than in files of
+ * the temporary directory, and no more memory than the copy and
+ * RAWSQL_HEAP_MIB.
+ */
+static int lock_down(sqlite3 *db)
+{
+	if (sqlite3_exec(db, "PRAGMA temp_store = MEMORY; PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK) {
+		tract_err("--sql: cannot make the database read-only: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_hard_heap_limit64(sqlite3_memory_used() + (sqlite3_int64)RAWSQL_HEAP_MIB * 1024 * 1024);
+	return sqlite3_set_authorizer(db, only_reads, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
 /* Whether text holds nothing but blanks and comments. */
@@ -284,9 +372,11 @@ static int load_answer(sqlite3 *db, struct ch_table *t, struct strbuf *select)
 /*
  * On the fleet's store the SQL is ClickHouse's, over its tables as they are
  * (tract.samples, tract.passes, tract.stacks, with host), the range left to
- * the SQL; the server runs it read-only, and the answer prints as a local one.
+ * the SQL; the server runs it read-only (its time bounded by the HTTP
+ * request's), and the answer prints as a local one.
  */
-static int run_on_server(struct ch_store *s, const char *sql, enum render_format format, FILE *out)
+static int run_on_server(struct ch_store *s, const char *sql, enum render_format format,
+			 const struct rawsql_limits *lim, struct deadline *d, FILE *out)
 {
 	struct ch_table t = { 0 };
 	struct strbuf q = { 0 }, select = { 0 };
@@ -311,8 +401,10 @@ static int run_on_server(struct ch_store *s, const char *sql, enum render_format
 		tract_err("--sql: %s", sqlite3_errmsg(db));
 		err = -EIO;
 	}
-	if (!err)
-		err = print_rows(db, st, format, out);
+	if (!err) {
+		sqlite3_progress_handler(db, 1000, past_deadline, d);
+		err = print_rows(db, st, format, lim, d, out);
+	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	strbuf_free(&select);
@@ -320,17 +412,49 @@ static int run_on_server(struct ch_store *s, const char *sql, enum render_format
 	return err;
 }
 
-int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
-	       enum render_format format, FILE *out)
+/* The user's statement, prepared: 0, or -EINVAL after a message. */
+static int prepare_user_sql(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {
-	sqlite3_stmt *st = NULL;
 	const char *tail;
+
+	*st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, st, &tail) != SQLITE_OK) {
+		if (sqlite3_errcode(db) == SQLITE_AUTH)
+			say_only_reads();
+		else
+			tract_err("--sql: %s", sqlite3_errmsg(db));
+		return -EINVAL;
+	}
+	if (!*st) {
+		tract_err("--sql: no statement");
+		return -EINVAL;
+	}
+	if (!only_blank(tail)) {
+		tract_err("--sql: one statement at a time; this is after the first: '%.40s'", tail);
+		return -EINVAL;
+	}
+	if (!sqlite3_stmt_readonly(*st)) {
+		tract_err("--sql: only statements that read are allowed");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rawsql_run_with(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
+		    enum render_format format, const struct rawsql_limits *lim, FILE *out)
+{
+	sqlite3_int64 heap = sqlite3_hard_heap_limit64(-1);
+	struct deadline d = { 0 };
+	sqlite3_stmt *st = NULL;
 	size_t copied = 0;
 	sqlite3 *db;
 	int err = 0;
 
-	if (ch_store__of(set))
-		return run_on_server(ch_store__of(set), sql, format, out);
+	/* the limit is the SQL's: however long the range takes to copy */
+	if (ch_store__of(set)) {
+		d.at_ns = lim->timeout_s ? mono_ns() + (uint64_t)lim->timeout_s * 1000000000 : 0;
+		return run_on_server(ch_store__of(set), sql, format, lim, &d, out);
+	}
 	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
 	    sqlfuncs_register(db)) {
 		tract_err("cannot open an in-memory database");
@@ -348,26 +472,24 @@ int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us,
 		if ((err = copy_hour(db, set, set->n - 1, 0, 0, strict)) > 0)
 			err = 0;
 	if (!err)
-		sqlite3_set_authorizer(db, only_reads, NULL);
-	if (!err && sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-		if (sqlite3_errcode(db) == SQLITE_AUTH)
-			tract_err("--sql: only statements that read are allowed (no ATTACH, no PRAGMA that sets)");
-		else
-			tract_err("--sql: %s", sqlite3_errmsg(db));
-		err = -EINVAL;
-	} else if (!err && !st) {
-		tract_err("--sql: no statement");
-		err = -EINVAL;
-	} else if (!err && !only_blank(tail)) {
-		tract_err("--sql: one statement at a time; this is after the first: '%.40s'", tail);
-		err = -EINVAL;
-	} else if (!err && !sqlite3_stmt_readonly(st)) {
-		tract_err("--sql: only statements that read are allowed");
-		err = -EINVAL;
-	} else if (!err) {
-		err = print_rows(db, st, format, out);
+		err = lock_down(db);
+	if (!err)
+		err = prepare_user_sql(db, sql, &st);
+	if (!err) {
+		d.at_ns = lim->timeout_s ? mono_ns() + (uint64_t)lim->timeout_s * 1000000000 : 0;
+		sqlite3_progress_handler(db, 1000, past_deadline, &d);
+		err = print_rows(db, st, format, lim, &d, out);
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	sqlite3_hard_heap_limit64(heap);
 	return err;
+}
+
+int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
+	       enum render_format format, FILE *out)
+{
+	static const struct rawsql_limits defaults = { RAWSQL_TIMEOUT_S, RAWSQL_MAX_ROWS };
+
+	return rawsql_run_with(set, from_us, to_us, strict, sql, format, &defaults, out);
 }

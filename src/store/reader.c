@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include "clock.h"
 #include "schema.h"
 #include "csv_reader.h"
@@ -110,21 +112,37 @@ static int64_t user_version(sqlite3 *db)
 	return v;
 }
 
+/* Whether a recorder has path open, or left its WAL after a crash: a -wal or -shm file beside it. */
+static int wal_in_use(const char *path)
+{
+	char name[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(name, sizeof(name), "%s-wal", path) >= sizeof(name) || !stat(name, &st))
+		return 1;
+	snprintf(name, sizeof(name), "%s-shm", path);
+	return !stat(name, &st);
+}
+
 /*
- * Read-only first.  After a crash of the recorder, the WAL must be
- * recovered before anyone reads it, which a read-only connection cannot do:
- * a reader who may write the file then opens it read-write, which recovers
- * and writes nothing else.  Last, for a reader who may not write (or where no
- * recorder keeps the WAL index), "immutable": SQLite reads the main file as
- * it is, whole since every pass is a transaction, without what the WAL holds.
+ * A file no recorder has open and whose WAL is gone is whole: read as it is
+ * ("immutable"), since any other way SQLite opens a -wal and a -shm file,
+ * read-write where it may, and leaves them in the store as the reader's.
+ * Else read-only, which needs the WAL index a recorder keeps.  After a
+ * crash of the recorder, the WAL must be recovered before anyone reads it,
+ * which a read-only connection cannot do: a reader who may write the file
+ * then opens it read-write, which recovers and writes nothing else.  Last,
+ * for a reader who may not write, "immutable" all the same: the main file
+ * as it is, whole since every pass is a transaction, without what the WAL
+ * holds.
  */
 int store_open_file(const char *path, sqlite3 **db)
 {
-	static const char *const modes[] = { "mode=ro", "mode=rw", "mode=ro&immutable=1" };
+	static const char *const modes[] = { "mode=ro&immutable=1", "mode=ro", "mode=rw", "mode=ro&immutable=1" };
 	int64_t version = -1;
 
 	*db = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(modes) && version < 0; i++) {
+	for (size_t i = wal_in_use(path); i < ARRAY_SIZE(modes) && version < 0; i++) {
 		char *uri = store_file_uri(path, modes[i]);
 		int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
 
@@ -253,8 +271,8 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 	if (is_csv(&r->hours[i]) || in_memory(hour)) {
 		rc = attach_copy(db, hour, as);
 	} else {
-		/* without a WAL index and write access, read the file as it is */
-		uri = store_file_uri(name, "mode=ro");
+		/* without a WAL index and write access, read the file as it is; without a WAL, as well */
+		uri = store_file_uri(name, wal_in_use(name) ? "mode=ro" : "mode=ro&immutable=1");
 		rc = attach(db, uri, as);
 		free(uri);
 		if (rc != SQLITE_OK) {
