@@ -67,6 +67,13 @@ static int read_kallsyms(struct ksyms *ks)
 		return -errno;
 	ks->nr = ks->names_len = 0;
 	while (fgets(line, sizeof(line), f)) {
+		/* a name longer than the line (Rust's are long): its tail is no line of its own */
+		if (!strchr(line, '\n') && !feof(f)) {
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+		}
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
 		/* only code: text symbols, local or global */
