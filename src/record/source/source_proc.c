@@ -21,6 +21,7 @@
 #include "cgroups.h"
 #include "clock.h"
 #include "files.h"
+#include "proc_stat.h"
 #include "procinfo.h"
 #include "runq.h"
 #include "sampler.h"
@@ -52,55 +53,15 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-static int state_of(char c)
-{
-	switch (c) {
-	case 'R': return TRACT_STATE_RUN;
-	case 'D': return TRACT_STATE_DISK;
-	case 'T': return TRACT_STATE_STOPPED;
-	case 't': return TRACT_STATE_TRACED;
-	case 'Z': case 'X': return TRACT_STATE_ZOMBIE;
-	case 'I': case 'P': return TRACT_STATE_IDLE;
-	default: return TRACT_STATE_SLEEP;
-	}
-}
-
-/* stat: "tid (comm) S ppid ... flags(9) ... starttime(22) ... processor(39)" */
+/* stat: see proc_stat__parse() */
 static int read_stat(const char *dir, struct sample *s, uint32_t *flags, uint64_t *start)
 {
-	char path[512], buf[1024], *open_paren, *close_paren, *field;
-	unsigned long long v;
-	int i;
+	char path[512], buf[1024];
 
 	snprintf(path, sizeof(path), "%s/stat", dir);
 	if (read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	open_paren = strchr(buf, '(');
-	/* a name may hold ')': the last one ends it */
-	close_paren = strrchr(buf, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
-		return -1;
-	memset(s->comm, 0, sizeof(s->comm));
-	memcpy(s->comm, open_paren + 1,
-	       (size_t)(close_paren - open_paren - 1) < TRACT_COMM_LEN - 1 ?
-	       (size_t)(close_paren - open_paren - 1) : TRACT_COMM_LEN - 1);
-	s->state = state_of(close_paren[2]);
-	field = close_paren + 2;
-	/* fields from 3 (state) on are space-separated numbers */
-	for (i = 3; field && *field; i++) {
-		if (i > 3 && sscanf(field, "%llu", &v) == 1) {
-			if (i == 9)
-				*flags = (uint32_t)v;
-			else if (i == 22)
-				*start = v;
-			else if (i == 39)
-				s->cpu = (uint32_t)v;
-		}
-		field = strchr(field, ' ');
-		if (field)
-			field++;
-	}
-	return 0;
+	return proc_stat__parse(buf, s, flags, start);
 }
 
 /* syscall: "nr a0 a1 a2 a3 a4 a5 sp pc", "-1 sp pc" in user mode, or "running" */
