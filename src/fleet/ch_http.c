@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ch_http.h"
+#include "ch_login.h"
 #include "clock.h"
 #include "strbuf.h"
 #include "util.h"
@@ -71,6 +72,9 @@ struct ch_http *ch_http__new(const char *url, const char *user, const char *pass
 		strbuf_free(&b);
 	}
 	if (password) {
+		if (ch_url_in_the_clear(url))
+			tract_warn("the ClickHouse password goes to %s in plain http: anyone on the way can read it "
+				   "(https:// keeps it secret)", url);
 		strbuf_addf(&b, "X-ClickHouse-Key: %s", password);
 		h->headers = curl_slist_append(h->headers, strbuf_str(&b));
 		strbuf_free(&b);

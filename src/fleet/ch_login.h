@@ -11,10 +11,16 @@
 
 /* NULL if url will do (http[s]://, no credentials, no query), else what is wrong with it. */
 const char *ch_url_problem(const char *url);
+/* The most a password file may hold, its line end included. */
+#define CH_PASSWORD_FILE_MAX 4096
 /*
  * The password in path (its first line), into buf: 0, or -errno after a
- * message; a file others may read is refused (-EPERM).
+ * message.  Refused: a file others may read (-EPERM), one not root's or the
+ * running user's (-EPERM), not a regular file (a FIFO does not block), a
+ * symbolic link, and a file or a password too long for buf (-EFBIG).
  */
 int ch_read_password(const char *path, char *buf, size_t len);
+/* Whether what goes to url goes in the clear: http:// to a host other than this one (loopback). */
+int ch_url_in_the_clear(const char *url);
 
 #endif
