@@ -194,9 +194,11 @@ fuzz-run: $(FUZZ_TARGETS:%=$(OUT)/fuzz/%)
 # make test's fuzzing gives the same verdict for the same commit: every
 # committed seed replayed, then FUZZ_RUNS inputs from a fixed random seed,
 # starting from the seeds alone (never from a corpus this machine kept);
-# the store target writes a file each input, so it tries fewer
+# the store target writes a file each input, so it tries fewer, and the
+# spool's a dozen
 FUZZ_RUNS ?= 20000
 FUZZ_RUNS_fuzz_store ?= 1000
+FUZZ_RUNS_fuzz_spool ?= 5000
 test-fuzz:
 	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-fixed
 
