@@ -5,7 +5,7 @@
  * address from the registers, and from it the caller's registers and return
  * address, reading saved values out of the copied bytes.  The rules are
  * DWARF expressions; the few operations CFI uses are evaluated here, which
- * also covers the expressions of PLT entries and signal frames.
+ * also covers the expressions of PLT entries and signal frames (cfi_expr.c).
  *
  * Where no table covers a PC that is mapped (JIT code), one frame-pointer
  * step carries on: JITs keep frame pointers, and an unknown frame must not
@@ -15,173 +15,10 @@
 #include <elfutils/libdw.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cfi_expr.h"
 #include "clock.h"
 #include "unwind.h"
 #include "usyms.h"
-
-#define EXPR_STACK 16
-
-struct uregs {
-	uint64_t r[TRACT_UREGS];
-	uint32_t known;		/* a bit per register whose value is known */
-};
-
-/* The copied bytes: a window of the thread's stack from lo up. */
-struct window {
-	uint64_t lo;
-	size_t len;
-	const unsigned char *bytes;
-};
-
-static int window_read(const struct window *w, uint64_t addr, uint64_t *v)
-{
-	if (addr < w->lo || w->len < sizeof(*v) || addr - w->lo > w->len - sizeof(*v))
-		return -1;
-	memcpy(v, w->bytes + (addr - w->lo), sizeof(*v));
-	return 0;
-}
-
-static int reg_value(const struct uregs *rs, uint64_t regno, uint64_t *v)
-{
-	if (regno >= TRACT_UREGS || !(rs->known & (1u << regno)))
-		return -1;
-	*v = rs->r[regno];
-	return 0;
-}
-
-static int binary_op(unsigned int atom, uint64_t a, uint64_t b, uint64_t *out)
-{
-	switch (atom) {
-	case DW_OP_plus: *out = a + b; return 0;
-	case DW_OP_minus: *out = a - b; return 0;
-	case DW_OP_mul: *out = a * b; return 0;
-	case DW_OP_and: *out = a & b; return 0;
-	case DW_OP_or: *out = a | b; return 0;
-	case DW_OP_xor: *out = a ^ b; return 0;
-	case DW_OP_shl: *out = b < 64 ? a << b : 0; return 0;
-	case DW_OP_shr: *out = b < 64 ? a >> b : 0; return 0;
-	case DW_OP_shra: *out = b < 64 ? (uint64_t)((int64_t)a >> b) : 0; return 0;
-	case DW_OP_ge: *out = (int64_t)a >= (int64_t)b; return 0;
-	case DW_OP_gt: *out = (int64_t)a > (int64_t)b; return 0;
-	case DW_OP_le: *out = (int64_t)a <= (int64_t)b; return 0;
-	case DW_OP_lt: *out = (int64_t)a < (int64_t)b; return 0;
-	case DW_OP_eq: *out = a == b; return 0;
-	case DW_OP_ne: *out = a != b; return 0;
-	}
-	return -1;
-}
-
-/*
- * A CFI expression: its result, and whether that is the value itself
- * (*is_value) or the address it is saved at.  cfa is for DW_OP_call_frame_cfa.
- */
-static int eval(const Dwarf_Op *ops, size_t nops, const struct uregs *rs, const struct window *w,
-		const uint64_t *cfa, uint64_t *out, int *is_value)
-{
-	uint64_t stack[EXPR_STACK], v;
-	size_t top = 0;
-
-	*is_value = 0;
-	for (size_t i = 0; i < nops; i++) {
-		unsigned int atom = ops[i].atom;
-
-		if (top == EXPR_STACK)
-			return -1;
-		if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
-			stack[top++] = atom - DW_OP_lit0;
-		} else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
-			if (reg_value(rs, atom - DW_OP_breg0, &v))
-				return -1;
-			stack[top++] = v + (int64_t)ops[i].number;
-		} else if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) {
-			/* the value is in a register: a whole expression of its own */
-			*is_value = 1;
-			return nops == 1 ? reg_value(rs, atom - DW_OP_reg0, out) : -1;
-		} else {
-			switch (atom) {
-			case DW_OP_regx:
-				*is_value = 1;
-				return nops == 1 ? reg_value(rs, ops[i].number, out) : -1;
-			case DW_OP_bregx:
-				if (reg_value(rs, ops[i].number, &v))
-					return -1;
-				stack[top++] = v + (int64_t)ops[i].number2;
-				break;
-			case DW_OP_call_frame_cfa:
-				if (!cfa)
-					return -1;
-				stack[top++] = *cfa;
-				break;
-			case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
-			case DW_OP_const8u: case DW_OP_constu:
-			case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
-			case DW_OP_const8s: case DW_OP_consts:
-				/* libdw sign-extends the signed forms already */
-				stack[top++] = ops[i].number;
-				break;
-			case DW_OP_plus_uconst:
-				if (!top)
-					return -1;
-				stack[top - 1] += ops[i].number;
-				break;
-			case DW_OP_deref:
-				if (!top || window_read(w, stack[top - 1], &stack[top - 1]))
-					return -1;
-				break;
-			case DW_OP_dup:
-				if (!top)
-					return -1;
-				stack[top] = stack[top - 1];
-				top++;
-				break;
-			case DW_OP_drop:
-				if (!top)
-					return -1;
-				top--;
-				break;
-			case DW_OP_swap:
-				if (top < 2)
-					return -1;
-				v = stack[top - 1];
-				stack[top - 1] = stack[top - 2];
-				stack[top - 2] = v;
-				break;
-			case DW_OP_over:
-				if (top < 2)
-					return -1;
-				stack[top] = stack[top - 2];
-				top++;
-				break;
-			case DW_OP_neg:
-				if (!top)
-					return -1;
-				stack[top - 1] = -stack[top - 1];
-				break;
-			case DW_OP_not:
-				if (!top)
-					return -1;
-				stack[top - 1] = ~stack[top - 1];
-				break;
-			case DW_OP_nop:
-				break;
-			case DW_OP_stack_value:
-				*is_value = 1;
-				i = nops;
-				break;
-			default:
-				if (top < 2 || binary_op(atom, stack[top - 2], stack[top - 1], &v))
-					return -1;
-				stack[top - 2] = v;
-				top--;
-				break;
-			}
-		}
-	}
-	if (!top)
-		return -1;
-	*out = stack[top - 1];
-	return 0;
-}
 
 enum reg_rule_result {
 	REG_KNOWN,
@@ -191,7 +28,7 @@ enum reg_rule_result {
 
 /* The caller's value of one register under frame's rule for it. */
 static enum reg_rule_result unwind_reg(Dwarf_Frame *frame, int regno, const struct uregs *rs,
-				       const struct window *w, uint64_t cfa, struct uregs *caller)
+				       const struct stack_window *w, uint64_t cfa, struct uregs *caller)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
@@ -206,7 +43,7 @@ static enum reg_rule_result unwind_reg(Dwarf_Frame *frame, int regno, const stru
 			return REG_UNDEFINED;
 		if (reg_value(rs, regno, &v))
 			return REG_LOST;
-	} else if (eval(ops, nops, rs, w, &cfa, &v, &is_value) || (!is_value && window_read(w, v, &v))) {
+	} else if (cfi_expr__eval(ops, nops, rs, w, &cfa, &v, &is_value) || (!is_value && window_read(w, v, &v))) {
 		return REG_LOST;
 	}
 	caller->r[regno] = v;
@@ -221,7 +58,7 @@ enum step_result {
 };
 
 /* A frame-pointer step, for mapped code no table covers. */
-static enum step_result fp_step(struct uregs *rs, const struct window *w)
+static enum step_result fp_step(struct uregs *rs, const struct stack_window *w)
 {
 	uint64_t bp, saved_bp, ra;
 
@@ -243,7 +80,7 @@ static enum step_result fp_step(struct uregs *rs, const struct window *w)
  * *signal: this frame is a signal handler's trampoline.
  */
 static enum step_result step(struct usyms *u, int pid, struct uregs *rs, int exact,
-			     const struct window *w, int *signal)
+			     const struct stack_window *w, int *signal)
 {
 	uint64_t pc = rs->r[TRACT_UREG_IP], look = exact ? pc : pc - 1, cfa;
 	struct uregs caller = { 0 };
@@ -265,7 +102,7 @@ static enum step_result step(struct usyms *u, int pid, struct uregs *rs, int exa
 		return cfi.mapped ? fp_step(rs, w) : STEP_CUT;
 	ra = dwarf_frame_info(frame, NULL, NULL, &signalp);
 	if (ra < 0 || ra >= TRACT_UREGS || dwarf_frame_cfa(frame, &ops, &nops) ||
-	    eval(ops, nops, rs, w, NULL, &cfa, &is_value)) {
+	    cfi_expr__eval(ops, nops, rs, w, NULL, &cfa, &is_value)) {
 		free(frame);
 		return STEP_CUT;
 	}
@@ -295,7 +132,7 @@ static enum step_result step(struct usyms *u, int pid, struct uregs *rs, int exa
 size_t unwind__copy(struct usyms *u, const struct tract_ustack_copy *copy, const void *bytes,
 		    uint64_t *ips, size_t max, int *cut, struct unwind_stats *st)
 {
-	struct window w = { .lo = copy->regs[TRACT_UREG_SP], .len = copy->len, .bytes = bytes };
+	struct stack_window w = { .lo = copy->regs[TRACT_UREG_SP], .len = copy->len, .bytes = bytes };
 	struct uregs rs = { .known = (1u << TRACT_UREGS) - 1 };
 	struct usyms_stats before, after;
 	uint64_t t0 = mono_ns();
