@@ -7,11 +7,13 @@
  * heatmaps of waits in flight and of block I/O, and who woke whom.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "aggregate.h"
 #include "commands.h"
@@ -567,13 +569,28 @@ int cmd_report(int argc, char **argv)
 	if (query_open_store(&o, &set))
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &o);
-	/* into a file beside the output first: a failed report leaves no half page */
+	/*
+	 * Into a new file beside the output first: a failed report leaves no
+	 * half page.  A name no one could guess, made anew (never a file or
+	 * symlink another user put there), with the mode the umask gives.
+	 */
 	if (!err && output) {
-		snprintf(tmp, sizeof(tmp), "%s.partial", output);
-		r.out = fopen(tmp, "w");
+		mode_t mask = umask(0);
+		int fd;
+
+		umask(mask);
+		snprintf(tmp, sizeof(tmp), "%s.XXXXXX.partial", output);
+		fd = mkostemps(tmp, 8, O_CLOEXEC);
+		if (fd >= 0 && fchmod(fd, 0666 & ~mask))
+			tract_debug("cannot set the mode of %s: %s", tmp, strerror(errno));
+		r.out = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!r.out) {
-			tract_err("cannot write %s: %s", tmp, strerror(errno));
 			err = -errno;
+			tract_err("cannot write %s: %s", fd < 0 ? output : tmp, strerror(-err));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
 		}
 	}
 	if (!err)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "sample.h"
+#include "store_dir.h"
 
 struct sink;
 
@@ -65,21 +66,6 @@ const struct store_kind *store_kind_named(const char *name);
 struct sqlite3;
 int store_sqlite__open_memory(const char *name, struct sink **out, struct sqlite3 **db);
 
-/* Create the file if needed with the store's permissions (0640); 0 or -errno. */
-int store_create_file(const char *path);
-/*
- * Create the store directory (0750) if needed, and with gid >= 0 make it
- * setgid to that group (02750), so that the group may read every file.
- * 0 or -errno after a message.
- */
-int store_make_dir(const char *dir, long gid);
-/*
- * Locks the store directory for one recorder: an fd to keep open while
- * recording, or -EBUSY after a message naming the process that holds it.
- */
-int store_lock(const char *dir);
-/* Whether a file can be created in dir now (after capabilities are dropped); 0 or -errno after a message. */
-int store_check_writable(const char *dir);
 /* key/value pairs every file's meta table holds; NULL-terminated pairs */
 void store_meta(const struct store_config *cfg, const char *kv[][2], size_t max);
 

@@ -133,8 +133,7 @@ static int upgrade_file(const char *path, const char *const *names, size_t n)
 		same = at[i] == (int)i;
 	if (same)
 		goto done;
-	err = store_create_file(tmp);
-	out = err ? NULL : fopen(tmp, "we");
+	out = store_fopen(tmp, "w");
 	if (!out) {
 		err = err ? err : -errno;
 		goto done;
@@ -174,12 +173,11 @@ static int write_meta_file(struct store_csv *st, uint64_t ts_us)
 {
 	const char *kv[16][2];
 	char *path = store_hour_path(st->cfg.dir, ts_us, ".meta.csv");
-	FILE *f;
-	int err = store_create_file(path);
+	FILE *f = store_fopen(path, "w");
+	int err;
 
-	f = err ? NULL : fopen(path, "we");
 	if (!f) {
-		err = err ? err : -errno;
+		err = -errno;
 		tract_err("cannot write '%s': %s", path, strerror(-err));
 		free(path);
 		return err;
@@ -212,9 +210,9 @@ static int open_files(struct store_csv *st, uint64_t ts_us)
 
 		err = store_create_file(path);
 		/* an hour an older tract began: its rows made over to this tract's columns first */
-		if (!err && n && !stat(path, &sb) && sb.st_size > 0)
+		if (!err && n && !lstat(path, &sb) && sb.st_size > 0)
 			err = upgrade_file(path, names, n);
-		st->f[i] = err ? NULL : fopen(path, "ae");
+		st->f[i] = err ? NULL : store_fopen(path, "a");
 		if (!st->f[i]) {
 			err = err ? err : -errno;
 			tract_err("cannot open '%s': %s", path, strerror(-err));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sqlite3.h>
 #include "clock.h"
@@ -196,7 +197,7 @@ static int create_hour_file(struct store_sqlite *st, uint64_t ts_us)
 		return err;
 	}
 	st->path = tmp;
-	if (sqlite3_open_v2(tmp, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(tmp, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
 		err = db_fail(st, "open");
 	/* WAL is kept in the file's header, for the connection that opens it next */
 	if (!err && exec(st, "PRAGMA journal_mode = WAL"))
@@ -218,17 +219,19 @@ static int create_hour_file(struct store_sqlite *st, uint64_t ts_us)
 
 static int open_file(struct store_sqlite *st, uint64_t ts_us)
 {
+	struct stat sb;
 	int64_t version;
 	int err = 0;
 
 	close_file(st);
 	st->path = store_hour_path(st->cfg.dir, ts_us, HOUR_SQLITE_SUFFIX);
-	if (access(st->path, F_OK) && errno == ENOENT)
+	/* not access(): it leaves out the capability that reaches a store under root's home */
+	if (lstat(st->path, &sb) && errno == ENOENT)
 		err = create_hour_file(st, ts_us);
 	if (err)
 		return err;
 	/* one thread at a time uses a connection: no mutex around every call */
-	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
 		return db_fail(st, "open");
 	sqlite3_busy_timeout(st->db, 5000);
 	if (exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"))

@@ -8,13 +8,13 @@ need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
 plan 32
 
-# a store directory root may not write once it records without CAP_DAC_OVERRIDE
-mkdir "$WORK/nobody" && chown nobody "$WORK/nobody" && chmod 0755 "$WORK/nobody"
-"$TRACT" record -F 2 -d 2 -o "$WORK/nobody" > /dev/null 2> "$WORK/nobody.err"
-ok "a store directory it cannot write: exit 1 at once" test $? -eq 1
+# a store directory of another user's, which could aim root's writes elsewhere
+mkdir "$WORK/daemon" && chown daemon "$WORK/daemon" && chmod 0755 "$WORK/daemon"
+"$TRACT" record -F 2 -d 2 -o "$WORK/daemon" > /dev/null 2> "$WORK/daemon.err"
+ok "a store directory of another user's: exit 1 at once" test $? -eq 1
 ok "with one message saying why, and nothing left in it" sh -c \
-	"[ \$(grep -c 'cannot write into the store directory' '$WORK/nobody.err') -eq 1 ] &&
-	 [ \$(wc -l < '$WORK/nobody.err') -eq 1 ] && [ -z \"\$(ls -A '$WORK/nobody')\" ]"
+	"[ \$(grep -c \"belongs to user 'daemon'\" '$WORK/daemon.err') -eq 1 ] &&
+	 [ \$(wc -l < '$WORK/daemon.err') -eq 1 ] && [ -z \"\$(ls -A '$WORK/daemon')\" ]"
 
 # -o makes the directories it needs, with the store's permissions
 "$TRACT" record -F 5 -d 0.5 -p 1 -o "$WORK/deep/er/store" > /dev/null 2>&1
