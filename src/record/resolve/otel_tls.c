@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elfcap.h"
 #include "otel_tls.h"
 #include "util.h"
 
@@ -57,13 +58,20 @@ static void find_relocation(Elf *elf, size_t dynsym, size_t symbol, struct modul
 }
 
 /* The variable in file's .dynsym (defined there, a TLS object), its relocation and TLS segment. */
-static void read_module(int fd, struct module_tls *m)
+static void read_module(int fd, const char *file, struct module_tls *m)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
 	size_t phnum = 0;
 
 	memset(m, 0, sizeof(*m));
+	/* a user's file: its tables within the symbolizer's bounds, or not read */
+	if (!elfcap__header(fd))
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && (elf_kind(elf) != ELF_K_ELF || elfcap__tables(elf, file))) {
+		elf_end(elf);
+		elf = NULL;
+	}
 	if (!elf)
 		return;
 	while ((scn = elf_nextscn(elf, scn)) && !m->found) {
@@ -198,7 +206,7 @@ int otel_tls_find(const char *proc_root, uint32_t pid, struct otel_tls *out)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		read_module(fd, &m);
+		read_module(fd, file, &m);
 		close(fd);
 		if (!m.found)
 			continue;
