@@ -2,6 +2,7 @@
 /*
  * libFuzzer target: an ELF file a user maps executable, as the recorder
  * reads it: its build-id, symbols (.symtab, .dynsym, MiniDebugInfo),
+ * the OpenTelemetry thread context's TLS symbol and relocation,
  * inlined calls from its DWARF, and .eh_frame/.debug_frame with the CFI
  * expressions an unwind evaluates.  The input is the file, mapped whole by
  * process 1 of a /proc laid out in a directory of the fuzzer's; its last
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <gelf.h>
+#include "otel_tls.h"
 #include "unwind.h"
 #include "usyms.h"
 
@@ -85,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t stack[WORDS];
 	} s;
 	uint64_t ips[IPS], out[32], lo, len;
+	struct otel_tls tls;
 	struct usyms *u;
 	char *text;
 	FILE *f;
@@ -139,5 +142,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unwind__copy(u, &s.copy, s.stack, out, 32, &cut, NULL);
 	}
 	usyms__free(u);
+	otel_tls_find(root, 1, &tls);
 	return 0;
 }
