@@ -188,6 +188,7 @@ int otel_tls_find(const char *proc_root, uint32_t pid, struct otel_tls *out)
 		unsigned long long start, end, offset;
 		char perms[8], file[PATH_MAX];
 		struct module_tls m;
+		struct stat st;
 		int fd, dup = 0;
 
 		file[0] = '\0';
@@ -203,9 +204,14 @@ int otel_tls_find(const char *proc_root, uint32_t pid, struct otel_tls *out)
 			snprintf(seen[nseen++], sizeof(seen[0]), "%s", file);
 		/* the process's own view of the file: containers have their own roots */
 		snprintf(path, sizeof(path), "%s/%u/root%s", proc_root, pid, file);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO put where the mapped file was must not hang the recorder */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0)
 			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
 		read_module(fd, file, &m);
 		close(fd);
 		if (!m.found)

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elfcap.h"
+#include "otel_tls.h"
 #include "usyms.h"
 
 #define PID 1
@@ -285,6 +287,32 @@ static void huge_dwarf_is_not_read(void **state)
 	fake_proc_free(&fp);
 }
 
+static void hang(int sig)
+{
+	(void)sig;
+	fail_msg("the reader hung on a FIFO");
+}
+
+/* a user replaces a file his process maps by a FIFO: opening it must not block the recorder */
+static void a_fifo_in_place_of_a_mapped_file_is_not_read(void **state)
+{
+	struct fake_proc fp;
+	struct otel_tls tls;
+	char *text;
+
+	(void)state;
+	fake_proc_new(&fp);
+	assert_int_equal(unlink(fp.prog), 0);
+	assert_int_equal(mkfifo(fp.prog, 0600), 0);
+	signal(SIGALRM, hang);
+	alarm(10);
+	assert_int_equal(otel_tls_find(fp.root, PID, &tls), 0);
+	text = frame(&fp, NULL);
+	alarm(0);
+	free(text);
+	fake_proc_free(&fp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +323,7 @@ int main(void)
 		cmocka_unit_test(a_huge_eh_frame_is_not_read),
 		cmocka_unit_test(a_huge_note_is_not_read),
 		cmocka_unit_test(huge_dwarf_is_not_read),
+		cmocka_unit_test(a_fifo_in_place_of_a_mapped_file_is_not_read),
 	};
 	return cmocka_run_group_tests_name("elfcap", tests, NULL, NULL);
 }
