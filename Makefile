@@ -283,6 +283,9 @@ install: all
 	install -m 0644 contrib/tract.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/tract
 	sed 's|@BINDIR@|$(BINDIR)|g' contrib/tract.service > $(DESTDIR)$(UNITDIR)/tract.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/tract.service
+	@# the recorder's own user, on this machine only (a DESTDIR is another's)
+	$(if $(DESTDIR),,getent passwd tract > /dev/null || useradd --system --user-group --no-create-home \
+		--home-dir /nonexistent --shell /usr/sbin/nologin --comment "tract recorder" tract)
 
 # A Debian package of the binary, man page, completion and unit, built by
 # Debian's tools into $(OUT)/deb (dpkg-buildpackage writes next to the tree).

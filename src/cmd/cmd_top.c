@@ -185,11 +185,14 @@ static void *live_main(void *arg)
  */
 static void remove_stale_stores(void)
 {
+	struct recorder_user user;
 	struct dirent *e;
 	DIR *d = opendir("/tmp");
 
 	if (!d)
 		return;
+	/* a live top's recorder writes its store as the recorder's user */
+	recorder_user_find(&user);
 	while ((e = readdir(d))) {
 		char path[300];
 		struct stat st;
@@ -200,7 +203,7 @@ static void remove_stale_stores(void)
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			continue;
 		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
-		if (!lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == user.uid)) {
 			tract_debug("removing '%s', the store of a live top that is gone", path);
 			store_hours_remove_all(path);
 		}
@@ -317,7 +320,7 @@ int cmd_top(int argc, char **argv)
 		if (err)
 			return err;
 		/* the screen needs no privilege at all; the recorder thread dropped its own */
-		if (drop_privileges(0)) {
+		if (drop_all_privileges()) {
 			live_stop(&live);
 			return EXIT_RUNTIME;
 		}

@@ -70,7 +70,7 @@ static const char record_usage[] =
 "\n"
 "Examples:\n"
 "  sudo tract record                      print active threads every second\n"
-"  sudo tract record -F 10 -d 60 -o /tmp/t  record a minute at 10 Hz\n"
+"  sudo tract record -F 10 -d 60 -o /var/lib/tract-test  record a minute at 10 Hz\n"
 "  sudo tract record --format sqlite      record to $TRACT_DATA until stopped\n";
 
 enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_NO_USTACKS, OPT_KEEP, OPT_GROUP, OPT_SOURCE,

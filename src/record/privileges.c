@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include "privileges.h"
+#include "thread_caps.h"
 #include "util.h"
 
 #ifndef CAP_CHECKPOINT_RESTORE
 #define CAP_CHECKPOINT_RESTORE 40
 #endif
+
+#define NOBODY_ID 65534
 
 static const int kept[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE, CAP_SYS_ADMIN };
 
@@ -37,40 +41,79 @@ static int last_cap(void)
 	return last;
 }
 
-int drop_privileges(int keep_sys_admin)
+/* /etc/passwd itself, not NSS: the same in a static build, and system users live there */
+static int find_user(const char *name, struct recorder_user *u)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2], now[2];
-	int last = last_cap();
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && (pw = fgetpwent(f)))
+		if (!strcmp(pw->pw_name, name) && pw->pw_uid != 0) {
+			u->uid = pw->pw_uid;
+			u->gid = pw->pw_gid;
+			snprintf(u->name, sizeof(u->name), "%s", name);
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+void recorder_user_find(struct recorder_user *u)
+{
+	*u = (struct recorder_user){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	if (geteuid() != 0 || find_user("tract", u) || find_user("nobody", u))
+		return;
+	*u = (struct recorder_user){ .uid = NOBODY_ID, .gid = NOBODY_ID, .name = "nobody" };
+}
+
+/* Its uid and gids become u's; its capabilities survive for capset() to choose from. */
+static int become(const struct recorder_user *u)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) || setresgid(u->gid, u->gid, u->gid) ||
+	    setresuid(u->uid, u->uid, u->uid)) {
+		int err = -errno;
+
+		tract_err("cannot become user '%s' (%u): %s", u->name, (unsigned int)u->uid, strerror(-err));
+		return err;
+	}
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	return 0;
+}
+
+int drop_privileges(const struct recorder_user *u, int keep_sys_admin)
+{
+	int last = last_cap(), err;
 
 	/* the bounding set first: dropping from it needs CAP_SETPCAP, which goes next */
 	for (int cap = 0; cap <= last; cap++)
 		if (!is_kept(cap, keep_sys_admin) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
 			tract_debug("cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
-	memset(data, 0, sizeof(data));
-	for (size_t i = 0; i < ARRAY_SIZE(kept) - !keep_sys_admin; i++) {
-		if (kept[i] > last)
-			continue;
-		data[kept[i] / 32].effective |= 1u << (kept[i] % 32);
-		data[kept[i] / 32].permitted |= 1u << (kept[i] % 32);
-	}
-	/* keep only what it holds: a user without capabilities keeps none, and may say so */
-	if (!syscall(SYS_capget, &hdr, now))
-		for (int i = 0; i < 2; i++) {
-			data[i].permitted &= now[i].permitted;
-			data[i].effective &= now[i].permitted;
-		}
-	if (syscall(SYS_capset, &hdr, data)) {
-		int err = -errno;
-
+	if (u && u->uid != (uid_t)-1 && (err = become(u)))
+		return err;
+	/* a user without capabilities keeps none, and may say so */
+	err = thread_caps_keep(kept, ARRAY_SIZE(kept) - !keep_sys_admin);
+	if (err) {
 		tract_err("cannot drop capabilities: %s", strerror(-err));
 		return err;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
-		int err = -errno;
-
+		err = -errno;
 		tract_err("cannot forbid new privileges: %s", strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+int drop_all_privileges(void)
+{
+	int err = thread_caps_clear();
+
+	if (!err && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		err = -errno;
+	if (err)
+		tract_err("cannot drop privileges: %s", strerror(-err));
+	return err;
 }

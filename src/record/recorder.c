@@ -208,17 +208,19 @@ void record_request_stop(void)
 	stop_requested = 1;
 }
 
-/* The ClickHouse sink of --clickhouse, spooling under the store directory. */
-static int open_clickhouse(const struct record_opts *o, struct sink **out)
+/*
+ * The ClickHouse sink of --clickhouse, spooling under the store directory;
+ * its password read before (root's to read), as password.
+ */
+static int open_clickhouse(const struct record_opts *o, const char *password, struct sink **out)
 {
-	char host[256], password[512], spool[PATH_MAX];
+	char host[256], spool[PATH_MAX];
 	struct ch_config cfg = {
 		.url = o->ch_url, .host = o->ch_host, .user = o->ch_user, .ca_file = o->ch_ca_file,
 		.database = "tract", .spool_dir = spool, .spool_max = o->spool_max,
-		.store_dir = o->no_local ? NULL : o->dir,
+		.store_dir = o->no_local ? NULL : o->dir, .password = o->ch_password_file ? password : NULL,
 		.batch_rows = 10000, .batch_us = 2000000,
 	};
-	int err;
 
 	if (!cfg.host) {
 		if (gethostname(host, sizeof(host)))
@@ -226,19 +228,8 @@ static int open_clickhouse(const struct record_opts *o, struct sink **out)
 		host[sizeof(host) - 1] = '\0';
 		cfg.host = host;
 	}
-	if (o->ch_password_file) {
-		err = ch_read_password(o->ch_password_file, password, sizeof(password));
-		if (err)
-			return err;
-		cfg.password = password;
-	}
-	err = store_make_dir(o->dir, o->gid);
-	if (err)
-		return err;
 	snprintf(spool, sizeof(spool), "%s/spool", o->dir);
-	err = ch_sink__open(&cfg, out);
-	explicit_bzero(password, sizeof(password));
-	return err;
+	return ch_sink__open(&cfg, out);
 }
 
 int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
@@ -252,7 +243,9 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	struct ksyms *ks = NULL;
 	struct usyms *us = NULL;
 	struct sink *sink = NULL, *ch = NULL;
-	int err, lock = -1;
+	struct recorder_user user;
+	char password[512] = "";
+	int err, lock = -1, dir = -1;
 
 	ks = ksyms__load(NULL);
 	if (!ks && o->sampler.kstacks)
@@ -278,7 +271,26 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	store.keep_us = o->keep_us;
 	store.gid = o->gid;
 	store.max_bytes = o->max_bytes;
-	if (o->ch_url && (err = open_clickhouse(o, &ch))) {
+	/* what needs root: the store directory checked and handed to the recorder's user, the password read */
+	recorder_user_find(&user);
+	if ((o->store || o->ch_url) && (dir = store_dir_open(o->dir, o->gid, user.uid)) < 0) {
+		err = 1;
+		goto cleanup;
+	}
+	if (o->ch_url && o->ch_password_file &&
+	    ch_read_password(o->ch_password_file, password, sizeof(password))) {
+		err = 1;
+		goto cleanup;
+	}
+	/* before the writer thread exists: capabilities are per thread, and it inherits them */
+	raise_sampler_priority();
+	/* never record with more privilege than it needs: the rest is done as the recorder's user */
+	if (drop_privileges(&user, !strcmp(store.source, "proc") && o->sampler.kstacks) ||
+	    ((o->store || o->ch_url) && (store_check_writable(o->dir) || (lock = store_lock(o->dir)) < 0))) {
+		err = 1;
+		goto cleanup;
+	}
+	if (o->ch_url && open_clickhouse(o, password, &ch)) {
 		err = 1;
 		goto cleanup;
 	}
@@ -291,15 +303,6 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	if (ch) {
 		sink = sink ? sink_tee__new(sink, ch) : ch;
 		ch = NULL;
-	}
-	/* before the writer thread exists: capabilities are per thread, and it inherits them */
-	raise_sampler_priority();
-	/* never record with more privilege than it needs */
-	/* then the store as the recorder will write it: without overriding permissions, and alone */
-	if (drop_privileges(!strcmp(store.source, "proc") && o->sampler.kstacks) ||
-	    ((o->store || o->ch_url) && (store_check_writable(o->dir) || (lock = store_lock(o->dir)) < 0))) {
-		err = 1;
-		goto cleanup;
 	}
 	if (ready)
 		ready(arg);
@@ -315,10 +318,13 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		fprintf(stderr, "tract: the store is %s: tract query%s%s reads it\n", o->dir,
 			strcmp(o->dir, store_default_dir()) ? " -D " : "", strcmp(o->dir, store_default_dir()) ? o->dir : "");
 cleanup:
+	explicit_bzero(password, sizeof(password));
 	sink__close(sink);
 	sink__close(ch);
 	if (lock >= 0)
 		close(lock);
+	if (dir >= 0)
+		close(dir);
 	sampler__free(sampler);
 	blockdevs__free(res.blockdevs);
 	runq_history__free(res.runq);

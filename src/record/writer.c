@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <pthread.h>
+#include <linux/capability.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sink.h"
 #include "util.h"
+#include "thread_caps.h"
 #include "thread_sched.h"
 #include "writer.h"
 
@@ -42,9 +45,18 @@ static void note_result(struct writer *w, const struct pass *p, int err)
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
+	int dropped;
 
 	/* the sampler's higher priority and short slice are its own; giving them up needs no privilege */
 	thread_sched_set(0, 0);
+	/*
+	 * It writes the store, which belongs to the recorder's user, and ships
+	 * it: only a way through directories that user may not search (root's
+	 * home), for it and the shipper it starts.
+	 */
+	dropped = thread_caps_keep((const int[]){ CAP_DAC_READ_SEARCH }, 1);
+	if (dropped)
+		tract_debug("the writer thread cannot drop its capabilities: %s", strerror(-dropped));
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {

@@ -5,7 +5,7 @@
 # and damaged store files.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 21
+plan 23
 
 # ---- least privilege -------------------------------------------------------
 start_workload --only spin,pingpong || exit 1
@@ -16,9 +16,14 @@ bg_started $rec
 wait_attached $rec && wait_stored "$WORK/caps" 'select count(*) > 0 from passes'
 # CAP_DAC_READ_SEARCH (2), CAP_SYS_PTRACE (19), CAP_CHECKPOINT_RESTORE (40)
 want=0000010000080004
-caps=$(for t in /proc/$rec/task/*; do awk '/^CapEff|^CapPrm|^CapBnd/ { print $2 }' "$t/status"; done | sort -u | tr '\n' ' ')
-ok "once attached, every recorder thread keeps only ptrace, read-search and checkpoint-restore ($caps)" \
-	test "$caps" = "$want "
+caps_of() { awk -v f="$2" '$1 == f ":" { print $2 }' "/proc/$rec/task/$1/status"; }
+ok "once attached, its sampling thread keeps only ptrace, read-search and checkpoint-restore" \
+	test "$(caps_of $rec CapEff) $(caps_of $rec CapPrm)" = "$want $want"
+others=$(for t in /proc/$rec/task/*; do [ "${t##*/}" = $rec ] || echo "$(caps_of "${t##*/}" CapEff) $(caps_of "${t##*/}" CapPrm)"; done | sort -u | tr '\n' ' ')
+ok "its other threads (the store's writer) read-search alone ($others)" \
+	test "$others" = "0000000000000004 0000000000000004 "
+bounds=$(for t in /proc/$rec/task/*; do caps_of "${t##*/}" CapBnd; done | sort -u | tr '\n' ' ')
+ok "and no thread can ever gain another ($bounds)" test "$bounds" = "$want "
 ok "and no_new_privs is set" test "$(awk '/^NoNewPrivs/ { print $2 }' /proc/$rec/status)" = 1
 kill -TERM $rec
 wait $rec

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make deb builds a Debian package with Debian's tools, and what it installs runs.
 . "$(dirname "$0")/lib.sh"
-plan 4
+plan 5
 top=$(cd "$(dirname "$0")/../.." && pwd)
 arch=$(dpkg --print-architecture)
 version=$(cat "$top/VERSION")
@@ -24,4 +24,15 @@ ok "it holds the binary, man page, completion and systemd unit" sh -c \
 	 grep -q '^ExecStart=/usr/bin/tract record' '$WORK/root/usr/lib/systemd/system/tract.service'"
 ok "the installed tract runs: tract --version" sh -c "'$WORK/root/usr/bin/tract' --version | grep -qx 'tract $version'"
 ok "and depends on the libraries it links" sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3"
+# its postinst, run where no tract user exists (stand-ins for getent and
+# useradd record what it asks; those of systemd's helpers leave this machine alone)
+dpkg-deb -e "$deb" "$WORK/control"
+mkdir "$WORK/fakebin"
+printf '#!/bin/sh\nexit 2\n' > "$WORK/fakebin/getent"
+printf '#!/bin/sh\necho "$*" >> %s/useradd.args\n' "$WORK" > "$WORK/fakebin/useradd"
+for helper in deb-systemd-helper deb-systemd-invoke systemctl; do printf '#!/bin/sh\nexit 0\n' > "$WORK/fakebin/$helper"; done
+chmod +x "$WORK"/fakebin/*
+PATH="$WORK/fakebin:$PATH" sh "$WORK/control/postinst" configure > /dev/null 2>&1
+ok "installing it makes the recorder's own system user, without a shell or home" sh -c \
+	"grep -q -- '--system .*--no-create-home .*--shell /usr/sbin/nologin .* tract\$' '$WORK/useradd.args'"
 done_testing
