@@ -67,8 +67,8 @@ static uint64_t file_offset(Elf *elf, uint64_t vaddr)
 	return 0;
 }
 
-/* This binary's copy, mapped whole from START by process PID, and where its target function is. */
-static void fake_proc_new(struct fake_proc *fp)
+/* A copy of program src, mapped whole from START by process PID, and where its function func is. */
+static void fake_proc_of(struct fake_proc *fp, const char *src, const char *func)
 {
 	char cmd[512];
 	FILE *maps;
@@ -80,8 +80,8 @@ static void fake_proc_new(struct fake_proc *fp)
 
 	snprintf(fp->root, sizeof(fp->root), "/tmp/tract-elfcap.XXXXXX");
 	assert_non_null(mkdtemp(fp->root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%d/root && cp /proc/%d/exe %s/%d/root/prog", fp->root, PID,
-		 getpid(), fp->root, PID);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%d/root && cp %s %s/%d/root/prog", fp->root, PID, src, fp->root,
+		 PID);
 	run(cmd);
 	snprintf(fp->prog, sizeof(fp->prog), "%s/%d/root/prog", fp->root, PID);
 	snprintf(cmd, sizeof(cmd), "%s/%d/maps", fp->root, PID);
@@ -108,7 +108,7 @@ static void fake_proc_new(struct fake_proc *fp)
 			GElf_Sym sym;
 
 			if (gelf_getsym(d, (int)i, &sym) &&
-			    !strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), "elfcap_test_target"))
+			    !strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), func))
 				vaddr = sym.st_value;
 		}
 	}
@@ -116,6 +116,15 @@ static void fake_proc_new(struct fake_proc *fp)
 	fp->ip = START + file_offset(elf, vaddr);
 	elf_end(elf);
 	close(fd);
+}
+
+/* This test binary's copy */
+static void fake_proc_new(struct fake_proc *fp)
+{
+	char self[64];
+
+	snprintf(self, sizeof(self), "/proc/%d/exe", getpid());
+	fake_proc_of(fp, self, "elfcap_test_target");
 }
 
 static void fake_proc_free(struct fake_proc *fp)
@@ -265,6 +274,27 @@ static void a_huge_eh_frame_is_not_read(void **state)
 	fake_proc_free(&fp);
 }
 
+/* a program with .debug_frame (this binary has none): fuzz_elf's seed, run from the top of the tree */
+static void a_huge_debug_frame_is_not_read(void **state)
+{
+	struct fake_proc fp;
+	struct usyms_cfi cfi;
+	struct usyms *u;
+
+	(void)state;
+	fake_proc_of(&fp, "tests/fuzz/seeds/fuzz_elf/debug_frame", "elf_seed_leaf");
+	u = usyms__new_at(0, fp.root);
+	assert_int_equal(usyms__cfi(u, PID, 0, fp.ip, &cfi), 0);
+	assert_non_null(cfi.debug);
+	usyms__free(u);
+	claim(&fp, ".debug_frame", 0, ELFCAP_CFI + 4096);
+	u = usyms__new_at(0, fp.root);
+	assert_int_equal(usyms__cfi(u, PID, 0, fp.ip, &cfi), -ENOENT);
+	assert_null(cfi.debug);
+	usyms__free(u);
+	fake_proc_free(&fp);
+}
+
 static void a_huge_note_is_not_read(void **state)
 {
 	struct fake_proc fp;
@@ -321,6 +351,7 @@ int main(void)
 		cmocka_unit_test(a_huge_dynsym_is_not_read),
 		cmocka_unit_test(a_huge_string_table_is_not_read),
 		cmocka_unit_test(a_huge_eh_frame_is_not_read),
+		cmocka_unit_test(a_huge_debug_frame_is_not_read),
 		cmocka_unit_test(a_huge_note_is_not_read),
 		cmocka_unit_test(huge_dwarf_is_not_read),
 		cmocka_unit_test(a_fifo_in_place_of_a_mapped_file_is_not_read),
