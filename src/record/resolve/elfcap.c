@@ -2,6 +2,7 @@
 #include <byteswap.h>
 #include <endian.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "elfcap.h"
 #include "util.h"
@@ -114,4 +115,27 @@ int elfcap__tables(Elf *elf, const char *name)
 		}
 	}
 	return bad ? -1 : 0;
+}
+
+int elfcap__minidebuginfo(int fd, Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	struct stat st;
+
+	if (!fstat(fd, &st) && st.st_uid == 0)
+		return 0;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *s;
+
+		if (gelf_getshdr(scn, &sh) && (s = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(s, ".gnu_debugdata")) {
+			tract_debug("%s: MiniDebugInfo in a file of uid %u: not read", name, (unsigned int)st.st_uid);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -14,7 +14,7 @@
 #define ELFCAP_SYMBOLS		(1u << 22)
 #define ELFCAP_SYMTAB		((uint64_t)ELFCAP_SYMBOLS * sizeof(Elf64_Sym))
 #define ELFCAP_STRTAB		(256ull << 20)
-/* MiniDebugInfo, xz-compressed: a few hundred KiB in distributions */
+/* MiniDebugInfo, xz-compressed: a few hundred KiB in distributions, and root's only */
 #define ELFCAP_DEBUGDATA	(16ull << 20)
 #define ELFCAP_CFI		(128ull << 20)
 /* a DWARF section as libdw gets it (a compressed one decompressed on the heap) */
@@ -32,5 +32,12 @@
 int elfcap__header(int fd);
 /* Every table of elf that tract reads is within its bound: 0, or -1 after a debug message. */
 int elfcap__tables(Elf *elf, const char *name);
+/*
+ * MiniDebugInfo (.gnu_debugdata) is xz, whose output nothing in the file
+ * bounds (a MiB of it makes gigabytes): libdwfl decompresses it whole, so
+ * only a file root owns (a distribution's) may carry it.  0, or -1 after a
+ * debug message; fd is elf's.
+ */
+int elfcap__minidebuginfo(int fd, Elf *elf, const char *name);
 
 #endif

@@ -556,7 +556,7 @@ static Elf *open_elf(int fd, const char *name)
 	if (elfcap__header(fd))
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && (elf_kind(elf) != ELF_K_ELF || elfcap__tables(elf, name))) {
+	if (elf && (elf_kind(elf) != ELF_K_ELF || elfcap__tables(elf, name) || elfcap__minidebuginfo(fd, elf, name))) {
 		elf_end(elf);
 		elf = NULL;
 	}
