@@ -8,6 +8,7 @@
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include "privileges.h"
+#include "seccomp.h"
 #include "thread_caps.h"
 #include "util.h"
 
@@ -104,6 +105,9 @@ int drop_privileges(const struct recorder_user *u, int keep_sys_admin)
 		tract_err("cannot forbid new privileges: %s", strerror(-err));
 		return err;
 	}
+	err = seccomp_forbid();
+	if (err)
+		tract_debug("no seccomp filter: %s", strerror(-err));
 	return 0;
 }
 
@@ -115,5 +119,7 @@ int drop_all_privileges(void)
 		err = -errno;
 	if (err)
 		tract_err("cannot drop privileges: %s", strerror(-err));
+	else if (seccomp_forbid())
+		tract_debug("no seccomp filter for this thread");
 	return err;
 }

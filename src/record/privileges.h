@@ -32,12 +32,12 @@ void recorder_user_find(struct recorder_user *u);
 
 /*
  * Becomes u (its group alone, no supplementary ones), then drops every
- * capability but those above, from the bounding set too, and sets
- * no_new_privs.  Capabilities are per thread: call it before starting
+ * capability but those above, from the bounding set too, sets
+ * no_new_privs, and installs the seccomp filter (seccomp.h).  Capabilities are per thread: call it before starting
  * threads that must not have them.  0, or negative errno after a message.
  */
 int drop_privileges(const struct recorder_user *u, int keep_sys_admin);
-/* For a thread that needs no privilege at all: no capability, no_new_privs.  0 or -errno after a message. */
+/* For a thread that needs no privilege at all: no capability, no_new_privs, the seccomp filter.  0 or -errno after a message. */
 int drop_all_privileges(void);
 
 #endif

@@ -5,7 +5,7 @@
 # and damaged store files.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 23
+plan 24
 
 # ---- least privilege -------------------------------------------------------
 start_workload --only spin,pingpong || exit 1
@@ -25,6 +25,8 @@ ok "its other threads (the store's writer) read-search alone ($others)" \
 bounds=$(for t in /proc/$rec/task/*; do caps_of "${t##*/}" CapBnd; done | sort -u | tr '\n' ' ')
 ok "and no thread can ever gain another ($bounds)" test "$bounds" = "$want "
 ok "and no_new_privs is set" test "$(awk '/^NoNewPrivs/ { print $2 }' /proc/$rec/status)" = 1
+ok "and every thread runs under the seccomp filter" sh -c \
+	"for t in /proc/$rec/task/*; do grep -q '^Seccomp:[[:space:]]*2\$' \$t/status || exit 1; done"
 kill -TERM $rec
 wait $rec
 ok "it records all the same: exe paths of the sampled process are named" \
