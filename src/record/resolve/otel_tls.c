@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "elfcap.h"
 #include "otel_tls.h"
+#include "proc_file.h"
 #include "util.h"
 
 #define OTEL_SYMBOL "otel_thread_ctx_v1"
@@ -202,10 +203,8 @@ int otel_tls_find(const char *proc_root, uint32_t pid, struct otel_tls *out)
 			continue;
 		if (nseen < 64)
 			snprintf(seen[nseen++], sizeof(seen[0]), "%s", file);
-		/* the process's own view of the file: containers have their own roots */
-		snprintf(path, sizeof(path), "%s/%u/root%s", proc_root, pid, file);
-		/* O_NONBLOCK: a FIFO put where the mapped file was must not hang the recorder */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		/* the process's own view of the file (containers have their own roots), a regular file only */
+		fd = proc_file_open(proc_root, (pid_t)pid, file);
 		if (fd < 0)
 			continue;
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {

@@ -28,6 +28,7 @@
 #include "dict.h"
 #include "elfcap.h"
 #include "inlines.h"
+#include "proc_file.h"
 #include "usyms.h"
 #include "util.h"
 
@@ -531,7 +532,7 @@ static int open_mapped_file(const char *proc, const struct uproc *p, const struc
 {
 	const char *path = p->strs.buf + m->path_off;
 	char buf[PATH_MAX + 64];
-	int fd, n;
+	int fd;
 
 	/* O_NONBLOCK: a device someone mapped executable must not hang the recorder */
 	snprintf(buf, sizeof(buf), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, proc, p->pid, m->start, m->end);
@@ -539,10 +540,9 @@ static int open_mapped_file(const char *proc, const struct uproc *p, const struc
 	/* map_files wants CAP_SYS_ADMIN; without it, the path, unless it is gone */
 	if (fd >= 0 || m->deleted || path[0] != '/')
 		return fd;
-	n = snprintf(buf, sizeof(buf), "%s/%d/root%s", proc, p->pid, path);
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		return -1;
-	return open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* a symlink in it resolves inside the process's root, and only a regular file is opened */
+	fd = proc_file_open(proc, p->pid, path);
+	return fd < 0 ? -1 : fd;
 }
 
 /*
