@@ -155,12 +155,13 @@ ok "after a 2 s stop at 10 Hz every pass still stands for its 0.1 s ($(q "$stop"
 	test "$(q "$stop" "select count(*) from passes where weight_us != 100000")" -eq 0
 # After SIGCONT the sampler takes the pass of the slot the stop cut into,
 # and the next one counts the slots between that and its own (at most an
-# interval before the sampler ran again): the stop less two intervals at
-# least, and at most the stop, an interval, and the sampler's time on a run
-# queue and on a CPU after SIGCONT, as the kernel counted it.
+# interval before the sampler ran again): at least the whole intervals of
+# the stop less two (the stop's ends cut two), and at most the stop, an
+# interval, and the sampler's time on a run queue and on a CPU after
+# SIGCONT, as the kernel counted it.
 gap=$(q "$stop" "select max(unsampled_us) from passes where ts_us > $sb")
 late=$(join "$WORK/stop0" "$WORK/stop1" | awk -v t="$rec" '$1 == t { printf "%d", ($4 - $2 + $5 - $3) / 1000 }')
 ok "and the stop is counted as unsampled time ($gap us for a stop of $((sc - sb)) to $((sd - sa)) us, $late us late)" \
-	sh -c "[ -n '$gap' ] && [ -n '$late' ] && [ $gap -ge $((sc - sb - 200000)) ] && [ $gap -le $((sd - sa + 100000 + ${late:-0})) ]"
+	sh -c "[ -n '$gap' ] && [ -n '$late' ] && [ $gap -ge $(((sc - sb) / 100000 * 100000 - 200000)) ] && [ $gap -le $((sd - sa + 100000 + ${late:-0})) ]"
 stop_workload
 done_testing

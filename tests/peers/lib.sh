@@ -5,13 +5,18 @@
 : "${TRACT:?TRACT must point at the tract binary}"
 : "${WORKLOAD:?WORKLOAD must point at the workload binary}"
 
-# peer_stub OUT: a process that becomes the workload at peer_go; its pid in $stub
+# peer_stub OUT: a process that becomes the workload at peer_go; its pid in $stub.
+# Its main thread waits a moment after the go (for a child: sleep) so that a
+# peer attached before then sees it switched out and back in: it blocked on
+# the FIFO before any peer was there, and the workload's main thread then
+# waits for a signal to the end, never switching in again, so the peer would
+# otherwise know nothing of its off-CPU time.
 peer_stub() {
 	fifo=$1/go
 	rm -f "$fifo"
 	mkfifo "$fifo"
 	shift
-	sh -c 'read go < "$1"; shift; exec "$@"' sh "$fifo" "$WORKLOAD" "$@" > "$out/workload.out" 2>&1 &
+	sh -c 'read go < "$1"; sleep 0.01; shift; exec "$@"' sh "$fifo" "$WORKLOAD" "$@" > "$out/workload.out" 2>&1 &
 	stub=$!
 	PEER_PIDS="$PEER_PIDS $stub"
 }
