@@ -44,6 +44,11 @@ struct expr_dialect {
 	struct {
 		const char *before, *open, *close;	/* before col, col, open, the values, close */
 	} in[2];
+	/* between: before col low [col] high, col again where both bounds are compared apart */
+	struct {
+		const char *before, *low, *high;
+		int col_twice;
+	} between[2];
 	const char *not_before, *not_after;
 };
 
@@ -59,6 +64,7 @@ const struct expr_dialect expr_sqlite = {
 		[OP_NOMATCH] = { "((", " REGEXP ?) IS NOT TRUE)" },
 	},
 	.in = { { "(", " IN (", "))" }, { "((", " IN (", ")) IS NOT TRUE)" } },
+	.between = { { "(", " BETWEEN ? AND ?)", "", 0 }, { "((", " BETWEEN ? AND ?) IS NOT TRUE)", "", 0 } },
 	.null_test = { { "(", " IS NULL)" }, { "(", " IS NOT NULL)" } },
 	.not_before = "(", .not_after = " IS NOT TRUE)",
 };
@@ -77,6 +83,9 @@ const struct expr_dialect expr_clickhouse = {
 		[OP_NOMATCH] = { "(NOT ifNull(match(toString(", "), ?), 0))" },
 	},
 	.in = { { "ifNull(", " IN (", "), 0)" }, { "(NOT ifNull(", " IN (", "), 0))" } },
+	/* spelled out as SQL defines it: the same in every ClickHouse version */
+	.between = { { "ifNull((", " >= ?) AND (", " <= ?), 0)", 1 },
+		     { "(NOT ifNull((", " >= ?) AND (", " <= ?), 0))", 1 } },
 	.null_test = { { "isNull(", ")" }, { "isNotNull(", ")" } },
 	.not_before = "(NOT ", .not_after = ")",
 };
@@ -306,7 +315,8 @@ static int is_keyword(const struct parser *p, const char *kw)
 static int is_any_keyword(const struct parser *p)
 {
 	return is_keyword(p, "and") || is_keyword(p, "or") || is_keyword(p, "not") ||
-	       is_keyword(p, "in") || is_keyword(p, "is") || is_keyword(p, "null");
+	       is_keyword(p, "in") || is_keyword(p, "is") || is_keyword(p, "null") ||
+	       is_keyword(p, "between");
 }
 
 static const struct expr_column *find_column(const struct parser *p)
@@ -646,7 +656,28 @@ static const char *column_sql(const struct expr_column *col, char **owned)
 	return *owned;
 }
 
-/* The words a column must be followed by: in, not in, is null, is not null. */
+/* low and high, both inclusive, as SQL's BETWEEN: its 'and' is its own, not a chain's. */
+static int between(struct parser *p, const char *col_sql, int negated)
+{
+	struct expr_param param = { 0 };
+	char buf[160];
+
+	if (next(p) || typed_literal(p, "the lower bound after 'between'", &param) < 0 || add_param(p, param))
+		return -1;
+	if (next(p))
+		return -1;
+	if (!is_keyword(p, "and"))
+		return fail(p, p->tok.pos, "expected 'and' after the lower bound of 'between', found %s",
+			    describe(p, &p->tok, buf, sizeof(buf)));
+	memset(&param, 0, sizeof(param));
+	if (next(p) || typed_literal(p, "the upper bound after 'and'", &param) < 0 || add_param(p, param))
+		return -1;
+	sbuf_add(&p->sql, "%s%s%s%s%s", p->d->between[negated].before, col_sql, p->d->between[negated].low,
+		 p->d->between[negated].col_twice ? col_sql : "", p->d->between[negated].high);
+	return next(p);
+}
+
+/* The words a column must be followed by: in, not in, between, not between, is null, is not null. */
 static int keyword_comparison(struct parser *p, const char *sql)
 {
 	char buf[160];
@@ -654,11 +685,15 @@ static int keyword_comparison(struct parser *p, const char *sql)
 
 	if (is_keyword(p, "in"))
 		return next(p) ? -1 : value_list(p, sql, 0);
+	if (is_keyword(p, "between"))
+		return between(p, sql, 0);
 	if (is_keyword(p, "not")) {
 		if (next(p))
 			return -1;
+		if (is_keyword(p, "between"))
+			return between(p, sql, 1);
 		if (!is_keyword(p, "in"))
-			return fail(p, p->tok.pos, "expected 'in' after 'not', found %s",
+			return fail(p, p->tok.pos, "expected 'in' or 'between' after 'not', found %s",
 				    describe(p, &p->tok, buf, sizeof(buf)));
 		return next(p) ? -1 : value_list(p, sql, 1);
 	}
@@ -721,7 +756,7 @@ static int comparison(struct parser *p)
 	sql = column_sql(col, &owned);
 	if (p->tok.kind == TOK_OP)
 		rc = operator_comparison(p, sql);
-	else if (is_keyword(p, "in") || is_keyword(p, "not") || is_keyword(p, "is"))
+	else if (is_keyword(p, "in") || is_keyword(p, "not") || is_keyword(p, "is") || is_keyword(p, "between"))
 		rc = keyword_comparison(p, sql);
 	else
 		rc = fail(p, p->tok.pos, "expected an operator after %s, found %s",

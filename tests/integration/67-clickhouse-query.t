@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 21
+plan 22
 trap 'ch_stop_all; cleanup' EXIT
 P=18425
 ch_start "$WORK/ch" $P 19425 || exit 1
@@ -50,13 +50,19 @@ ok "a filter the server runs (values, lists, regexes, NULLs, durations)" \
 	same -g tid,syscall -w 'syscall in (fsync, futex) and not comm ~ "^x" and (file is null or sc_us > 1ms)' --format csv
 ok "a filter on derived columns, evaluated on the server's groups" \
 	same -g comm -w 'wait ~ futex or activity = cpu or comm_folded = "hog*"' --format csv
+betweens() {
+	same -g tid,syscall -w 'sc_us between 1ms and 1h or comm between f and "g" or tid not between 1 and 4194304' --format csv &&
+		same -g comm,wait -w 'wait not between a and m and tid between 1 and 4194304' --format csv
+}
+ok "between and not between, in the server and on the server's groups" betweens
 ok "latency histograms: syscall, run queue and block I/O" hists
 # in the server, 'not' is the exact complement, over NULLs too
 count() { "$TRACT" query --clickhouse "$URL" --host alpha $range -g host -w "$1" --format csv | tr -d '\r' | awk -F, 'NR == 2 { print $4 + 0 }'; }
 complement() {
 	all=$(count 'tid >= 0')
 	[ "$all" -gt 0 ] || { echo "no samples"; return 1; }
-	for f in 'syscall = futex' 'file ~ dat' 'sc_us > 1ms' 'syscall in (read, fsync)' 'waker is null' 'kstack ~ futex'; do
+	for f in 'syscall = futex' 'file ~ dat' 'sc_us > 1ms' 'syscall in (read, fsync)' 'waker is null' 'kstack ~ futex' \
+		'sc_us between 1ms and 1s' 'syscall not between f and g'; do
 		y=$(count "$f") n=$(count "not ($f)")
 		[ $((y + n)) -eq "$all" ] || { echo "$f: $y + $n != $all"; return 1; }
 	done

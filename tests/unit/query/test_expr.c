@@ -106,6 +106,13 @@ static void comparisons_compile_to_placeholders(void **state)
 	check_sql("COMM = x", "(comm = ?)", "T:x");
 	/* a column that is an expression keeps its own parentheses */
 	check_sql("group = \"kworker/*:*\"", "((fold_digits(comm)) = ?)", "T:kworker/*:*");
+	check_sql("sc_us between 10 and 20", "(sc_us BETWEEN ? AND ?)", "I:10 I:20");
+	check_sql("sc_us NOT BETWEEN -1 and 2.5", "((sc_us BETWEEN ? AND ?) IS NOT TRUE)", "I:-1 R:2.5");
+	check_sql("comm between a and m", "(comm BETWEEN ? AND ?)", "T:a T:m");
+	check_sql("group between 'a' and \"b\"", "((fold_digits(comm)) BETWEEN ? AND ?)", "T:a T:b");
+	/* its 'and' is its own: the chain of 'and' goes on after the upper bound */
+	check_sql("sc_us between 1 and 2 and state = RUN or comm = x",
+		  "(((sc_us BETWEEN ? AND ?) AND (state = ?)) OR (comm = ?))", "I:1 I:2 T:RUN T:x");
 }
 
 static void check_clickhouse(const char *src, const char *sql, const char *params)
@@ -135,6 +142,9 @@ static void clickhouse_dialect_is_never_null(void **state)
 	check_clickhouse("syscall not in (read)", "(NOT ifNull(syscall IN (?), 0))", "T:read");
 	check_clickhouse("syscall is null", "isNull(syscall)", "");
 	check_clickhouse("syscall is not null", "isNotNull(syscall)", "");
+	/* between: both bounds, the column read twice (a NULL column fails both) */
+	check_clickhouse("sc_us between 5 and 10", "ifNull((sc_us >= ?) AND (sc_us <= ?), 0)", "I:5 I:10");
+	check_clickhouse("sc_us not between 5 and 10", "(NOT ifNull((sc_us >= ?) AND (sc_us <= ?), 0))", "I:5 I:10");
 	check_clickhouse("not (state=a or group=b)", "(NOT (ifNull(state = ?, 0) OR ifNull((fold_digits(comm)) = ?, 0)))",
 			 "T:a T:b");
 }
@@ -206,12 +216,20 @@ static void malformed_filters_say_where(void **state)
 	check_error("state = null", 8, "position 8: null is not a value: use 'is null' or 'is not null'");
 	check_error("state is nul", 9, "position 9: expected 'null' after 'is', found 'nul'");
 	check_error("state is not 1", 13, "position 13: expected 'null' after 'is not', found '1'");
-	check_error("state not RUN", 10, "position 10: expected 'in' after 'not', found 'RUN'");
+	check_error("state not RUN", 10, "position 10: expected 'in' or 'between' after 'not', found 'RUN'");
 	check_error("state in RUN", 9, "position 9: expected '(' after 'in', found 'RUN'");
 	check_error("state in ()", 10, "position 10: expected a value in the list, found ')'");
 	check_error("state in (RUN,)", 14, "position 14: expected a value in the list, found ')'");
 	check_error("state in (RUN RUNQ)", 14, "position 14: expected ',' or ')' in the list, found 'RUNQ'");
 	check_error("state in (RUN", 13, "position 13: expected ',' or ')' in the list, found the end of the filter");
+	check_error("sc_us between 1", 15, "position 15: expected 'and' after the lower bound of 'between', found the end of the filter");
+	check_error("sc_us between 1 or 2", 16, "position 16: expected 'and' after the lower bound of 'between', found 'or'");
+	check_error("sc_us between and 2", 14, "position 14: expected the lower bound after 'between', found 'and'");
+	check_error("sc_us between 1 and", 19, "position 19: expected the upper bound after 'and', found the end of the filter");
+	check_error("sc_us between (1, 2)", 14, "position 14: expected the lower bound after 'between', found '('");
+	check_error("state not between", 17, "position 17: expected the lower bound after 'between', found the end of the filter");
+	check_error("state not like x", 10, "position 10: expected 'in' or 'between' after 'not', found 'like'");
+	check_error("comm = between", 7, "position 7: expected a value after '=', found 'between'");
 	check_error("5 = state", 0, "position 0: expected a column name or '(', found '5'");
 	check_error("'comm' = x", 0, "position 0: expected a column name or '(', found ''comm''");
 	check_error("()", 1, "position 1: expected a column name or '(', found ')'");
@@ -391,6 +409,11 @@ static void filters_select_the_right_rows(void **state)
 	assert_string_equal(matching(db, "state = RUN or state = DISK and syscall = pread64"), "2,4");
 	assert_string_equal(matching(db, "(state = RUN or state = DISK) and syscall is null"), "1,4");
 	assert_string_equal(matching(db, "syscall is not null"), "2,3,5");
+	/* between as SQL's: both bounds inclusive, numbers, durations and text */
+	assert_string_equal(matching(db, "sc_us between 500 and 15000"), "3,5");
+	assert_string_equal(matching(db, "sc_us between 15000 and 500"), "");
+	assert_string_equal(matching(db, "comm between p and q"), "2,3,4,5");
+	assert_string_equal(matching(db, "syscall between futex and pread64"), "2,3");
 	sqlite3_close(db);
 }
 
@@ -414,6 +437,9 @@ static void missing_values_and_negation(void **state)
 	assert_string_equal(matching(db, "not sc_us > 10000"), "1,3,4");
 	assert_string_equal(matching(db, "not (sc_us > 10000 and syscall = read)"), "1,2,3,4");
 	assert_string_equal(matching(db, "not (sc_us > 10000 or syscall = futex)"), "1,4");
+	/* a missing value is in no range, so it is outside every one */
+	assert_string_equal(matching(db, "sc_us not between 500 and 15000"), "1,2,4");
+	assert_string_equal(matching(db, "not sc_us between 500 and 15000"), "1,2,4");
 	sqlite3_close(db);
 }
 
@@ -424,6 +450,7 @@ static void negation_is_the_exact_complement(void **state)
 		"syscall = futex", "sc_us >= 500", "sc_us < 15000", "file ~ '^/'", "syscall !~ ea",
 		"syscall in (read, futex)", "file is null", "state = DISK and sc_us > 0",
 		"sc_us > 600 or syscall = futex", "not (syscall = read or sc_us < 1000)",
+		"sc_us between 500 and 15000", "syscall not between a and g",
 	};
 	sqlite3 *db = open_db();
 
@@ -592,6 +619,8 @@ static void values_have_their_columns_type(void **state)
 	} good[] = {
 		{ "sc_us > 10ms", "I:10000" }, { "sc_us > 1.5s", "I:1500000" }, { "sc_us < 250us", "I:250" },
 		{ "sc_us >= 2m", "I:120000000" }, { "sc_us > 500", "I:500" }, { "tid = 12", "I:12" },
+		{ "sc_us between 1ms and 2s", "I:1000 I:2000000" }, { "tid between 10 and 20", "I:10 I:20" },
+		{ "state between run and runq", "T:RUN T:RUNQ" },
 		{ "state = run", "T:RUN" }, { "state in (disk, \"Sleep\")", "T:DISK T:SLEEP" }, { "comm = 12", "I:12" },
 	};
 	static const struct {
@@ -602,6 +631,7 @@ static void values_have_their_columns_type(void **state)
 		{ "sc_us > 10parsecs", "sc_us takes microseconds", 8 }, { "tid = \"12\"", "tid takes a number", 6 },
 		{ "tid = 10ms", "tid takes a number", 6 }, { "state = bogus", "state is one of RUN, RUNQ, DISK, SLEEP", 8 },
 		{ "tid in (1, x)", "tid takes a number", 11 },
+		{ "tid between 1 and x", "tid takes a number", 18 }, { "tid between x and 2", "tid takes a number", 12 },
 		{ "sc_us > 9999999999999999999999h", "sc_us takes microseconds", 8 },
 		{ "sc_us > infs", "sc_us takes microseconds", 8 },
 	};
