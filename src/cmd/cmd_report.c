@@ -480,7 +480,7 @@ static int wakes_section(struct report *r)
 		      r->out);
 	} else if ((fd = mkstemps(path, 4)) >= 0) {
 		close(fd);
-		if (!wakegraph__write_svg(path, edges, n, 40, "Who wakes whom")) {
+		if (!wakegraph__write_svg(path, edges, n, WAKEGRAPH_EDGES, "Who wakes whom")) {
 			FILE *f = fopen(path, "r");
 			struct mem m;
 

@@ -19,18 +19,21 @@
 #include "wakegraph_select.h"
 
 static const char wakes_usage[] =
-"Usage: tract wakes [-o FILE.svg|FILE.dot] [--format svg|dot] [--max-edges N]\n"
+"Usage: tract wakes [-o FILE.svg|FILE.dot] [--format svg|dot] [-n N]\n"
 "                   [-w FILTER] [--from TIME] [--to TIME] [--dir DIR]\n"
 "\n"
-"The waker -> wakee graph between processes, as record keeps it: an\n"
-"edge per pair, as wide as its share of the wakeups, labelled with their\n"
-"count, summed wait for a CPU and summed time asleep; interrupts and timers\n"
-"are nodes of their own.  Laid out by Graphviz (dot).\n"
+"The waker -> wakee graph between processes, as record keeps it: the\n"
+"edges that ended the most time asleep, each as wide as that time and\n"
+"labelled with its wakeups, summed wait for a CPU and summed time asleep\n"
+"(and its share of all); a note counts the edges not drawn.  Interrupts\n"
+"(hardirq/softirq) and timers are nodes of their own.  Laid out by\n"
+"Graphviz (dot).\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE     write to FILE; its extension picks the format (.svg, or .dot or .gv)\n"
 "      --format FORMAT   svg or dot (default: dot on standard output)\n"
-"      --max-edges N     draw the N largest edges (default 60)\n"
+"  -n, --max-edges N     draw the N edges that ended the most time asleep\n"
+"                        (default 12; 0: all of them)\n"
 "  -w, --where FILTER    only edges that match: waker, wakee, waker_tgid, wakee_tgid\n"
 "      --from TIME, --to TIME, -D DIR, --strict, --utc, --local, -v: as tract query\n"
 "      --clickhouse URL, --host NAME, --clickhouse-user, ...: the fleet's store, as tract query\n"
@@ -70,10 +73,10 @@ static int wakes_parse_args(int argc, char **argv, struct wakes_args *a)
 
 	memset(a, 0, sizeof(*a));
 	read_opts_init(&a->q);
-	a->max_edges = 60;
+	a->max_edges = WAKEGRAPH_EDGES;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" READ_OPTS_SHORT "o:h", wakes_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" READ_OPTS_SHORT "o:n:h", wakes_options, NULL)) != -1) {
 		if (c == READ_OPT_FORMAT) {
 			if (strcmp(optarg, "svg") && strcmp(optarg, "dot"))
 				return usage_error("invalid value '%s' for --format: expected svg or dot", optarg);
@@ -92,9 +95,11 @@ static int wakes_parse_args(int argc, char **argv, struct wakes_args *a)
 		case 'o':
 			a->output = optarg;
 			break;
+		case 'n':
 		case OPT_MAX_EDGES:
-			if (parse_u64(optarg, 1, 100000, &v))
-				return usage_error("invalid value '%s' for --max-edges: expected 1 to 100000", optarg);
+			if (parse_u64(optarg, 0, 100000, &v))
+				return usage_error("invalid value '%s' for %s: expected 0 (all) to 100000", optarg,
+						   c == 'n' ? "-n" : "--max-edges");
 			a->max_edges = v;
 			break;
 		case 'h':

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
 #include <string.h>
 #include "json.h"
 #include "wakegraph.h"
@@ -51,32 +52,110 @@ static void put_us(FILE *out, uint64_t us)
 		fprintf(out, "%.1f ms", (double)us / 1e3);
 }
 
+/* A share in percent, with a decimal where it is small, "<0.1%" rather than a 0 that is not. */
+static void put_share(FILE *out, uint64_t part, uint64_t whole)
+{
+	double pct = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	if (part && pct < 0.1)
+		fputs("<0.1%", out);
+	else
+		fprintf(out, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
+}
+
+static int by_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : alen < blen ? -1 : alen > blen;
+}
+
+static int by_blocked(const void *a, const void *b)
+{
+	const struct wake_edge *x = a, *y = b;
+	int c;
+
+	if (x->blocked_us != y->blocked_us)
+		return x->blocked_us < y->blocked_us ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if ((c = by_name(x->waker, x->waker_len, y->waker, y->waker_len)) ||
+	    (c = by_name(x->wakee, x->wakee_len, y->wakee, y->wakee_len)))
+		return c;
+	if (x->waker_tgid != y->waker_tgid)
+		return x->waker_tgid < y->waker_tgid ? -1 : 1;
+	return x->wakee_tgid < y->wakee_tgid ? -1 : x->wakee_tgid > y->wakee_tgid;
+}
+
+void wakegraph__rank(struct wake_edge *e, size_t n)
+{
+	if (n)
+		qsort(e, n, sizeof(*e), by_blocked);
+}
+
+/*
+ * The kernel's wakers, as the store names them.  It keeps no more of an
+ * interrupt than that one ran the wakeup, so the label says what kind of
+ * waker it is, and the note what that means.
+ */
+static const struct {
+	const char *id, *label, *note;
+} kernel_wakers[] = {
+	{ "irq", "interrupt\\n(hardirq/softirq)",
+	  "interrupt (hardirq/softirq): woken in an interrupt handler or a softirq, not by a thread:\\l"
+	  "    a device's completion, network receive, ...; which interrupt is not recorded" },
+	{ "timer", "timer", "timer: a timeout or a sleep of the wakee's own ran out" },
+};
+
+static int is_kernel_waker(const struct wake_edge *e, const char *id)
+{
+	return e->waker_tgid < 0 && e->waker_len == strlen(id) && !memcmp(e->waker, id, e->waker_len);
+}
+
 int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t max_edges, const char *title)
 {
-	uint64_t max = n ? e[0].count : 1, left = 0;
-	size_t drawn = n < max_edges ? n : max_edges;
+	size_t drawn = max_edges && n > max_edges ? max_edges : n;
+	uint64_t max_blocked = 0, max_count = 1, blocked = 0, left_blocked = 0, left_count = 0;
+	int kernel[sizeof(kernel_wakers) / sizeof(kernel_wakers[0])] = { 0 };
 
-	for (size_t i = drawn; i < n; i++)
-		left += e[i].count;
-	fputs("digraph wakes {\n\trankdir=LR;\n\tlabelloc=t;\n\tlabel=\"", out);
+	for (size_t i = 0; i < n; i++) {
+		blocked += e[i].blocked_us;
+		if (i >= drawn) {
+			left_blocked += e[i].blocked_us;
+			left_count += e[i].count;
+			continue;
+		}
+		if (e[i].blocked_us > max_blocked)
+			max_blocked = e[i].blocked_us;
+		if (e[i].count > max_count)
+			max_count = e[i].count;
+		for (size_t k = 0; k < sizeof(kernel) / sizeof(kernel[0]); k++)
+			kernel[k] |= is_kernel_waker(&e[i], kernel_wakers[k].id);
+	}
+	/* the title, then what the picture leaves out or names in short, one line each */
+	fputs("digraph wakes {\n\trankdir=LR;\n\tlabelloc=t;\n\tlabeljust=l;\n\tlabel=\"", out);
 	dot_text(out, title, strlen(title));
-	if (drawn < n)
-		fprintf(out, "\\n%zu smaller edges (%llu wakeups) not drawn", n - drawn, (unsigned long long)left);
-	fputs("\";\n\tfontname=\"DejaVu Sans\";\n"
+	fputs("\\l", out);
+	if (drawn < n) {
+		fprintf(out, "and %zu more edge%s carrying ", n - drawn, n - drawn == 1 ? "" : "s");
+		put_share(out, left_blocked, blocked);
+		fprintf(out, " of the blocked time (%llu wakeups) not drawn\\l", (unsigned long long)left_count);
+	}
+	for (size_t k = 0; k < sizeof(kernel) / sizeof(kernel[0]); k++)
+		if (kernel[k])
+			fprintf(out, "%s\\l", kernel_wakers[k].note);
+	fputs("\";\n\tfontname=\"DejaVu Sans\";\n\tfontsize=12;\n"
 	      "\tnode [shape=box, style=\"rounded,filled\", fillcolor=\"#f3efe4\", fontname=\"DejaVu Sans\", fontsize=11];\n"
 	      "\tedge [fontname=\"DejaVu Sans\", fontsize=9, color=\"#b04030\", fontcolor=\"#503020\"];\n", out);
-	/* the kernel's wakers look apart: each declared once, if it woke anyone */
-	for (int k = 0; k < 2; k++) {
-		const char *name = k ? "timer" : "irq";
-
-		for (size_t i = 0; i < drawn; i++)
-			if (e[i].waker_tgid < 0 && e[i].waker_len == strlen(name) && !memcmp(e[i].waker, name, e[i].waker_len)) {
-				fprintf(out, "\t\"%s\" [shape=ellipse, fillcolor=\"#dde8f4\"];\n", name);
-				break;
-			}
-	}
+	/* the kernel's wakers look apart: each declared once, if it woke anyone drawn */
+	for (size_t k = 0; k < sizeof(kernel) / sizeof(kernel[0]); k++)
+		if (kernel[k])
+			fprintf(out, "\t\"%s\" [shape=ellipse, fillcolor=\"#dde8f4\", label=\"%s\"];\n",
+				kernel_wakers[k].id, kernel_wakers[k].label);
 	for (size_t i = 0; i < drawn; i++) {
-		double width = 1 + 7 * (double)e[i].count / (double)max;
+		/* as wide as the blocked time it ended; by wakeups where nothing was blocked */
+		double width = 1 + 7 * (max_blocked ? (double)e[i].blocked_us / (double)max_blocked :
+						      (double)e[i].count / (double)max_count);
 
 		fputc('\t', out);
 		put_node_id(out, e[i].waker, e[i].waker_len, e[i].waker_tgid);
@@ -86,7 +165,10 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 		put_us(out, e[i].runq_us);
 		fputs(", blocked ", out);
 		put_us(out, e[i].blocked_us);
-		fputs("\"];\n", out);
+		fputs(" (", out);
+		put_share(out, e[i].blocked_us, blocked);
+		/* an empty last line keeps the text clear of a wide edge */
+		fputs(")\\n \"];\n", out);
 	}
 	fputs("}\n", out);
 	return ferror(out) ? -1 : 0;

@@ -2,8 +2,8 @@
 /*
  * The waker -> wakee graph between processes, as Graphviz's DOT: a node per
  * process (irq and timer are nodes of their own), an edge per pair, as wide
- * as its share of the wakeups and labelled with their count, summed
- * run-queue wait and summed time asleep.
+ * as its share of the blocked time it ended and labelled with its wakeups,
+ * summed run-queue wait and summed time asleep.
  */
 #ifndef TRACT_WAKEGRAPH_H
 #define TRACT_WAKEGRAPH_H
@@ -19,7 +19,18 @@ struct wake_edge {
 	uint64_t count, runq_us, blocked_us;
 };
 
-/* edges sorted by count, largest first; at most max_edges drawn, the rest said in the graph's label. */
+/* The edges a busy host's graph draws by default: enough to read at a glance. */
+#define WAKEGRAPH_EDGES 12
+
+/*
+ * Largest blocked time first (what the wakers ended), then most wakeups;
+ * ties by names and ids, so the same edges draw the same from any store.
+ */
+void wakegraph__rank(struct wake_edge *edges, size_t n);
+/*
+ * edges as wakegraph__rank() leaves them; the first max_edges drawn (0: all),
+ * the rest counted in a note with their share of the blocked time.
+ */
 int wakegraph__write_dot(FILE *out, const struct wake_edge *edges, size_t n, size_t max_edges, const char *title);
 
 #endif

@@ -29,29 +29,6 @@ static size_t edge_key(const struct agg_value *v, unsigned char *key, size_t cap
 	return len;
 }
 
-static int by_name(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c ? c : alen < blen ? -1 : alen > blen;
-}
-
-/* Largest first; ties by names and ids, so the same edges draw the same from any store. */
-static int by_count(const void *a, const void *b)
-{
-	const struct wake_edge *x = a, *y = b;
-	int c;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if ((c = by_name(x->waker, x->waker_len, y->waker, y->waker_len)) ||
-	    (c = by_name(x->wakee, x->wakee_len, y->wakee, y->wakee_len)))
-		return c;
-	if (x->waker_tgid != y->waker_tgid)
-		return x->waker_tgid < y->waker_tgid ? -1 : 1;
-	return x->wakee_tgid < y->wakee_tgid ? -1 : x->wakee_tgid > y->wakee_tgid;
-}
-
 /* The edges over the range: counts and run-queue sums, then the blocked sums by the same keys. */
 int wakegraph__select(const struct store_reader *set, const struct wake_selection *o, struct agg_result *r,
 		      struct wake_edge **out, size_t *n)
@@ -101,7 +78,7 @@ int wakegraph__select(const struct store_reader *set, const struct wake_selectio
 			.blocked_us = id ? *dict__value(keys, id) : 0,
 		};
 	}
-	qsort(*out, *n, sizeof(**out), by_count);
+	wakegraph__rank(*out, *n);
 	dict__free(keys);
 	agg_result__free(&rb);
 	return 0;

@@ -16,8 +16,9 @@ struct wake_selection {
 };
 
 /*
- * The edges, largest first, into *out (malloc'd; its names point into *r,
- * which the caller frees after it).  0, or -EINVAL after a message.
+ * The edges, as wakegraph__rank() orders them, into *out (malloc'd; its
+ * names point into *r, which the caller frees after it).  0, or -EINVAL
+ * after a message.
  */
 int wakegraph__select(const struct store_reader *set, const struct wake_selection *sel, struct agg_result *r,
 		      struct wake_edge **out, size_t *n);

@@ -5,7 +5,7 @@
 # hostile process names escaped, and bad input.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 11
+plan 14
 
 start_workload --only pingpong,sleep || exit 1
 pid=$WL_PID
@@ -45,6 +45,27 @@ ok "hostile process names: DOT quotes each (\" as \\\", & as &amp;, not UTF-8 an
 ok "Graphviz lays them out, and the SVG parses" xmllint --noout "$WORK/names.svg"
 ok "with no script in it, each name the text of its node" html_check --xml --scripts 0 --text "$HOSTILE_TAG $1" \
 	--text "$HOSTILE_ATTR $2" --text "$HOSTILE_ENTITY $3" --text "??;?x $4" "$WORK/names.svg"
+
+# a busy host's graph: the edges that ended the most time asleep, the rest in a note
+edges=$(q "$db" "select count(*) from (select distinct waker, waker_tgid, wakee, wakee_tgid from wakeups)")
+# the edge as DOT names it: "name tgid", or the kernel's waker alone
+top=$(q "$db" "select '\"' || waker || coalesce(' ' || waker_tgid, '') || '\" -> \"' || wakee || ' ' || wakee_tgid || '\"'
+	from wakeups group by waker, waker_tgid, wakee, wakee_tgid order by sum(blocked_us) desc, sum(count) desc limit 1")
+"$TRACT" wakes -D "$S" -n 1 > "$WORK/one.dot"
+drawn() { grep -c -- ' -> ' "$1"; }
+one() {
+	[ "$edges" -ge 2 ] || { echo "only $edges edges recorded"; return 1; }
+	[ "$(drawn "$WORK/one.dot")" -eq 1 ] || { echo "$(drawn "$WORK/one.dot") edges drawn"; return 1; }
+	grep -q "and $((edges - 1)) more edges\{0,1\} carrying [<0-9.]*% of the blocked time ([0-9]* wakeups) not drawn" "$WORK/one.dot" ||
+		{ grep label= "$WORK/one.dot" | head -n 1; return 1; }
+	# the one drawn is the one that ended the most time asleep
+	grep -qF "	$top [" "$WORK/one.dot" || { echo "drew $(grep -- ' -> ' "$WORK/one.dot"), not $top"; return 1; }
+}
+ok "-n 1: the edge that ended the most time asleep ($top), the other $((edges - 1)) counted in a note" one
+ok "-n 0 draws every edge ($edges), with no note" sh -c "'$TRACT' wakes -D '$S' -n 0 > '$WORK/all.dot' &&
+	test \$(grep -c -- ' -> ' '$WORK/all.dot') -eq $edges && ! grep -q 'more edge' '$WORK/all.dot'"
+ok "bad -n: exit 2" sh -c "'$TRACT' wakes -D '$S' -n -1 2> /dev/null; test \$? -eq 2 &&
+	{ '$TRACT' wakes -D '$S' -n x 2> /dev/null; test \$? -eq 2; }"
 
 "$TRACT" record -F 10 -d 1 -p "$$" --no-wakeup-edges -o "$WORK/none" 2> /dev/null
 ok "no edges recorded: exit 1, and it says how to keep them" sh -c \
