@@ -70,7 +70,7 @@ _tract() {
 		-D|--dir) _filedir -d; return ;;
 		-o|--output) _filedir; return ;;
 		--format) COMPREPLY=($(compgen -W 'svg dot' -- "$cur")); return ;;
-		-w|--where|--from|--to|--max-edges) return ;;
+		-w|--where|--from|--to|-n|--max-edges) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--output --format --max-edges --where --from --to --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
 			--strict --utc --local
