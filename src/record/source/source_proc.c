@@ -5,9 +5,9 @@
  * schedstat and, where permitted, kernel stack from /proc, and applies the
  * same active-thread policy as the BPF sampler.  It fills what /proc gives
  * and leaves the rest NULL: no time in the syscall or state (so idle waits
- * are never active), no waker, no request in flight, no RUNQ (the kernel
- * shows runnable and running alike as R).  A normal user sees what /proc
- * shows that user.
+ * are never active), no waker, no request in flight.  The kernel shows
+ * runnable and running alike as R: its schedstat splits them (proc_runq.h).
+ * A normal user sees what /proc shows that user.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -21,6 +21,7 @@
 #include "cgroups.h"
 #include "clock.h"
 #include "files.h"
+#include "proc_runq.h"
 #include "proc_stat.h"
 #include "procinfo.h"
 #include "runq.h"
@@ -35,6 +36,7 @@ struct source_proc {
 	struct sampler base;
 	struct sampler_config cfg;
 	struct resolvers res;
+	struct proc_runq *runq;		/* RUN or RUNQ of each runnable thread */
 	char *proc;			/* "/proc" */
 	long clock_ticks;
 };
@@ -82,7 +84,7 @@ static void read_syscall(const char *dir, struct sample *s)
 		s->sc_args[i] = a[i];
 }
 
-/* schedstat: "run_ns wait_ns timeslices" */
+/* schedstat: "run_ns wait_ns timeslices"; a runnable thread's RUN or RUNQ from the first two */
 static void read_schedstat(struct source_proc *sp, const char *dir, struct sample *s)
 {
 	char path[512], buf[128];
@@ -91,6 +93,8 @@ static void read_schedstat(struct source_proc *sp, const char *dir, struct sampl
 	snprintf(path, sizeof(path), "%s/schedstat", dir);
 	if (read_small(path, buf, sizeof(buf)) <= 0 || sscanf(buf, "%llu %llu %llu", &run, &wait, &count) != 3)
 		return;
+	if (proc_runq__queued(sp->runq, s->tid, run, wait, s->state == TRACT_STATE_RUN))
+		s->state = TRACT_STATE_RUNQ;
 	if (!runq_history__update(sp->res.runq, s->tid, wait, count, 0, &s->runq_us)) {
 		s->runq_us /= 1000;
 		s->has_runq = 1;
@@ -306,6 +310,7 @@ static int proc_pass(struct sampler *base, struct pass *p)
 		return -errno;
 	}
 	procinfo__trim(sp->res.procs);
+	proc_runq__new_pass(sp->runq);
 	stackdict__end_pass(sp->res.stacks);
 	cgroups__new_pass(sp->res.cgroups);
 	files__new_pass(sp->res.files, mono_ns());
@@ -326,6 +331,7 @@ static void proc_free(struct sampler *base)
 {
 	struct source_proc *sp = (struct source_proc *)base;
 
+	proc_runq__free(sp->runq);
 	free(sp->proc);
 	free(sp);
 }
@@ -348,6 +354,7 @@ int source_proc__open(const struct sampler_config *cfg, const struct resolvers *
 	sp->base.ops = &proc_ops;
 	sp->cfg = *cfg;
 	sp->res = *res;
+	sp->runq = proc_runq__new();
 	sp->proc = xstrdup("/proc");
 	sp->clock_ticks = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
 	*out = &sp->base;
