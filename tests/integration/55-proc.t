@@ -4,9 +4,10 @@
 # same workload a state mix that agrees with the BPF source's.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 8
+plan 9
 
-start_workload --only spin,fsync,futex,pingpong,client,hog --hogs 2 || exit 1
+# spin and the hogs: three spinners on two CPUs, one more for each two more
+start_workload --only spin,fsync,futex,pingpong,client,hog --hogs $(($(nproc) * 3 / 2 - 1)) || exit 1
 # both sources at once, so that they sample the same seconds of the same
 # threads, whatever else the machine does then: /proc's 3 s from once the
 # BPF recorder stores passes to before it is stopped (the shares below are
@@ -28,7 +29,13 @@ ok "syscalls and their files are there: the client waits in recvfrom on its sock
 ok "kernel stacks are there: the futex threads wait in futex code" \
 	test "$(q "$proc" "select count(*) from samples s join stacks k on k.id = s.kstack_id where s.comm like 'futex%' and k.frames like '%futex%'")" -gt 0
 ok "what /proc cannot give is NULL, not made up" \
-	test "$(q "$proc" "select count(*) from samples where sc_us is not null or state_us is not null or waker is not null or state='RUNQ'")" -eq 0
+	test "$(q "$proc" "select count(*) from samples where sc_us is not null or state_us is not null or waker is not null")" -eq 0
+# the spinners outnumber the CPUs: schedstat splits their R between RUN and
+# RUNQ (56-proc-shares.t holds the shares to the kernel's)
+spinners="(comm = 'spin' or comm like 'hog%')"
+ok "runnable threads are RUN or RUNQ: the spinners queued in some samples, on a CPU in others" \
+	sh -c "[ $(q "$proc" "select count(*) from samples where $spinners and state = 'RUNQ'") -gt 0 ] &&
+	       [ $(q "$proc" "select count(*) from samples where $spinners and state = 'RUN'") -gt 0 ]"
 
 # the seconds both recorded
 lo=$(q "$proc" "select min(ts_us) from passes")

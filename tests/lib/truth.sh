@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The truth a test compares tract with, for the same threads over the same
 # seconds (tests/integration/87-invariants.t does the same inline): the
-# kernel's per-thread accounting read at both ends of a window, and the
-# recorder's own account of its slots.  Sourced after lib.sh.
+# kernel's per-thread accounting read at both ends of a window, the host's
+# steal over it (steal.sh), and the recorder's own account of its slots.
+# Sourced after lib.sh.
+
+. "$(dirname "$0")/../lib/steal.sh"
 
 # now_us: UTC microseconds since the epoch, as passes.ts_us
 now_us() { echo $(($(date +%s%N) / 1000)); }
@@ -38,14 +41,18 @@ tid_named() {
 # until REC is gone (reaped), OUT.1 the latest one; OUT.0.t and OUT.1.t the
 # times just before and just after each: the readings cover all that
 # happened from OUT.0.t's second to OUT.1.t's first, and a thread's figure
-# in them is of a moment between the two.  The caller then waits for REC.
+# in them is of a moment between the two.  OUT.0.steal and OUT.1.steal hold
+# the host's steal (steal_now) from before the first reading and after the
+# latest, around it all.  The caller then waits for REC.
 window_follow() {
 	wf_rec=$1 wf_dir=$2 wf_out=$3
 	shift 3
 	wait_stored "$wf_dir" 'select count(*) >= 1 from passes' 60 || return 1
+	steal_now > "$wf_out.0.steal"
 	wf_t=$(now_us)
 	for wf_p in "$wf_rec" "$@"; do sched_of "$wf_p"; done | sort > "$wf_out.0"
 	echo "$wf_t $(now_us)" > "$wf_out.0.t"
+	steal_now > "$wf_out.1.steal"
 	cp "$wf_out.0" "$wf_out.1" && cp "$wf_out.0.t" "$wf_out.1.t"
 	while [ -d "/proc/$wf_rec/task/$wf_rec" ]; do
 		wf_t=$(now_us)
@@ -53,6 +60,7 @@ window_follow() {
 		# the recorder's sampler read, so REC was still running at wf_t
 		grep -q "^$wf_rec " "$wf_out.n" || break
 		mv "$wf_out.n" "$wf_out.1" && echo "$wf_t $(now_us)" > "$wf_out.1.t"
+		steal_now > "$wf_out.1.steal"
 		sleep 0.02
 	done
 	rm -f "$wf_out.n"
@@ -86,9 +94,10 @@ slot_account() {
 # its wakeup (a wait on a run queue), the pass and its bookkeeping (time on
 # a CPU) to the next slot.  So the time skipped in the window is at most the
 # passes' durations there plus the sampler's time on a CPU and on a run
-# queue, as the kernel counted it over the window.  The first two passes of
-# the window are left out: what they skipped may be the lateness of a wakeup
-# before it.
+# queue, as the kernel counted it over the window, and the time the host
+# stole from the sampler's CPU while it ran, which the kernel counts in
+# neither (at most the window's steal).  The first two passes of the window
+# are left out: what they skipped may be the lateness of a wakeup before it.
 skipped_account() {
 	read -r _ sa_t0 < "$2.0.t"
 	read -r sa_t1 _ < "$2.1.t"
@@ -98,7 +107,8 @@ skipped_account() {
 		select (select coalesce(sum(unsampled_us), 0) from passes where $sa_win and ts_us >
 				(select ts_us from passes where $sa_win order by ts_us limit 1 offset 1)),
 		       (select coalesce(sum(duration_us), 0) from passes where $sa_win)
-		       + ${sa_d% *} + ${sa_d#* }" | tr '|' ' '
+		       + ${sa_d% *} + ${sa_d#* }
+		       + $(steal_us "$(cat "$2.0.steal")" "$(cat "$2.1.steal")")" | tr '|' ' '
 }
 
 # window_mid OUT: "from to slack" in us of the window of window_follow OUT
