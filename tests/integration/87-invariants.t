@@ -5,6 +5,7 @@
 # and weights that stand for the time that was sampled, not for a stall.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
+. "$(dirname "$0")/../lib/steal.sh"
 plan 14
 
 cpus=$(nproc)
@@ -29,9 +30,11 @@ for _ in $(seq 200); do
 	[ "$(q "$(ls "$WORK"/store/tract-*.db 2> /dev/null | tail -n 1)" "select count(*) from passes" 2> /dev/null)" -ge 2 ] 2> /dev/null && break
 	sleep 0.05
 done
-sched "$WL_PID" > "$WORK/wl0"; sched "$rec" > "$WORK/rec0"; t0=$(now_us)
+# the host's steal from before the first readings to after the last (steal.sh)
+st0=$(steal_now); sched "$WL_PID" > "$WORK/wl0"; sched "$rec" > "$WORK/rec0"; t0=$(now_us)
 sleep 4
-sched "$WL_PID" > "$WORK/wl1"; sched "$rec" > "$WORK/rec1"; t1=$(now_us)
+sched "$WL_PID" > "$WORK/wl1"; sched "$rec" > "$WORK/rec1"; t1=$(now_us); st1=$(steal_now)
+stolen=$(steal_us "$st0" "$st1")
 echo "$t0 $t1" > "$WORK/window"
 wait $rec
 ok "record exits 0" test $? -eq 0
@@ -58,14 +61,16 @@ ok "stored passes and unsampled time account for the 9 s ($passes passes, $cover
 # for the pass before, through its wakeup (a wait on a run queue), the pass
 # and its bookkeeping (time on a CPU) to the next slot.  So the time skipped
 # in the window is at most the passes' durations there plus the sampler's
-# time on a CPU and on a run queue, as the kernel counted it over the window.
-# The first two passes of the window are left out: what they skipped may be
-# the lateness of a wakeup before it.
+# time on a CPU and on a run queue, as the kernel counted it over the window,
+# and the time the host stole from its CPU while it ran, which the kernel
+# counts in neither (at most the window's steal).  The first two passes of
+# the window are left out: what they skipped may be the lateness of a wakeup
+# before it.
 win="ts_us >= $t0 and ts_us < $t1"
 after2="$win and ts_us > (select ts_us from passes where $win order by ts_us limit 1 offset 1)"
 skipped=$(q "$db" "select coalesce(sum(unsampled_us), 0) from passes where $after2")
 allowed=$(q "$db" "select coalesce(sum(duration_us), 0) from passes where $win")
-allowed=$(join "$WORK/rec0" "$WORK/rec1" | awk -v a="$allowed" -v t="$rec" '$1 == t { a += ($4 - $2 + $5 - $3) / 1000 } END { printf "%d", a }')
+allowed=$(join "$WORK/rec0" "$WORK/rec1" | awk -v a="$((allowed + stolen))" -v t="$rec" '$1 == t { a += ($4 - $2 + $5 - $3) / 1000 } END { printf "%d", a }')
 ok "skipped slots are what the sampler's lateness explains ($skipped us skipped, at most $allowed us)" \
 	at_most "$skipped" "$allowed"
 ok "no pass shows more threads RUN than there are CPUs ($cpus)" \
@@ -88,6 +93,10 @@ ok "nor two threads RUN on one CPU" \
 # was busiest, and the threads may have run there on anywhere from none to
 # all of the CPUs, so the kernel's average over the whole window lies
 # between (1 - u) and (1 - u) + u * CPUs / tract's of the sampled time.
+# And the host's steal, on the high side only: a pass finds a thread RUN on
+# the CPU it holds while the host runs something else there, and the kernel
+# counts that time off CPU (steal.sh); the workload's threads' stolen time
+# is at most the window's steal.
 run=$(q "$db" "with n as (select p.ts_us, (select count(*) from samples s where s.ts_us = p.ts_us and s.state = 'RUN') as r
 		 from passes p where $win)
 	  select avg(r) || ' ' || coalesce(sum((r - (select avg(r) from n)) * (r - (select avg(r) from n))) / (count(*) - 1), 0)
@@ -96,11 +105,11 @@ samp=$(q "$db" "select coalesce(sum(cpu_us), 0) || ' ' || coalesce(sum(unsampled
 own=$(join "$WORK/rec0" "$WORK/rec1" | awk '{ on += $4 - $2 } END { printf "%d", on / 1000 }')
 samp=$(echo "$samp" | awk -v o="$own" '{ print ($1 > o ? $1 : o), $2 }')
 kern=$(join "$WORK/wl0" "$WORK/wl1" | awk -v w="$((t1 - t0))" '{ on += $4 - $2 } END { printf "%.3f", on / 1000 / w }')
-ok "the threads RUN per pass ($run: mean, variance, passes) are the kernel's threads on a CPU ($kern; the recorder took $own us)" \
-	awk -v r="$run" -v k="$kern" -v samp="$samp" -v w="$((t1 - t0))" -v c="$cpus" 'BEGIN {
+ok "the threads RUN per pass ($run: mean, variance, passes) are the kernel's threads on a CPU ($kern; the recorder took $own us, the host $stolen)" \
+	awk -v r="$run" -v k="$kern" -v samp="$samp" -v w="$((t1 - t0))" -v c="$cpus" -v st="$stolen" 'BEGIN {
 		split(r, x, " "); split(samp, y, " "); se = sqrt(x[2] / x[3]); d = x[1] - k; u = y[2] / w
 		e = 3 * se + 2 * c * 10000 / w
-		lo = -e - u * (c - x[1]); hi = e + y[1] / w + u * x[1]
+		lo = -e - u * (c - x[1]); hi = e + y[1] / w + u * x[1] + st / w
 		if (x[3] > 0 && d >= lo && d <= hi) exit 0
 		printf "tract - kernel = %.3f, outside [%.3f, %.3f]\n", d, lo, hi; exit 1 }'
 # the first pass meets the run queues; later ones read every CPU's runner at their moment
@@ -132,7 +141,7 @@ for _ in $(seq 200); do
 	sleep 0.05
 done
 # the stop as the test's clock saw it: at least from b to c, at most from a to d
-sched "$rec" > "$WORK/stop0"; sa=$(now_us)
+stst0=$(steal_now); sched "$rec" > "$WORK/stop0"; sa=$(now_us)
 kill -STOP $rec
 sb=$(now_us)
 sleep 2
@@ -147,7 +156,7 @@ for _ in $(seq 200); do
 	[ "$(q "$(stopdb)" "select count(*) from passes where ts_us > $sc and unsampled_us > 0" 2> /dev/null)" -ge 1 ] 2> /dev/null && break
 	sleep 0.05
 done
-sched "$rec" > "$WORK/stop1"
+sched "$rec" > "$WORK/stop1"; stst1=$(steal_now)
 kill -INT $rec
 wait $rec
 stop=$(one_store "$WORK/stop")
@@ -158,9 +167,10 @@ ok "after a 2 s stop at 10 Hz every pass still stands for its 0.1 s ($(q "$stop"
 # interval before the sampler ran again): at least the whole intervals of
 # the stop less two (the stop's ends cut two), and at most the stop, an
 # interval, and the sampler's time on a run queue and on a CPU after
-# SIGCONT, as the kernel counted it.
+# SIGCONT, as the kernel counted it, and what the host stole from it then
+# (at most the steal from the stop to the pass).
 gap=$(q "$stop" "select max(unsampled_us) from passes where ts_us > $sb")
-late=$(join "$WORK/stop0" "$WORK/stop1" | awk -v t="$rec" '$1 == t { printf "%d", ($4 - $2 + $5 - $3) / 1000 }')
+late=$(join "$WORK/stop0" "$WORK/stop1" | awk -v t="$rec" -v st="$(steal_us "$stst0" "$stst1")" '$1 == t { printf "%d", ($4 - $2 + $5 - $3) / 1000 + st }')
 ok "and the stop is counted as unsampled time ($gap us for a stop of $((sc - sb)) to $((sd - sa)) us, $late us late)" \
 	sh -c "[ -n '$gap' ] && [ -n '$late' ] && [ $gap -ge $(((sc - sb) / 100000 * 100000 - 200000)) ] && [ $gap -le $((sd - sa + 100000 + ${late:-0})) ]"
 stop_workload
