@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "progress.h"
 #include "util.h"
 
 int tract_verbose;
@@ -19,6 +20,8 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 	va_list again;
 	int len;
 
+	/* a message on a line of its own, not after a progress line */
+	progress_clear();
 	va_copy(again, ap);
 	len = vsnprintf(small, sizeof(small), fmt, ap);
 	if (len < 0)

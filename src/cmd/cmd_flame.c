@@ -13,6 +13,7 @@
 #include "flame.h"
 #include "flame_select.h"
 #include "parse.h"
+#include "progress.h"
 #include "read_opts.h"
 #include "reader.h"
 #include "timespec.h"
@@ -193,6 +194,8 @@ int cmd_flame(int argc, char **argv)
 	if (query_open_store(&a.q, &set))
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &a.q);
+	progress_begin("flame", a.diff_from ? 2 : 1);
+	progress_stage(a.diff_from ? "the range" : NULL);
 	if (!err)
 		err = flame__select(&set, &(struct flame_selection){ .filter = a.q.filter, .from_us = a.q.from_us,
 								     .to_us = a.q.to_us, .strict = a.q.strict,
@@ -200,6 +203,7 @@ int cmd_flame(int argc, char **argv)
 	if (!err && f && a.diff_from) {
 		struct agg_result base_res;
 
+		progress_stage("the base window");
 		err = flame__select(&set, &(struct flame_selection){ .filter = a.q.filter, .from_us = a.base_from_us,
 								     .to_us = a.base_to_us, .strict = a.q.strict,
 								     .profile = a.profile }, &base, &base_res);
@@ -210,12 +214,14 @@ int cmd_flame(int argc, char **argv)
 			err = -ENOENT;
 		}
 		if (err) {
+			progress_end();
 			flame__free(f);
 			agg_result__free(&res);
 			store_reader__free(&set);
 			return EXIT_RUNTIME;
 		}
 	}
+	progress_end();
 	store_reader__free(&set);
 	if (err)
 		return exit_status(err);

@@ -20,6 +20,7 @@
 #include "flame_select.h"
 #include "heatmap_select.h"
 #include "parse.h"
+#include "progress.h"
 #include "read_opts.h"
 #include "reader.h"
 #include "render.h"
@@ -346,6 +347,7 @@ static int table(struct report *r, const char *title, const char *group, const c
 	char cell[512];
 	int err;
 
+	progress_stage("tables");
 	if (r->q->filter && extra_filter) {
 		size_t n = strlen(r->q->filter) + strlen(extra_filter) + 16;
 
@@ -418,8 +420,10 @@ static int flame_section(struct report *r)
 	struct flame *f;
 	struct mem m;
 	char sub[256];
-	int err = flame__select(r->set, &sel, &f, &res);
+	int err;
 
+	progress_stage("flame graph");
+	err = flame__select(r->set, &sel, &f, &res);
 	if (err)
 		return err;
 	fputs("<h2>Flame graph: thread time on and off CPU</h2>\n", r->out);
@@ -440,8 +444,10 @@ static int heatmap_section(struct report *r, enum heat_kind kind)
 	struct heatmap h;
 	struct mem m;
 	char sub[160], from[64], to[64];
-	int err = heatmap__select(r->set, &sel, &h);
+	int err;
 
+	progress_stage(heatmap_kinds[kind].title);
+	err = heatmap__select(r->set, &sel, &h);
 	if (err)
 		return err;
 	fprintf(r->out, "<h2>%s</h2>\n", heatmap_kinds[kind].title);
@@ -470,8 +476,10 @@ static int wakes_section(struct report *r)
 	struct agg_result res;
 	struct wake_edge *edges = NULL;
 	size_t n = 0;
-	int err = wakegraph__select(r->set, &sel, &res, &edges, &n), fd;
+	int err, fd;
 
+	progress_stage("who wakes whom");
+	err = wakegraph__select(r->set, &sel, &res, &edges, &n);
 	if (err)
 		return err;
 	fputs("<h2>Who wakes whom</h2>\n", r->out);
@@ -517,13 +525,18 @@ static const char style[] =
 "svg.timeline text { font-size: 11px; fill: #444; }\n"
 "</style>\n";
 
+/* the hours are read for: the samples, the timeline, 4 tables, the flame graph, 3 heatmaps, the waker graph */
+#define REPORT_STAGES 11
+
 static int write_report(struct report *r)
 {
 	struct agg_query q = { .cat = &catalog_samples, .group = "", .filter = r->q->filter, .from_us = r->q->from_us,
 			       .to_us = r->q->to_us, .strict = r->q->strict };
 	struct agg_result all;
-	int err = aggregate(r->set, &q, &all);
+	int err;
 
+	progress_stage("the samples");
+	err = aggregate(r->set, &q, &all);
 	if (err)
 		return err;
 	if (!all.total) {
@@ -539,6 +552,7 @@ static int write_report(struct report *r)
 	fputs("</head><body>\n<h1>tract report</h1>\n", r->out);
 	facts(r, &all);
 	fputs("<h2>Average active threads over time, by state</h2>\n", r->out);
+	progress_stage("timeline");
 	err = timeline(r, &all);
 	if (!err) {
 		fputs("<h2>Where the time went</h2>\n<div class=\"tabs\">\n", r->out);
@@ -550,6 +564,7 @@ static int write_report(struct report *r)
 	if (!err)
 		err = flame_section(r) ?: heatmap_section(r, HEAT_INFLIGHT) ?: heatmap_section(r, HEAT_IO) ?:
 		      heatmap_section(r, HEAT_SYSCALL) ?: wakes_section(r);
+	progress_end();
 	fputs("</body></html>\n", r->out);
 	agg_result__free(&all);
 	return err;
@@ -593,6 +608,7 @@ int cmd_report(int argc, char **argv)
 			}
 		}
 	}
+	progress_begin("report", REPORT_STAGES);
 	if (!err)
 		err = write_report(&r);
 	if (r.out && r.out != stdout) {

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "parse.h"
+#include "progress.h"
 #include "reader.h"
 #include "timespec.h"
 #include "util.h"
@@ -145,8 +146,11 @@ int cmd_ship(int argc, char **argv)
 		err = -EIO;
 	}
 	free(answer);
-	if (!err)
+	if (!err) {
+		progress_begin("ship", 1);
 		err = ch_backfill(http, &set, &bo, &st);
+		progress_end();
+	}
 	if (!err || st.batches)
 		fprintf(stderr, "tract: %" PRIu64 " passes (%" PRIu64 " samples) of host %s sent in %" PRIu64
 			" batches from %" PRIu64 " hours; %" PRIu64 " passes were there already%s\n",

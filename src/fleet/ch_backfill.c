@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "columns.h"
 #include "dict.h"
+#include "progress.h"
 #include "strbuf.h"
 #include "schema.h"
 #include "util.h"
@@ -402,9 +403,12 @@ static void close_hour(struct hour *h)
 int ch_backfill(struct ch_http *http, const struct store_reader *r, const struct ch_backfill_opts *o,
 		struct ch_backfill_stats *st)
 {
+	size_t hours = 0, done = 0;
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < r->n; i++)
+		hours += store_hour_overlaps(r->hours[i].hour_us, o->from_us, o->to_us);
 	for (size_t i = 0; i < r->n && !err; i++) {
 		uint64_t lo = r->hours[i].hour_us, hi = lo + USEC_PER_HOUR;
 		struct hour h = { 0 };
@@ -412,6 +416,7 @@ int ch_backfill(struct ch_http *http, const struct store_reader *r, const struct
 
 		if (!store_hour_overlaps(lo, o->from_us, o->to_us))
 			continue;
+		progress_hours(done++, hours);
 		lo = lo > o->from_us ? lo : o->from_us;
 		hi = hi < o->to_us ? hi : o->to_us;
 		err = store_reader__open_or_skip(r, i, o->strict, &h.db);

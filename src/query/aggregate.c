@@ -8,6 +8,7 @@
 #include "ch_store.h"
 #include "dict.h"
 #include "expr.h"
+#include "progress.h"
 #include "sqlfuncs.h"
 #include "strbuf.h"
 #include "util.h"
@@ -556,6 +557,7 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	struct expr_error ee;
 	struct plan plan;
 	int has_filter = q->filter && *q->filter;
+	size_t hours = 0, done = 0;
 	int err = 0;
 
 	if (ch_store__of(set))
@@ -575,9 +577,12 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	make_plan(q, r, has_filter ? &filter : NULL, &plan);
 	tract_debug("scan: %s", plan.scan_sql);
 	tract_debug("lookup: %s", plan.lookup_sql);
+	for (size_t i = 0; i < set->n; i++)
+		hours += store_hour_overlaps(set->hours[i].hour_us, q->from_us, q->to_us);
 	for (size_t i = 0; i < set->n && !err; i++) {
 		if (!store_hour_overlaps(set->hours[i].hour_us, q->from_us, q->to_us))
 			continue;
+		progress_hours(done++, hours);
 		err = read_hour(set, i, &plan, q, has_filter ? &filter : NULL, r);
 		if (err > 0)
 			r->skipped++;

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 9
+plan 11
 trap 'ch_stop_all; cleanup' EXIT
 P=18426
 ch_start "$WORK/ch" $P 19426 || exit 1
@@ -76,6 +76,13 @@ ok "with the server away, exit $rc and a message" sh -c "test $rc -eq 1 && test 
 ch_start "$WORK/ch" $P 19426 || exit 1
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host third 2> /dev/null
 ok "the next run sends it all" test "$(counts third)" = "$live"
+# on a terminal, how far it is: a line on stderr, redrawn in place, cleared before the summary
+hours=$(ls "$WORK/s"/tract-*.db | wc -l)
+script -qfec "'$TRACT' ship -D '$WORK/s' --clickhouse '$URL' --host fourth" /dev/null > "$WORK/tty.raw"
+sed 's/\r/\\r/g; s/\x1b/\\e/g' "$WORK/tty.raw" > "$WORK/tty.txt"
+ok "on a terminal: 'ship: hour 1 of $hours, 0%', cleared before the summary ($(cat "$WORK/tty.txt"))" \
+	grep -q "^\\\\rship: hour 1 of $hours, 0%\\\\e\\[K.*\\\\r\\\\e\\[Ktract: [0-9]* passes" "$WORK/tty.txt"
+ok "not on a terminal: nothing of it" sh -c "! grep -q \"\$(printf '\\r')\" '$WORK/ship1.err'"
 "$TRACT" ship -D "$WORK/s" > /dev/null 2>&1
 rc=$?
 ok "without --clickhouse: a usage error (exit $rc)" test $rc -eq 2
