@@ -14,13 +14,21 @@ tmp=$(mktemp -d /var/tmp/tract-bench.XXXXXX)
 pids=()
 stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 
+mounted_tracefs=
+# nothing of a run outlives it, also one stopped half-way: its processes, a
+# ClickHouse server it started, the tracefs it mounted, its files
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	# a server stopped on the way has no pid file left: no other process is signalled
+	command -v ch_stop_all > /dev/null && ch_stop_all
 	wait 2>/dev/null
+	[ -n "$mounted_tracefs" ] && umount /sys/kernel/tracing
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root to load BPF programs" >&2; exit 2; }
 # run-time statistics cost every program two clock reads: off but where they are the measure
 sysctl -qw kernel.bpf_stats_enabled=0
@@ -108,7 +116,6 @@ start_peers() {
 	done
 }
 stop_peers() { kill -INT "${PEERS_PIDS[@]}" 2>/dev/null; wait "${PEERS_PIDS[@]}" 2>/dev/null; PEERS_PIDS=(); }
-mounted_tracefs=
 if [ -x /usr/sbin/syscount ] && [ ! -e /sys/kernel/tracing/events ]; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && mounted_tracefs=1
 fi
@@ -121,7 +128,7 @@ for r in $(seq "$ROUNDS"); do
 	paired tract_all tract_all stop_tract
 	[ -n "$have_peers" ] && paired peers start_peers stop_peers
 done
-[ -n "$mounted_tracefs" ] && umount /sys/kernel/tracing
+[ -n "$mounted_tracefs" ] && umount /sys/kernel/tracing && mounted_tracefs=
 for f in sc.base rd.base pp.base; do eval "${f/./_}=$(median < "$tmp/$f")"; done
 for n in floor floor_all tract tract_all peers; do
 	for k in sc rd pp; do eval "${k}_${n}=$(median < "$tmp/$k.d_$n" 2> /dev/null)"; done
@@ -286,7 +293,7 @@ ch_start "$tmp/ch" 18723 19723 > /dev/null 2>&1 && {
 	wait_for "$tmp/wl.out" ready
 	"$TRACT" record -v -F 10 -d 10 --all --clickhouse http://127.0.0.1:18723 -o "$tmp/ship" 2> "$tmp/ship.err"
 	kill "$wl"; wait "$wl" 2>/dev/null
-	ch_stop "$tmp/ch"
+	ch_stop "$tmp/ch"; rm -f "$tmp/ch/pid"
 }
 # "ClickHouse: B batches, N samples sent, X bytes a sample (gzip); CPU per 10,000 samples: F us making rows, S us shipping"
 ship=$(sed -n 's/.*ClickHouse: [0-9]* batches, \([0-9]*\) samples sent, \([0-9.]*\) bytes a sample (gzip); CPU per 10,000 samples: \([0-9]*\) us making rows, \([0-9]*\) us shipping.*/\1 \2 \3 \4/p' "$tmp/ship.err")
@@ -355,7 +362,7 @@ if ch_start "$tmp/chq" 18724 19724 > /dev/null 2>&1; then
 		seconds query --clickhouse "$chu" $hour -g pcomm,wait -w 'state != RUN' >> "$tmp/chq.filter"
 		own -g pcomm,wait -w 'state != RUN' >> "$tmp/chq.filter.own"
 	done
-	ch_stop "$tmp/chq"
+	ch_stop "$tmp/chq"; rm -f "$tmp/chq/pid"
 fi
 chq_group=$(median < "$tmp/chq.group" 2> /dev/null)
 chq_group_own=$(median < "$tmp/chq.group.own" 2> /dev/null)

@@ -7,14 +7,31 @@
 set -eu
 TRACT=$1 WORKLOAD=$2 DIR=$3 PASSES=$4
 HOUR_US=1767225600000000	# 2026-01-01 00:00 UTC: the file tract-20260101-00.db
+wl= rec=
 tmp=$(mktemp -d /var/tmp/tract-qstore.XXXXXX)
-trap 'kill $wl 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+# Nothing of a run outlives it, however it ends: the trap runs whole (under
+# set -e its first failing kill ended it), and a signal ends the run through it.
+cleanup() {
+	set +e
+	for p in $rec $wl; do kill "$p" 2> /dev/null; done
+	wait 2> /dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 "$WORKLOAD" --dir "$tmp" --pool 80 > "$tmp/wl.out" 2>&1 &
 wl=$!
 for _ in $(seq 100); do grep -q ready "$tmp/wl.out" && break; sleep 0.05; done
-"$TRACT" record -F 10 -d 3 --all -p "$wl" -o "$tmp/rec" 2> /dev/null
+# in the background, so that a signal to this script stops it too
+"$TRACT" record -F 10 -d 3 --all -p "$wl" -o "$tmp/rec" 2> /dev/null &
+rec=$!
+wait "$rec"
+rec=
 kill "$wl"
+wait "$wl" 2> /dev/null || true
+wl=
 mkdir -p "$DIR"
 out="$DIR/tract-20260101-00.db"
 rm -f "$out"

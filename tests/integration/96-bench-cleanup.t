@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The bench's scripts leave nothing behind: query_store.sh's temporary
+# directory and workload are gone after a run that ends, and after one
+# stopped half-way.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+command -v sqlite3 > /dev/null || skip_all "needs sqlite3"
+plan 4
+BENCH=$(cd "$(dirname "$0")/../../bench" && pwd)
+
+ls -d /var/tmp/tract-qstore.* 2> /dev/null | sort > "$WORK/before"
+# what a run left: temporary directories not there before it, and its workload
+leftovers() {
+	ls -d /var/tmp/tract-qstore.* 2> /dev/null | sort | comm -13 "$WORK/before" -
+	pgrep -f "^$WORKLOAD --dir /var/tmp/tract-qstore" || true
+}
+
+"$BENCH/query_store.sh" "$TRACT" "$WORKLOAD" "$WORK/q" 100 > "$WORK/q.out" 2>&1
+rc=$?
+ok "query_store.sh makes its store (exit $rc)" sh -c \
+	"test $rc -eq 0 && test \"\$(sqlite3 '$WORK/q/tract-20260101-00.db' 'select count(*) from passes')\" -eq 100"
+ok "and leaves nothing behind ($(leftovers | tr '\n' ' '))" test -z "$(leftovers)"
+
+# stopped while it records
+"$BENCH/query_store.sh" "$TRACT" "$WORKLOAD" "$WORK/q2" 100 > "$WORK/q2.out" 2>&1 &
+qs=$!
+for _ in $(seq 100); do pgrep -f "^$TRACT record .* -o /var/tmp/tract-qstore" > /dev/null && break; sleep 0.05; done
+kill -TERM $qs
+wait $qs
+rc=$?
+# the recorder it started finishes its 3 s on its own: then nothing may be left
+for _ in $(seq 100); do [ -z "$(leftovers)" ] && break; sleep 0.1; done
+ok "stopped while it records (exit $rc)" test $rc -ne 0
+ok "and leaves nothing behind either ($(leftovers | tr '\n' ' '))" test -z "$(leftovers)"
+done_testing
