@@ -26,7 +26,7 @@ near_bucket() {
 
 # ---- off-CPU share per thread against offcputime and the kernel, over the same window ----
 # offcpu.sh prints per thread "tid comm offcputime tract kernel tract_run
-# kernel_run tract_onrq kernel_onrq samples sampler unsampled" (see there).
+# kernel_run tract_onrq kernel_onrq samples sampler unsampled stolen" (see there).
 # A share tract reads from N samples strays from the truth of its window by
 # sampling alone: three standard errors, 3 * sqrt(p (1 - p) / N), with p the
 # kernel's share.  To that add the window's share the sampler spent on a CPU
@@ -35,6 +35,14 @@ near_bucket() {
 # (the recorder was late; the threads may have done anything then), and
 # 0.005 for the kernel's own figures (threads start in 10 ms ticks, and a
 # running thread's time lags by up to a tick, over 10 s or more).
+# The host's steal, where the kernel is the reference, on one side only:
+# the time the host took from a CPU a thread held is off CPU to the kernel
+# (neither on a CPU nor queued) and on a CPU to tract, whose pass finds the
+# thread RUN on its CPU, and to offcputime, which times switches by the
+# wall clock (tests/lib/steal.sh).  So tract may read a thread on a CPU more,
+# and off it less, than the kernel by the thread's stolen share (at most
+# offcpu.sh's figure), and never the other way; against offcputime, which
+# counts it as tract does, nothing is given back.
 SHARE_BOUND='function bound(p, n, s, u) { if (p < 0) p = 0; if (p > 1) p = 1; return 3 * sqrt(p * (1 - p) / n) + s + u + 0.005 }'
 # Two threads spinning on two CPUs: the sampler takes one of the CPUs at
 # every pass, and what it displaced must read as running, not queued.
@@ -47,13 +55,14 @@ ok "two spinners: each one's off-CPU share is offcputime's, within the bound of 
 # what the kernel says the spinners did in the window, whatever else ran
 # there: RUN is their time on a CPU, RUN or RUNQ that and their time queued
 # for one (all of it, for a spinner); the sampler's share counts only
-# against RUN, where what it displaced reads as running
+# against RUN, where what it displaced reads as running; the stolen share
+# only above, where tract counts it and the kernel does not
 ok "and tract's RUN share of each is its share on a CPU, RUN and RUNQ its share on a CPU or queued" \
 	awk "$SHARE_BOUND"' / hog[01] / { n++
 		b = bound($7, $10, $11, $12); d = $6 - $7
-		if (d > b || d < -b) { print $2 ": RUN " $6 " against on a CPU " $7 " (bound " b ")"; bad = 1 }
+		if (d > b + $13 || d < -b) { print $2 ": RUN " $6 " against on a CPU " $7 " (bound " b ", stolen " $13 ")"; bad = 1 }
 		b = bound($9, $10, 0, $12); d = $8 - $9
-		if (d > b || d < -b) { print $2 ": RUN+RUNQ " $8 " against " $9 " (bound " b ")"; bad = 1 } }
+		if (d > b + $13 || d < -b) { print $2 ": RUN+RUNQ " $8 " against " $9 " (bound " b ", stolen " $13 ")"; bad = 1 } }
 	     END { exit bad || n != 2 }' "$WORK/spin.txt"
 
 # Lock contention beside a spinner, a pipe ping-pong and an fsync loop, as
@@ -75,17 +84,24 @@ ok "mixed: all eight threads compared ($(tr '\n' ';' < "$WORK/mix.txt"))" \
 # 0.01-0.05 more of the time than the kernel does and 0.04-0.10 more than
 # offcputime, at 12, 50 and 100 passes a second alike (so not the passes'
 # own cost): a known bias not explained yet, held to 0.08 until it is.
+# The kernel's figure given its steal back is a range: from its off-CPU
+# share less the thread's stolen share to the share itself, and distances
+# to it are to the nearest point of that range.
 ok "mixed: every thread's off-CPU share is offcputime's, or the kernel's where offcputime strays, within the bound of its samples (ping and pong 0.08)" \
 	awk "$SHARE_BOUND"' function off(a, b) { return a > b ? a - b : b - a }
-	     { peer = $3; tr = $4; kern = $5; ref = peer
-	       if (off(peer, kern) > 0.02 && off(tr, kern) < off(tr, peer)) ref = kern
+	     function offk(a, k, s) { return a > k ? a - k : a < k - s ? k - s - a : 0 }
+	     { peer = $3; tr = $4; kern = $5; st = $13; ref = peer; dk = 0
+	       if (offk(peer, kern, st) > 0.02 && offk(tr, kern, st) < off(tr, peer)) { ref = kern; dk = 1 }
 	       b = bound(ref, $10, $11, $12); if ($2 ~ /^p[io]ng$/ && b < 0.08) b = 0.08
-	       if (off(tr, ref) > b) { print $2 ": tract " tr " against " ref " (bound " b ")"; bad = 1 } }
+	       d = dk ? offk(tr, kern, st) : off(tr, peer)
+	       if (d > b) { print $2 ": tract " tr " against " (dk ? "the kernel " : "offcputime ") ref " (bound " b ", stolen " st ")"; bad = 1 } }
 	     END { exit bad }' "$WORK/mix.txt"
 # offcputime is the peer: most of the threads that switch less often than
 # ping and pong must agree with it directly, within the same bound, not only
 # with the kernel's figure (the two references drift apart by 0.02 or more
-# on slower machines, where interrupts take more of a thread's time)
+# on slower machines, where interrupts take more of a thread's time, and by
+# the host's steal, which both tract and offcputime count on a CPU: nothing
+# to give back here)
 ok "mixed: at least three of the spinner and the three lockers are within the bound of offcputime itself" \
 	awk "$SHARE_BOUND"' function off(a, b) { return a > b ? a - b : b - a }
 	     $2 ~ /^(spin|futex[0-2])$/ { if (off($4, $3) <= bound($3, $10, $11, $12)) n++ }

@@ -14,12 +14,16 @@
 # usage: offcpu.sh SECONDS HZ OUTDIR WORKLOAD-ARGS...
 # prints per thread of the workload, as shares of its life in the window:
 #   tid comm offcputime tract kernel tract_run kernel_run tract_onrq kernel_onrq
-#   samples sampler unsampled
+#   samples sampler unsampled stolen
 # (off-CPU shares; RUN against on a CPU; RUN or RUNQ against on a CPU or a run
 # queue; tract's samples of the thread; the window's share the sampler spent
-# on a CPU in its passes; and the window's share no pass stands for)
+# on a CPU in its passes; the window's share no pass stands for; and at
+# most how much of its life the host stole from a CPU the thread held: the
+# kernel counts that off CPU, offcputime and tract on one, see
+# tests/lib/steal.sh)
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/steal.sh"
 secs=$1 hz=$2 out=$3
 shift 3
 mkdir -p "$out"
@@ -39,6 +43,7 @@ for _ in $(seq 200); do
 	[ "$(sqlite3 "$(ls "$out"/store/tract-*.db 2> /dev/null | tail -n 1)" "select count(*) from passes" 2> /dev/null)" -ge 1 ] 2> /dev/null && break
 	sleep 0.05
 done
+steal0=$(steal_now)
 t0=$(date +%s%N)
 read -r up0 _ < /proc/uptime
 peer_go
@@ -55,12 +60,16 @@ for t in /proc/"$stub"/task/*; do
 done 2> /dev/null | awk -v up="$up" -v up0="$up0" -v hz="$hz_user" '{ s = $23 / hz; if (s < up0) s = up0; printf "%s %s %s %.0f\n", $1, $2, $3, (up - s) * 1e9 }' |
 	sort > "$out/sched1"
 t1=$(date +%s%N)
+steal1=$(steal_now)
 kill -INT "$peer"
 wait "$peer" || :
 kill "$stub"
 wait "$stub" || :
 wait "$rec"
-awk '{ printf "%s %.4f %.4f %.4f %.0f\n", $1, 1 - $2 / $4, $2 / $4, ($2 + $3) / $4, $4 }' "$out/sched1" > "$out/kernel.txt"
+# the thread's stolen time: at most the window's steal, and at most what the
+# kernel counted neither on a CPU nor queued
+awk -v st="$(($(steal_us "$steal0" "$steal1") * 1000))" '{ s = $4 - $2 - $3; if (s > st) s = st; if (s < 0) s = 0
+	printf "%s %.4f %.4f %.4f %.0f %.4f\n", $1, 1 - $2 / $4, $2 / $4, ($2 + $3) / $4, $4, s / $4 }' "$out/sched1" > "$out/kernel.txt"
 # offcputime's figure is off-CPU microseconds per stack, under "- comm (tid)";
 # a thread's first interval may carry its name before the workload named it
 awk '
@@ -83,7 +92,7 @@ echo "$range" > "$out/range"
 "$TRACT" query -D "$out/store" $range --format csv --sql "
 	select coalesce(sum(cpu_us), 0), coalesce(sum(unsampled_us), 0) from passes" | tail -n 1 | tr -d '\r' | tr ',' ' ' > "$out/passes.txt"
 read -r cpu_us unsampled_us < "$out/passes.txt"
-# tid off-ns, then tid comm last off run onrq n, then tid off run onrq life-ns
+# tid off-ns, then tid comm last off run onrq n, then tid off run onrq life-ns stolen
 join "$out/peer.txt" "$out/tract.txt" | join - "$out/kernel.txt" |
 	awk -v c="$cpu_us" -v u="$unsampled_us" -v w="$(((t1 - t0) / 1000))" '{
-		printf "%s %s %.4f %s %s %s %s %s %s %s %.4f %.4f\n", $1, $3, $2 / $12, $5, $9, $6, $10, $7, $11, $8, c / w, u / w }'
+		printf "%s %s %.4f %s %s %s %s %s %s %s %.4f %.4f %s\n", $1, $3, $2 / $12, $5, $9, $6, $10, $7, $11, $8, c / w, u / w, $13 }'
