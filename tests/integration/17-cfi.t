@@ -40,13 +40,24 @@ for build in fp nofp; do
 	all=$(ticks "$db" chain) whole=$(ticks "$db" chain "$chain")
 	ok "$build: on-CPU ticks of the chain name it outermost to innermost, the inlined loop too ($whole of $all)" \
 		share_at_least "$whole" "$all" 0.9
+	# a RUN sample has a user stack only where the thread's registers were
+	# saved as the pass read it (preempted in user mode); on a busy machine
+	# a spinner may be caught so in none of 30 passes: nothing to name then
 	all=$(runs "$db" chain) whole=$(runs "$db" chain "$chain")
-	ok "$build: and so do its RUN samples ($whole of $all)" share_at_least "$whole" "$all" 0.9
+	if [ "$all" -gt 0 ]; then
+		ok "$build: and so do its RUN samples ($whole of $all)" share_at_least "$whole" "$all" 0.9
+	else
+		skip "$build: and so do its RUN samples" "no RUN sample of the chain had a user stack"
+	fi
 	all=$(ticks "$db" mangled) whole=$(ticks "$db" mangled "$mangled")
 	ok "$build: C++ and Rust frames read as their languages write them ($whole of $all ticks)" \
 		share_at_least "$whole" "$all" 0.9
 	all=$(runs "$db" mangled) whole=$(runs "$db" mangled "$mangled")
-	ok "$build: and so do the RUN samples ($whole of $all)" share_at_least "$whole" "$all" 0.9
+	if [ "$all" -gt 0 ]; then
+		ok "$build: and so do the RUN samples ($whole of $all)" share_at_least "$whole" "$all" 0.9
+	else
+		skip "$build: and so do the RUN samples" "no RUN sample of the mangled thread had a user stack"
+	fi
 	cmp=$(ticks "$db" sort '%;workload_compare') under=$(ticks "$db" sort "$sorted")
 	ok "$build: the qsort comparator on CPU is under qsort under its caller ($under of $cmp)" \
 		share_at_least "$under" "$cmp" 0.9
