@@ -48,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps deps-test deb run test test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench install uninstall clean vmlinux
+.PHONY: all deps deps-test deb run test test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
@@ -273,6 +273,10 @@ test-kernels: all
 
 bench: deps-test all $(BENCH_BINS)
 	$(Q)OUT=$(abspath $(OUT)) ./bench/bench.sh
+
+# a busy host's day, shortened: SOAK_SECONDS (600) of churn beside the workload
+soak: deps-test all
+	$(Q)OUT=$(abspath $(OUT)) ./bench/soak.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \

@@ -217,6 +217,7 @@ struct {
 
 #include "otel.bpf.h"
 #include "profile.bpf.h"
+#include "exits.bpf.h"
 
 /*
  * With the wakeup edges (the default) or --runq-latency (autoload off with
@@ -267,9 +268,14 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/*
+ * Keyed by process: a host that starts hundreds of programs a second makes
+ * 25-40 keys of each within a take, so room for 65536 (allocated as used,
+ * from 6.1; a take's rows are folded by command in user space).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 65536);
 	__type(key, struct tract_sc_hist_key);
 	__type(value, struct tract_hist_val);
 } sc_hist SEC(".maps");

@@ -138,6 +138,20 @@ struct tract_sample {
  * variable otel_thread_ctx_v1 at the thread pointer + offset (static TLS),
  * or at offset in the block of DTV entry module (dynamic TLS).
  */
+/*
+ * A process that ended (its last thread exited), from the exits ring
+ * buffer: its name and start as they were then, so that what it did in its
+ * last moments keeps a name, and what user space kept for it can go.
+ */
+#define TRACT_EXITS_RING (64 * 1024)
+struct tract_exit {
+	__u32 tgid;
+	__u32 pad;
+	__u64 start_ns;		/* the process's start (boot time), as tract_sample.proc_start_ns */
+	__u64 end_ns;		/* its last thread's exit (boot time) */
+	char comm[TRACT_COMM_LEN];	/* the main thread's name */
+};
+
 #define TRACT_OTEL_PROCS 4096
 struct tract_otel_proc {
 	__u64 start_ns;		/* the process's start: an entry of an earlier process of the pid is not its */
@@ -345,6 +359,7 @@ _Static_assert(sizeof(struct tract_runq_hist_key) == 8, "tract_runq_hist_key lay
 _Static_assert(sizeof(struct tract_hist_val) == 16, "tract_hist_val layout changed");
 _Static_assert(sizeof(struct tract_sample) == 304, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_otel_proc) == 40, "tract_otel_proc layout changed");
+_Static_assert(sizeof(struct tract_exit) == 40, "tract_exit layout changed");
 _Static_assert(sizeof(struct tract_otel_attrs) == 16, "tract_otel_attrs layout changed");
 _Static_assert(sizeof(struct tract_ustack_copy) == 160, "tract_ustack_copy layout changed");
 _Static_assert(sizeof(struct tract_tick) == 224, "tract_tick layout changed");

@@ -134,6 +134,21 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
 	return e->id;
 }
 
+struct dict *dict__filter(const struct dict *d, int (*keep)(const void *key, size_t len, uint64_t value, void *ctx),
+			  void *ctx)
+{
+	struct dict *out = dict__new();
+	int added;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct dict_by_id *e = &d->by_id[i];
+
+		if (keep(e->key, e->len, e->value, ctx))
+			*dict__value(out, dict__intern(out, e->key, e->len, &added)) = e->value;
+	}
+	return out;
+}
+
 const void *dict__key(const struct dict *d, uint32_t id)
 {
 	return d->by_id[id - 1].key;

@@ -26,6 +26,13 @@ size_t dict__key_len(const struct dict *d, uint32_t id);
 /* A value the caller keeps with an id (an index, a pointer); 0 when added. */
 uint64_t *dict__value(struct dict *d, uint32_t id);
 /*
+ * A new dictionary of the entries of d that keep() says to keep, with their
+ * values, in their order (so with new ids): how a dictionary whose keys go
+ * stale (ended processes) sheds them, rebuilt now and then.
+ */
+struct dict *dict__filter(const struct dict *d, int (*keep)(const void *key, size_t len, uint64_t value, void *ctx),
+			  void *ctx);
+/*
  * A string pool: the pool's own copy of s, one per distinct string, valid
  * until the pool is cleared or freed.
  */

@@ -34,9 +34,13 @@
 
 static volatile sig_atomic_t stop_requested;
 
+/* the signal that stopped the recorder, for its summary (0: none, or it ended on its own) */
+static volatile sig_atomic_t stop_signal;
+
 static void on_stop_signal(int sig)
 {
-	(void)sig;
+	if (sig != SIGUSR1)
+		stop_signal = sig;
 	stop_requested = 1;
 }
 
@@ -48,6 +52,8 @@ void record_install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal or ssh session: stop as on the others, storing what is queued */
+	sigaction(SIGHUP, &sa, NULL);
 	/* what tract top sends the recorder's thread, to end its sleep */
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -310,6 +316,9 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	writer = writer__start(sink, writer_depth(o->hz));
 	err = record_loop(o, sampler, writer, &tot) ? 1 : 0;
 	writer__stop(writer, &ws);
+	if (!ready && stop_signal)
+		fprintf(stderr, "tract: stopped by %s\n", stop_signal == SIGHUP ? "SIGHUP (its terminal closed)" :
+			stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
 	if (!ready && (o->store || o->ch_url || tract_verbose))
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,

@@ -16,6 +16,7 @@ struct kstack {
 	uint64_t hash;		/* of the frames text: equal text, equal hash, in every file */
 	char *frames;		/* "outermost;...;innermost", as folded stacks are written */
 	const char *wait;	/* the innermost frame: where the thread waits */
+	uint32_t tgid;		/* a user stack's process (its addresses are its own); 0: any */
 };
 
 struct sample {

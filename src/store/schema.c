@@ -117,8 +117,9 @@ static const char schema_histograms[] =
 static const char schema_named_facts[] =
 "CREATE TABLE processes (\n"
 "  id   INTEGER PRIMARY KEY,\n"
-"  tgid INTEGER,  -- process id; NULL for the irq and timer wakers\n"
-"  name TEXT      -- its name (the main thread's), or irq, or timer; NULL if it exited before the pass\n"
+"  tgid INTEGER,  -- process id; NULL for the irq and timer wakers, and for a command's processes folded\n"
+"                 -- together (those that lived less than a take, or past a take's budget of rows)\n"
+"  name TEXT      -- its name (the main thread's; the one it ended with), or irq, or timer\n"
 ");\n"
 "CREATE TABLE wakeup_facts (\n"
 "  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass with rows here\n"
@@ -148,7 +149,8 @@ static const char schema_named_facts[] =
 /* The views of the histograms and edges with their names, as the tables of schema 8 had them. */
 static const char schema_named_views[] =
 "-- wakeups: pass, waker_tgid (NULL for irq and timer), waker (its name, or irq, or timer;\n"
-"--   NULL if it exited before the pass), wakee_tgid, wakee, count, runq_us, blocked_us\n"
+"--   [gone] for a process that ended unseen), wakee_tgid, wakee, count, runq_us, blocked_us;\n"
+"--   a tgid is NULL where a command's short-lived processes are folded together\n"
 "CREATE VIEW wakeups AS\n"
 "  SELECT h.pass, wr.tgid AS waker_tgid, wr.name AS waker, we.tgid AS wakee_tgid, we.name AS wakee,\n"
 "         h.count, h.runq_us, h.blocked_us\n"

@@ -301,7 +301,8 @@ static void write_wakeups(FILE *f, uint64_t ts_us, const struct wakeup_rows *w)
 		opt_u64(f, r->waker_tgid, r->waker_tgid);
 		csv_sep(f);
 		csv_field(f, r->waker);
-		fprintf(f, ",%u,", r->wakee_tgid);
+		opt_u64(f, r->wakee_tgid, r->wakee_tgid);
+		csv_sep(f);
 		csv_field(f, r->wakee);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->count, r->runq_us, r->blocked_us);
 		csv_end(f);
@@ -323,7 +324,7 @@ static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int w
 		}
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->le_us, r->count, r->sum_us);
 		if (with_tgid)
-			fprintf(f, ",%u", r->tgid);
+			opt_u64(f, r->tgid, r->tgid);
 		csv_end(f);
 	}
 }

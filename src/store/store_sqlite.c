@@ -57,6 +57,15 @@ struct dimension {
 	const char *table;
 };
 
+/*
+ * The values a dimension remembers within an hour: past this many, it
+ * forgets them and goes on with new ids.  On a host that starts programs
+ * all day, threads, processes and stacks are mostly new ones; one seen
+ * again after the cut is stored again, under a new id (queries group by
+ * values, not ids), and the recorder's memory stays bounded.
+ */
+#define DIMENSION_CACHE_MAX 16384
+
 struct store_sqlite {
 	struct sink base;
 	struct store_config cfg;
@@ -281,8 +290,13 @@ static int64_t dimension_id(struct store_sqlite *st, struct dimension *dim, cons
 			    const void *arg)
 {
 	int added;
-	int64_t id = dim->base + dict__intern(dim->ids, key, len, &added);
+	int64_t id;
 
+	if (dict__size(dim->ids) >= DIMENSION_CACHE_MAX && !dict__find(dim->ids, key, len)) {
+		dim->base += dict__size(dim->ids);
+		dict__clear(dim->ids);
+	}
+	id = dim->base + dict__intern(dim->ids, key, len, &added);
 	if (added && insert(st, id, arg))
 		return 0;
 	return id;
@@ -679,7 +693,8 @@ static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id
 		const struct hist_row *r = &h->rows[i];
 		int64_t process = 0, nr = 0;
 
-		if (names != HIST_TEXT && !(process = process_id(st, 1, r->tgid, r->name)))
+		/* tgid 0: the processes of a command folded together (hist_fold.h), no process id */
+		if (names != HIST_TEXT && !(process = process_id(st, r->tgid != 0, r->tgid, r->name)))
 			return -EIO;
 		if (names == HIST_PROCESS_SYSCALL && hist_syscall_nr(st, r->what, &nr))
 			return -EIO;
@@ -707,9 +722,9 @@ static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct
 
 	for (size_t i = 0; !err && i < w->nr; i++) {
 		const struct wakeup_row *r = &w->rows[i];
-		/* an irq or timer waker has no process id */
+		/* an irq or timer waker, or a command's processes folded together, has no process id */
 		int64_t waker = process_id(st, r->waker_tgid != 0, r->waker_tgid, r->waker),
-			wakee = process_id(st, 1, r->wakee_tgid, r->wakee);
+			wakee = process_id(st, r->wakee_tgid != 0, r->wakee_tgid, r->wakee);
 
 		if (!waker || !wakee)
 			return -EIO;

@@ -10,6 +10,8 @@
 #include "util.h"
 
 #define PROCINFO_MAX 65536
+/* ended processes before their entries are swept out: a walk of the tables each time */
+#define SWEEP_AT 512
 
 struct proc_key {
 	uint32_t tgid;
@@ -23,6 +25,7 @@ struct procinfo {
 	struct dict *keys;	/* proc_key -> its exe in texts, or 0 if unreadable */
 	struct dict *names;	/* this pass: id -> its name in texts, or 0 if gone */
 	struct dict *seen;	/* id -> the name it had when last seen alive, in texts */
+	struct dict *ended;	/* tgids of processes that ended since the last sweep */
 	/*
 	 * Executable paths and process names, never freed while tract runs:
 	 * queued passes point at them, and there are few distinct ones.
@@ -41,6 +44,7 @@ struct procinfo *procinfo__new(const char *proc_root)
 	pi->keys = dict__new();
 	pi->names = dict__new();
 	pi->seen = dict__new();
+	pi->ended = dict__new();
 	pi->texts = dict__new();
 	return pi;
 }
@@ -52,15 +56,56 @@ void procinfo__free(struct procinfo *pi)
 	dict__free(pi->keys);
 	dict__free(pi->names);
 	dict__free(pi->seen);
+	dict__free(pi->ended);
 	dict__free(pi->texts);
 	free(pi->proc_root);
 	free(pi);
+}
+
+size_t procinfo__size(const struct procinfo *pi)
+{
+	return dict__size(pi->keys) + dict__size(pi->seen);
+}
+
+void procinfo__forget(struct procinfo *pi, uint32_t tgid)
+{
+	int added;
+
+	dict__intern(pi->ended, &tgid, sizeof(tgid), &added);
+}
+
+/* entries of processes that did not end (the key's first 4 bytes are its id or tgid) */
+static int alive(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	uint32_t id;
+
+	(void)value;
+	if (len < sizeof(id))
+		return 1;
+	memcpy(&id, key, sizeof(id));
+	return !dict__find(ctx, &id, sizeof(id));
+}
+
+static void sweep(struct procinfo *pi)
+{
+	struct dict *d;
+
+	d = dict__filter(pi->keys, alive, pi->ended);
+	dict__free(pi->keys);
+	pi->keys = d;
+	d = dict__filter(pi->seen, alive, pi->ended);
+	dict__free(pi->seen);
+	pi->seen = d;
+	dict__clear(pi->ended);
+	memset(&pi->last_key, 0, sizeof(pi->last_key));
 }
 
 void procinfo__trim(struct procinfo *pi)
 {
 	/* names are read afresh each pass: ids are reused and names change */
 	dict__clear(pi->names);
+	if (dict__size(pi->ended) >= SWEEP_AT)
+		sweep(pi);
 	if (dict__size(pi->keys) > PROCINFO_MAX) {
 		memset(&pi->last_key, 0, sizeof(pi->last_key));
 		dict__clear(pi->keys);
@@ -120,7 +165,13 @@ static uint64_t *seen_slot(struct procinfo *pi, uint32_t id)
 
 void procinfo__saw(struct procinfo *pi, uint32_t id, const char *name)
 {
-	*seen_slot(pi, id) = (uintptr_t)dict__intern_str(pi->texts, name);
+	const char *text = dict__intern_str(pi->texts, name);
+	uint32_t now = dict__find(pi->names, &id, sizeof(id));
+
+	*seen_slot(pi, id) = (uintptr_t)text;
+	/* gone when this pass read it: the name it had, from here on in this pass too */
+	if (now && !*dict__value(pi->names, now))
+		*dict__value(pi->names, now) = (uintptr_t)text;
 }
 
 const char *procinfo__name(struct procinfo *pi, uint32_t id)

@@ -25,7 +25,11 @@ const char *procinfo__name(struct procinfo *pi, uint32_t id);
 void procinfo__saw(struct procinfo *pi, uint32_t id, const char *name);
 /* A name the kernel side gave, kept like the others; valid until procinfo__free(). */
 const char *procinfo__intern(struct procinfo *pi, const char *name);
-/* Forget everything if the cache grew past its bound; call between passes. */
+/* Processes and threads it holds anything of now. */
+size_t procinfo__size(const struct procinfo *pi);
+/* Process tgid ended: its entries go at a later trim (with those of others that ended). */
+void procinfo__forget(struct procinfo *pi, uint32_t tgid);
+/* Forget what ended processes left, or everything if the cache grew past its bound; call between passes. */
 void procinfo__trim(struct procinfo *pi);
 
 #endif

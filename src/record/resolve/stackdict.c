@@ -15,6 +15,13 @@
 #define COPIES_PER_GENERATION 65536
 /* the lookaside of stacks asked for lately (a power of two): a still thread's copied user stack has an id of its own, so as many as threads */
 #define RECENT_BITS 14
+/*
+ * An ended process's user stacks are freed this many passes after it ended:
+ * more than the writer's queue holds (32), so no queued pass points at them.
+ */
+#define GRACE_PASSES 64
+/* ended processes past their grace before the dictionary is walked to free their stacks */
+#define COLLECT_AT 256
 #define RECENT (1u << RECENT_BITS)
 
 struct stackdict {
@@ -29,6 +36,9 @@ struct stackdict {
 	 */
 	struct dict *copies, *old_copies;
 	struct unwind_stats unwound;
+	/* ended processes whose user stacks are still kept: tgid -> the pass it ended in */
+	struct dict *ended;
+	uint64_t passes;
 	/*
 	 * The stacks asked for lately, by raw hash: every pass asks again for
 	 * the stacks of all the threads that stay asleep, mostly a few stacks
@@ -62,6 +72,7 @@ struct stackdict *stackdict__new(struct ksyms *ks, struct usyms *us)
 	sd->by_raw = dict__new();
 	sd->copies = dict__new();
 	sd->old_copies = dict__new();
+	sd->ended = dict__new();
 	return sd;
 }
 
@@ -80,6 +91,7 @@ void stackdict__free(struct stackdict *sd)
 	free(sd->asked[1]);
 	dict__free(sd->copies);
 	dict__free(sd->old_copies);
+	dict__free(sd->ended);
 	free(sd);
 }
 
@@ -315,6 +327,7 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 	if (!added)
 		return s;
 	s->kind = "user";
+	s->tgid = tgid;
 	if (sd->us && !usyms__symbolize(sd->us, (int)tgid, 0, ip, nr, &lines)) {
 		s->frames = fold_user(lines);
 		free(lines);
@@ -377,8 +390,117 @@ void stackdict__unwind_stats(const struct stackdict *sd, struct unwind_stats *st
 	*st = sd->unwound;
 }
 
+void stackdict__forget_process(struct stackdict *sd, uint32_t tgid, uint64_t start_ns)
+{
+	int added;
+	uint32_t id = dict__intern(sd->ended, &tgid, sizeof(tgid), &added);
+
+	*dict__value(sd->ended, id) = sd->passes;
+	/* its stacks were symbolized as they came: its mappings are of no more use */
+	if (sd->us)
+		usyms__forget(sd->us, (int)tgid, start_ns);
+}
+
+struct collection {
+	struct stackdict *sd;
+	struct kstack **dead;
+	size_t nr, cap;
+};
+
+/* a user stack of a process ended before the grace */
+static int expired(const struct stackdict *sd, const struct kstack *s)
+{
+	uint32_t id = s->tgid ? dict__find(sd->ended, &s->tgid, sizeof(s->tgid)) : 0;
+
+	return id && *dict__value(sd->ended, id) + GRACE_PASSES <= sd->passes;
+}
+
+static int keep_stack(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	struct collection *c = ctx;
+	struct kstack *s = (struct kstack *)(uintptr_t)value;
+
+	(void)key, (void)len;
+	if (!expired(c->sd, s))
+		return 1;
+	if (c->nr == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 256;
+		c->dead = xrealloc(c->dead, c->cap * sizeof(*c->dead));
+	}
+	c->dead[c->nr++] = s;
+	return 0;
+}
+
+static int keep_copy(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	(void)key, (void)len;
+	return !expired(ctx, (const struct kstack *)(uintptr_t)value);
+}
+
+static int keep_ended(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	const struct stackdict *sd = ctx;
+
+	(void)key, (void)len;
+	return value + GRACE_PASSES > sd->passes;
+}
+
+static int ended_count(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	return !keep_ended(key, len, value, ctx);
+}
+
+/* A dictionary rebuilt by keep(), the old one freed. */
+static void rebuild(struct dict **d, int (*keep)(const void *, size_t, uint64_t, void *), void *ctx)
+{
+	struct dict *kept = dict__filter(*d, keep, ctx);
+
+	dict__free(*d);
+	*d = kept;
+}
+
+/*
+ * The user stacks of processes ended past their grace, freed: they are
+ * looked up by their raw hashes, which carry the process, so no one asks
+ * for them again.  The lookaside and the last pass's questions forget every
+ * stack, freed or not.
+ */
+static void collect(struct stackdict *sd)
+{
+	struct collection c = { .sd = sd };
+	struct dict *expired_ones;
+
+	if (dict__size(sd->ended) < COLLECT_AT)
+		return;
+	expired_ones = dict__filter(sd->ended, ended_count, sd);
+	if (dict__size(expired_ones) < COLLECT_AT) {
+		dict__free(expired_ones);
+		return;
+	}
+	dict__free(expired_ones);
+	rebuild(&sd->by_raw, keep_stack, &c);
+	rebuild(&sd->copies, keep_copy, sd);
+	rebuild(&sd->old_copies, keep_copy, sd);
+	for (size_t i = 0; i < c.nr; i++) {
+		free(c.dead[i]->frames);
+		free(c.dead[i]);
+	}
+	free(c.dead);
+	rebuild(&sd->ended, keep_ended, sd);
+	memset(sd->recent, 0, sizeof(sd->recent));
+	sd->nr_asked[0] = sd->nr_asked[1] = 0;
+	sd->next = 0;
+}
+
+size_t stackdict__size(const struct stackdict *sd)
+{
+	return dict__size(sd->by_raw);
+}
+
 void stackdict__end_pass(struct stackdict *sd)
 {
+	sd->passes++;
+	collect(sd);
 	sd->now = !sd->now;
 	sd->nr_asked[sd->now] = 0;
 	sd->next = 0;

@@ -47,6 +47,14 @@ void stackdict__unwind_stats(const struct stackdict *sd, struct unwind_stats *st
 const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded);
 /* Once per pass, before its rows: lets the user symbolizer forget processes gone quiet, and the last pass's questions line up with this one's. */
 void stackdict__end_pass(struct stackdict *sd);
+/*
+ * Process tgid (started at start_ns) ended: its mappings go now, its user
+ * stacks once no pass still queued for the store can point at them
+ * (GRACE_PASSES in stackdict.c).
+ */
+void stackdict__forget_process(struct stackdict *sd, uint32_t tgid, uint64_t start_ns);
+/* Stacks held now (kernel and user). */
+size_t stackdict__size(const struct stackdict *sd);
 /* The stack seen before under this hash, or NULL. */
 const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash);
 

@@ -1149,6 +1149,15 @@ int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struc
 	return out->eh || out->debug ? 0 : -ENOENT;
 }
 
+void usyms__forget(struct usyms *u, int pid, uint64_t start_ns)
+{
+	struct uproc *p = proc_find(u, pid);
+
+	/* the process of that pid and start: a pid reused since is another's */
+	if (p && (!start_ns || !p->start_ns || p->start_ns == start_ns))
+		proc_drop(u, p);
+}
+
 void usyms__end_pass(struct usyms *u, uint64_t now_ns)
 {
 	int crowded;

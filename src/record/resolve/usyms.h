@@ -55,6 +55,8 @@ int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
  * mapping trigger (at most one a second per process).
  */
 void usyms__end_pass(struct usyms *u, uint64_t now_ns);
+/* Process pid (started at start_ns, 0: any) ended: what was kept of its mappings goes now. */
+void usyms__forget(struct usyms *u, int pid, uint64_t start_ns);
 
 /*
  * The call frame information that covers addr in process pid: the module's

@@ -2,8 +2,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "blockdev.h"
 #include "dict.h"
+#include "exits.h"
+#include "hist_fold.h"
 #include "map_drain.h"
 #include "pass_sums.h"
 #include "procinfo.h"
@@ -19,7 +22,22 @@ struct pass_sums {
 	struct running_totals *sc_totals, *edge_totals;	/* NULL: not kept */
 	struct dict *rows;	/* this pass's rows, by key: the totals and the hash of a key add up */
 	struct pass *p;		/* the pass being filled */
+	struct exits *exits;	/* NULL: the kernel side tells no ends */
+	struct dict *short_lived;	/* tgids whose rows go under their command's at this take */
+	uint64_t last_take_ns;	/* CLOCK_BOOTTIME of the previous take */
 };
+
+/*
+ * Rows a take keeps of their own processes at most (more go under their
+ * commands): a day of takes stays under a few hundred MB whatever the host
+ * starts, and a host's few hundred busy processes keep their own.
+ */
+#define SC_ROWS_BUDGET 4096
+#define RUNQ_ROWS_BUDGET 1024
+#define EDGE_ROWS_BUDGET 2048
+
+/* The name of a process neither read nor seen before it ended (its end record lost too). */
+#define GONE_NAME "[gone]"
 
 const char *waker_label(uint32_t waker)
 {
@@ -179,6 +197,9 @@ struct pass_sums *pass_sums__open(const struct pass_sums_maps *maps, const struc
 	ps->runq_news.added = maps->runq_added;
 	ps->edges_news.added = maps->edges_added;
 	ps->rows = dict__new();
+	ps->short_lived = dict__new();
+	if (maps->exits >= 0 && !(ps->exits = exits__open(maps->exits)))
+		goto fail;
 	if (maps->sc_totals >= 0) {
 		ps->sc_totals = running_totals__open(maps->sc_totals, maps->cpus * TRACT_SC_WAYS,
 						     sizeof(struct tract_sc_total),
@@ -207,6 +228,8 @@ void pass_sums__free(struct pass_sums *ps)
 		return;
 	running_totals__free(ps->sc_totals);
 	running_totals__free(ps->edge_totals);
+	exits__free(ps->exits);
+	dict__free(ps->short_lived);
 	dict__free(ps->rows);
 	free(ps);
 }
@@ -225,6 +248,74 @@ static void hist_to_us(struct hist_rows *rows)
 		rows->rows[i].sum_us /= 1000;
 }
 
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * What ended since the last take: its name for its rows, and whether it
+ * lived less than a take (its rows then go under its command's).
+ */
+static void take_ends(struct pass_sums *ps)
+{
+	const struct tract_exit *e;
+	uint64_t now = boot_ns(), take = ps->last_take_ns ? now - ps->last_take_ns : 1000000000ull;
+	size_t n;
+	int added;
+
+	dict__clear(ps->short_lived);
+	ps->last_take_ns = now;
+	if (!ps->exits)
+		return;
+	exits__clear(ps->exits);
+	exits__drain(ps->exits);
+	e = exits__list(ps->exits, &n);
+	for (size_t i = 0; i < n; i++) {
+		procinfo__saw(ps->res.procs, e[i].tgid, e[i].comm);
+		if (e[i].end_ns - e[i].start_ns < take)
+			dict__intern(ps->short_lived, &e[i].tgid, sizeof(e[i].tgid), &added);
+	}
+}
+
+/* A name for every row's process: the one it had when it ended, or GONE_NAME. */
+static const char *name_of(struct pass_sums *ps, uint32_t tgid)
+{
+	const char *name = procinfo__name(ps->res.procs, tgid);
+
+	return name ? name : procinfo__intern(ps->res.procs, GONE_NAME);
+}
+
+static void name_rows(struct pass_sums *ps, struct pass *p)
+{
+	for (size_t i = 0; i < p->sc_hist.nr; i++)
+		if (!p->sc_hist.rows[i].name)
+			p->sc_hist.rows[i].name = name_of(ps, p->sc_hist.rows[i].tgid);
+	for (size_t i = 0; i < p->runq_hist.nr; i++)
+		if (!p->runq_hist.rows[i].name)
+			p->runq_hist.rows[i].name = name_of(ps, p->runq_hist.rows[i].tgid);
+	for (size_t i = 0; i < p->wakeups.nr; i++) {
+		struct wakeup_row *w = &p->wakeups.rows[i];
+
+		if (!w->waker)
+			w->waker = name_of(ps, w->waker_tgid);
+		if (!w->wakee)
+			w->wakee = name_of(ps, w->wakee_tgid);
+	}
+}
+
+const struct tract_exit *pass_sums__ended(const struct pass_sums *ps, size_t *n)
+{
+	if (!ps->exits) {
+		*n = 0;
+		return NULL;
+	}
+	return exits__list(ps->exits, n);
+}
+
 void pass_sums__take(struct pass_sums *ps, struct pass *p)
 {
 	ps->p = p;
@@ -241,6 +332,12 @@ void pass_sums__take(struct pass_sums *ps, struct pass *p)
 		running_totals__read(ps->edge_totals, take_edge_total, ps);
 	drain(ps, ps->maps.edges, sizeof(struct tract_wakeup_key), sizeof(struct tract_wakeup_val), &ps->edges_news,
 	      take_edge);
+	/* after the maps: a process whose rows were read has ended, if at all, before this */
+	take_ends(ps);
+	name_rows(ps, p);
+	hist_rows__fold(&p->sc_hist, ps->short_lived, SC_ROWS_BUDGET);
+	hist_rows__fold(&p->runq_hist, ps->short_lived, RUNQ_ROWS_BUDGET);
+	wakeup_rows__fold(&p->wakeups, ps->short_lived, EDGE_ROWS_BUDGET);
 	hist_to_us(&p->io_hist);
 	hist_to_us(&p->sc_hist);
 	hist_to_us(&p->runq_hist);

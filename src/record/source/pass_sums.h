@@ -13,11 +13,13 @@
 #include <linux/types.h>
 #include "sample.h"
 #include "sampler.h"
+#include "tract/abi.h"
 
 /* The BPF side's maps and counters; a kind that is not kept has no maps (fd -1). */
 struct pass_sums_maps {
 	int io_hist, sc_hist, runq_hist, edges;		/* the hashes */
 	int sc_totals, edge_totals;			/* the CPUs' running totals */
+	int exits;					/* the ring buffer of processes that ended */
 	uint32_t cpus;					/* possible CPUs */
 	/* each hash's count of keys made, read to skip a hash with none */
 	const volatile __u64 *io_added, *sc_added, *runq_added, *edges_added;
@@ -28,8 +30,15 @@ struct pass_sums;
 /* NULL after a message. */
 struct pass_sums *pass_sums__open(const struct pass_sums_maps *maps, const struct resolvers *res);
 void pass_sums__free(struct pass_sums *ps);
-/* The sums since the previous call, into p. */
+/*
+ * The sums since the previous call, into p: every row named (a process that
+ * ended has the name it had then), the rows of processes that lived less
+ * than a take, and past a budget those with the fewest events, one per
+ * command (hist_fold.h).
+ */
 void pass_sums__take(struct pass_sums *ps, struct pass *p);
+/* The processes that ended by the last take (their rows taken): what is kept for them can go. */
+const struct tract_exit *pass_sums__ended(const struct pass_sums *ps, size_t *n);
 
 /* "irq" or "timer" for a wakeup no thread ran (TRACT_WAKER_*), else NULL. */
 const char *waker_label(uint32_t waker);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "blockdev.h"
 #include "bpf_cost.h"
@@ -447,8 +448,17 @@ static void bpf_sums(struct sampler *base, struct pass *p)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 
+	const struct tract_exit *ended;
+	size_t n;
+
 	pass_sums__take(sb->sums, p);
 	profile__take(sb->profile, p);
+	/* their last rows are taken: what was kept for the processes that ended can go */
+	ended = pass_sums__ended(sb->sums, &n);
+	for (size_t i = 0; i < n; i++) {
+		stackdict__forget_process(sb->res.stacks, ended[i].tgid, ended[i].start_ns);
+		procinfo__forget(sb->res.procs, ended[i].tgid);
+	}
 }
 
 /*
@@ -599,12 +609,33 @@ static int allocate_as_used(struct tract_bpf *skel)
 	return err;
 }
 
+/* Whether the kernel's sched_process_exit tracepoint passes group_dead (6.16 on): its BTF says. */
+static int exit_has_group_dead(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	int id, has = 0;
+
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
+	if (t && btf_is_ptr(t)) {
+		t = btf__type_by_id(btf, t->type);
+		/* void *ctx, the task, group_dead */
+		has = btf_is_func_proto(t) && btf_vlen(t) == 3;
+	}
+	btf__free(btf);
+	return has;
+}
+
 static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 {
 	struct tract_bpf__rodata *ro = skel->rodata;
 	uint32_t slots = slot_count();
 
 	ro->self_tgid = getpid();
+	ro->exit_has_group_dead = exit_has_group_dead();
 	ro->all_threads = cfg->all_threads;
 	ro->take_kstacks = cfg->kstacks;
 	ro->take_ustacks = cfg->ustacks;
@@ -741,6 +772,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 		.edges = cfg->wakeup_edges ? bpf_map__fd(skel->maps.wakeup_edges_map) : -1,
 		.sc_totals = cfg->syscall_latency ? bpf_map__fd(skel->maps.sc_totals) : -1,
 		.edge_totals = cfg->wakeup_edges ? bpf_map__fd(skel->maps.edge_totals) : -1,
+		.exits = bpf_map__fd(skel->maps.exits),
 		.cpus = skel->rodata->nr_cpus,
 		.io_added = &skel->bss->io_hist_added, .sc_added = &skel->bss->sc_hist_added,
 		.runq_added = &skel->bss->runq_hist_added, .edges_added = &skel->bss->wakeup_edges_added,

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# A host that starts short-lived programs over and over (a build server, a
+# CI runner): every histogram row names its process or its command, the
+# processes that lived less than a take go into one row per command, and a
+# recorder stopped by a closed terminal stores what it had and says so.
+# (The memory and the store's growth over minutes: make soak.)
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+plan 10
+
+"$TRACT" record -F 10 -o "$WORK/churn" 2> "$WORK/churn.err" &
+rec=$!
+bg_started $rec
+wait_attached $rec && wait_stored "$WORK/churn" 'select count(*) > 0 from passes'
+# 500 programs that live a moment, and one that does known work in a few ms
+i=0
+while [ $i -lt 500 ]; do /bin/true; i=$((i + 1)); done
+dd if=/dev/zero of=/dev/null bs=1 count=3000 2> /dev/null
+gone=$(date +%s%6N)
+# until a take after them is stored (takes are once a second)
+wait_stored "$WORK/churn" "select count(*) > 0 from syscall_latency_facts h join passes p on p.id = h.pass where p.ts_us > $gone + 1500000" 30
+kill -HUP $rec
+wait $rec
+rc=$?
+db=$(one_store "$WORK/churn")
+ok "SIGHUP (a closed terminal) stops the recorder as SIGINT does: exit 0 ($rc)" test "$rc" -eq 0
+ok "and it says why, then its summary" sh -c \
+	"grep -q 'stopped by SIGHUP' '$WORK/churn.err' && grep -q 'passes, .* rows' '$WORK/churn.err'"
+ok "every histogram row and edge names its process or command" \
+	test "$(q "$db" "select count(*) from processes where name is null")" -eq 0
+dd_rows=$(q "$db" "select count(*) from syscall_latency where pcomm = 'dd'")
+ok "a process that lived a few ms has its syscalls under its command's name ($dd_rows rows)" test "$dd_rows" -gt 0
+ok "in rows of the command, not of its pid" \
+	test "$(q "$db" "select count(*) from syscall_latency where pcomm = 'dd' and tgid is not null")" -eq 0
+ok "all of its 3000 reads and 3000 writes, and its exit's" sh -c \
+	"[ \$(sqlite3 '$db' \"select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'read'\") -ge 3000 ] &&
+	 [ \$(sqlite3 '$db' \"select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'write'\") -ge 3000 ]"
+true_pids=$(q "$db" "select count(distinct tgid) from syscall_latency where pcomm = 'true'")
+ok "500 runs of true: none with rows of its own ($true_pids pids)" test "$true_pids" -eq 0
+ok "but their syscalls are there, under true" \
+	test "$(q "$db" "select coalesce(sum(count), 0) from syscall_latency where pcomm = 'true'")" -ge 500
+ok "and the kernel's tables had room for every one of their counts" \
+	test "$(q "$db" "select sum(hist_lost) from passes")" -eq 0
+# a take holds at most the budget of its own processes' rows, and few rows per command
+most=$(q "$db" "select coalesce(max(n), 0) from (select pass, count(*) n from syscall_latency_facts group by pass)")
+ok "no take holds more rows than its budget and the commands' ($most)" test "$most" -le 8192
+done_testing
