@@ -150,7 +150,7 @@ static const char schema_named_facts[] =
 static const char schema_named_views[] =
 "-- wakeups: pass, waker_tgid (NULL for irq and timer), waker (its name, or irq, or timer;\n"
 "--   [gone] for a process that ended unseen), wakee_tgid, wakee, count, runq_us, blocked_us;\n"
-"--   a tgid is NULL where a command's short-lived processes are folded together\n"
+"--   NULL tgids: a command's short-lived processes folded together\n"
 "CREATE VIEW wakeups AS\n"
 "  SELECT h.pass, wr.tgid AS waker_tgid, wr.name AS waker, we.tgid AS wakee_tgid, we.name AS wakee,\n"
 "         h.count, h.runq_us, h.blocked_us\n"

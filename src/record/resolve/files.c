@@ -13,8 +13,17 @@
 #include "util.h"
 
 /* Bounds on memory: beyond them names are not kept, and the fd cache restarts. */
-#define NAMES_MAX 200000
+/*
+ * Names handed out, in generations: past this many a new one begins, and
+ * the old one is freed once no queued pass can point at its names (more
+ * passes than the writer's queue holds, 32).  Pipes and sockets have names
+ * of their own, so a busy host makes new ones all day.
+ */
+#define NAMES_PER_GENERATION 50000
+#define NAMES_GRACE_PASSES 64
 #define FD_CACHE_MAX 100000
+/* ended processes before their cached fds are swept out */
+#define SWEEP_AT 512
 /* fd cache value of a socket: named by inode, from the latest read of the socket tables */
 #define FD_IS_SOCKET 1
 /* the time between two passes that read socket tables, at least, in units of the first's reading time */
@@ -29,8 +38,11 @@ struct fd_key {
 
 struct files {
 	char *proc_root;
-	/* every name handed out, kept until the end: queued samples point at them */
-	struct dict *names;
+	/* the names handed out: queued samples point at them (NAMES_PER_GENERATION) */
+	struct dict *names, *retired;
+	uint64_t passes, retired_at;
+	/* tgids of processes that ended since the last sweep of fds */
+	struct dict *ended;
 	/* (tgid, fd, ino) -> its name, NULL for "cannot be named", or FD_IS_SOCKET */
 	struct dict *fds;
 	/* the latest read: socket inode -> its name, and the processes whose sockets were read */
@@ -50,6 +62,7 @@ struct files *files__new(const char *proc_root)
 
 	fs->proc_root = xstrdup(proc_root ? proc_root : "/proc");
 	fs->names = dict__new();
+	fs->ended = dict__new();
 	fs->fds = dict__new();
 	fs->sockets = dict__new();
 	fs->scanned = dict__new();
@@ -62,11 +75,41 @@ void files__free(struct files *fs)
 	if (!fs)
 		return;
 	dict__free(fs->names);
+	dict__free(fs->retired);
+	dict__free(fs->ended);
 	dict__free(fs->fds);
 	dict__free(fs->sockets);
 	dict__free(fs->scanned);
 	free(fs->proc_root);
 	free(fs);
+}
+
+void files__forget(struct files *fs, uint32_t tgid)
+{
+	int added;
+
+	dict__intern(fs->ended, &tgid, sizeof(tgid), &added);
+}
+
+/* fd cache entries of processes that did not end (an fd_key begins with its tgid) */
+static int alive(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	uint32_t tgid;
+
+	(void)value;
+	if (len < sizeof(tgid))
+		return 1;
+	memcpy(&tgid, key, sizeof(tgid));
+	return !dict__find(ctx, &tgid, sizeof(tgid));
+}
+
+static void sweep(struct files *fs)
+{
+	struct dict *kept = dict__filter(fs->fds, alive, fs->ended);
+
+	dict__free(fs->fds);
+	fs->fds = kept;
+	dict__clear(fs->ended);
 }
 
 void files__new_pass(struct files *fs, uint64_t now_ns)
@@ -84,13 +127,38 @@ void files__new_pass(struct files *fs, uint64_t now_ns)
 	fs->last_name = NULL;
 	if (dict__size(fs->fds) > FD_CACHE_MAX)
 		dict__clear(fs->fds);
+	if (dict__size(fs->ended) >= SWEEP_AT)
+		sweep(fs);
+	if (fs->retired && ++fs->passes - fs->retired_at >= NAMES_GRACE_PASSES) {
+		dict__free(fs->retired);
+		fs->retired = NULL;
+	}
 }
 
-/* The pool's copy of name; NULL once the pool is full. */
+/*
+ * A new generation of names: what points into the old one (the fd cache,
+ * the sockets read) is forgotten, and read again as it is asked for.
+ */
+static void retire_names(struct files *fs)
+{
+	fs->retired = fs->names;
+	fs->retired_at = fs->passes;
+	fs->names = dict__new();
+	dict__clear(fs->fds);
+	dict__clear(fs->sockets);
+	dict__clear(fs->scanned);
+	memset(&fs->last_key, 0, sizeof(fs->last_key));
+	fs->last_name = NULL;
+}
+
+/* The pool's copy of name; NULL while the pool is full and the previous one not yet freed. */
 static const char *intern(struct files *fs, const char *name)
 {
-	if (dict__size(fs->names) >= NAMES_MAX && !dict__find(fs->names, name, strlen(name) + 1))
-		return NULL;
+	if (dict__size(fs->names) >= NAMES_PER_GENERATION && !dict__find(fs->names, name, strlen(name) + 1)) {
+		if (fs->retired)
+			return NULL;
+		retire_names(fs);
+	}
 	return dict__intern_str(fs->names, name);
 }
 

@@ -26,7 +26,13 @@ void files__free(struct files *fs);
  * it ("socket:[INODE]").
  */
 void files__new_pass(struct files *fs, uint64_t now_ns);
-/* NULL if the file cannot be named (the process or fd is gone). Valid until files__free(). */
+/* Process tgid ended: its cached fds go at a later pass (with those of others that ended). */
+void files__forget(struct files *fs, uint32_t tgid);
+/*
+ * NULL if the file cannot be named (the process or fd is gone).  Valid for
+ * 64 passes at least (files.c: NAMES_GRACE_PASSES), longer than a pass can
+ * wait for the store.
+ */
 const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino);
 
 /*

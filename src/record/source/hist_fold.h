@@ -3,8 +3,8 @@
  * Histogram rows and wakeup edges that do not grow with processes that come
  * and go.  The kernel side counts by process; a host that starts a hundred
  * short-lived programs a second would store 30 to 60 rows for each.  At
- * each take, the rows of the processes in a fold set (those that lived less
- * than a take), and past a row budget those of the processes with the
+ * each take, the rows of the processes in a fold set (those that lived their
+ * whole life within it), and past a row budget those of the processes with the
  * fewest events, go into one row per command (their name): tgid 0.
  */
 #ifndef TRACT_HIST_FOLD_H

@@ -24,7 +24,7 @@ struct pass_sums {
 	struct pass *p;		/* the pass being filled */
 	struct exits *exits;	/* NULL: the kernel side tells no ends */
 	struct dict *short_lived;	/* tgids whose rows go under their command's at this take */
-	uint64_t last_take_ns;	/* CLOCK_BOOTTIME of the previous take */
+	uint64_t last_take_ns;	/* CLOCK_BOOTTIME of the previous take (0: none yet) */
 };
 
 /*
@@ -258,17 +258,17 @@ static uint64_t boot_ns(void)
 
 /*
  * What ended since the last take: its name for its rows, and whether it
- * lived less than a take (its rows then go under its command's).
+ * lived within this take (its rows then go under its command's).
  */
 static void take_ends(struct pass_sums *ps)
 {
 	const struct tract_exit *e;
-	uint64_t now = boot_ns(), take = ps->last_take_ns ? now - ps->last_take_ns : 1000000000ull;
+	uint64_t last_take = ps->last_take_ns;
 	size_t n;
 	int added;
 
 	dict__clear(ps->short_lived);
-	ps->last_take_ns = now;
+	ps->last_take_ns = boot_ns();
 	if (!ps->exits)
 		return;
 	exits__clear(ps->exits);
@@ -276,7 +276,8 @@ static void take_ends(struct pass_sums *ps)
 	e = exits__list(ps->exits, &n);
 	for (size_t i = 0; i < n; i++) {
 		procinfo__saw(ps->res.procs, e[i].tgid, e[i].comm);
-		if (e[i].end_ns - e[i].start_ns < take)
+		/* its whole life in this take: no rows of its own in an earlier one to split from */
+		if (e[i].start_ns >= last_take)
 			dict__intern(ps->short_lived, &e[i].tgid, sizeof(e[i].tgid), &added);
 	}
 }

@@ -458,6 +458,7 @@ static void bpf_sums(struct sampler *base, struct pass *p)
 	for (size_t i = 0; i < n; i++) {
 		stackdict__forget_process(sb->res.stacks, ended[i].tgid, ended[i].start_ns);
 		procinfo__forget(sb->res.procs, ended[i].tgid);
+		files__forget(sb->res.files, ended[i].tgid);
 	}
 }
 
