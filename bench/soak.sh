@@ -43,15 +43,17 @@ rec=$!
 pids+=($rec)
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" 2> /dev/null; }
+# the recorder's own memory, without the pages of files it maps (binaries read for symbols)
+anon_kb() { awk '/^RssAnon:/ { print $2 }' "/proc/$rec/status" 2> /dev/null; }
 store_kb() { du -sk "$tmp/store" 2> /dev/null | awk '{ print $1 }'; }
-# every 10 s: seconds since the start, RSS in KiB, store in KiB
+# every 10 s: seconds since the start, RSS in KiB, store in KiB, anonymous RSS in KiB
 start=$(date +%s)
 : > "$tmp/series"
 while :; do
 	now=$(($(date +%s) - start))
 	[ "$now" -ge "$SOAK_SECONDS" ] && break
 	kill -0 "$rec" 2> /dev/null || { echo "soak: the recorder ended early:" >&2; cat "$tmp/record.err" >&2; exit 1; }
-	echo "$now $(rss_kb) $(store_kb)" >> "$tmp/series"
+	echo "$now $(rss_kb) $(store_kb) $(anon_kb)" >> "$tmp/series"
 	sleep 10
 done
 procs=$(ls /proc | grep -c '^[0-9]')
@@ -75,10 +77,12 @@ unnamed=$(q "select count(*) from syscall_latency_facts h join processes p on p.
 unnamed_procs=$(q "select count(*) from processes where name is null")
 rss=$(slope 2)
 store=$(slope 3)
+anon=$(slope 4)
 bar() { awk -v v="$1" -v b="$2" 'BEGIN { print (v != "nan" && v <= b) ? "meets" : "MISSES" }'; }
 
 printf '%-44s %12s %10s %s\n' "soak: $SOAK_SECONDS s at $HZ Hz, churn + workload" value bar verdict
 printf '%-44s %12s %10s %s\n' "recorder RSS after the first minute, MB/min" "$rss" "<= 1" "$(bar "$rss" 1)"
+printf '%-44s %12s %10s\n' "  of it anonymous (not files mapped), MB/min" "$anon" ""
 printf '%-44s %12s %10s %s\n' "store growth after the first minute, MB/min" "$store" "<= 1.5" "$(bar "$store" 1.5)"
 printf '%-44s %12s %10s\n' "recorder RSS at the end, MB" "$(awk -v k="$(tail -n 1 "$tmp/series" | cut -d' ' -f2)" 'BEGIN { printf "%.1f", k / 1024 }')" ""
 printf '%-44s %12s %10s\n' "syscall histogram rows a take (max)" "$per_take ($max_take)" ""
