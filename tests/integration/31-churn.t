@@ -36,8 +36,12 @@ ok "in rows of the command, not of its pid" \
 ok "all of its 3000 reads and 3000 writes, and its exit's" sh -c \
 	"[ \$(sqlite3 '$db' \"select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'read'\") -ge 3000 ] &&
 	 [ \$(sqlite3 '$db' \"select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'write'\") -ge 3000 ]"
+# one run at a time: only the one alive as a take read the kernel's tables
+# keeps rows of its own, so as not to be split between two takes
 true_pids=$(q "$db" "select count(distinct tgid) from syscall_latency where pcomm = 'true'")
-ok "500 runs of true: none with rows of its own ($true_pids pids)" test "$true_pids" -eq 0
+takes=$(q "$db" "select count(distinct pass) from syscall_latency_facts")
+ok "500 runs of true: rows of their own only for those alive at a take ($true_pids pids, $takes takes)" \
+	test "$true_pids" -le "$takes"
 ok "but their syscalls are there, under true" \
 	test "$(q "$db" "select coalesce(sum(count), 0) from syscall_latency where pcomm = 'true'")" -ge 500
 ok "and the kernel's tables had room for every one of their counts" \

@@ -22,6 +22,13 @@ struct pass_sums {
 	struct running_totals *sc_totals, *edge_totals;	/* NULL: not kept */
 	struct dict *rows;	/* this pass's rows, by key: the totals and the hash of a key add up */
 	struct pass *p;		/* the pass being filled */
+	/*
+	 * A take's rows as the kernel's tables have them, before they are
+	 * folded: the pass gets the folded ones, so that the writer's queue
+	 * of passes does not grow to the size of the largest take it met.
+	 */
+	struct hist_rows sc, runq;
+	struct wakeup_rows edges;
 	struct exits *exits;	/* NULL: the kernel side tells no ends */
 	struct dict *short_lived;	/* tgids whose rows go under their command's at this take */
 	uint64_t last_take_ns;	/* CLOCK_BOOTTIME of the previous take (0: none yet) */
@@ -75,7 +82,7 @@ static void add_syscall(struct pass_sums *ps, uint32_t tgid, uint32_t nr, unsign
 			uint64_t sum_ns)
 {
 	int added;
-	struct hist_row *h = hist_row(ps, &ps->p->sc_hist, KEY_SYSCALL, (uint64_t)tgid << 32 | nr, bucket, &added);
+	struct hist_row *h = hist_row(ps, &ps->sc, KEY_SYSCALL, (uint64_t)tgid << 32 | nr, bucket, &added);
 
 	if (added) {
 		h->tgid = tgid;
@@ -127,7 +134,7 @@ static void take_runq(void *ctx, const void *key, const void *value)
 	const struct tract_runq_hist_key *k = key;
 	struct tract_hist_val v;
 	int added;
-	struct hist_row *h = hist_row(ps, &ps->p->runq_hist, KEY_RUNQ, k->tgid, k->bucket, &added);
+	struct hist_row *h = hist_row(ps, &ps->runq, KEY_RUNQ, k->tgid, k->bucket, &added);
 
 	memcpy(&v, value, sizeof(v));
 	if (added) {
@@ -148,8 +155,8 @@ static void add_edge(struct pass_sums *ps, uint32_t waker_tgid, uint32_t wakee_t
 
 	row = row_of(ps, KEY_EDGE, (uint64_t)waker_tgid << 32 | wakee_tgid, 0, &added);
 	if (added) {
-		*row = ps->p->wakeups.nr;
-		w = wakeup_rows__add(&ps->p->wakeups);
+		*row = ps->edges.nr;
+		w = wakeup_rows__add(&ps->edges);
 		w->waker = waker_label(waker_tgid);
 		if (!w->waker) {
 			w->waker_tgid = waker_tgid;
@@ -164,7 +171,7 @@ static void add_edge(struct pass_sums *ps, uint32_t waker_tgid, uint32_t wakee_t
 			w->wakee = procinfo__intern(ps->res.procs, comm);
 		}
 	}
-	w = &ps->p->wakeups.rows[*row];
+	w = &ps->edges.rows[*row];
 	w->count += count;
 	w->runq_us += runq_ns;
 	w->blocked_us += blocked_ns;
@@ -229,6 +236,9 @@ void pass_sums__free(struct pass_sums *ps)
 	running_totals__free(ps->sc_totals);
 	running_totals__free(ps->edge_totals);
 	exits__free(ps->exits);
+	free(ps->sc.rows);
+	free(ps->runq.rows);
+	free(ps->edges.rows);
 	dict__free(ps->short_lived);
 	dict__free(ps->rows);
 	free(ps);
@@ -290,22 +300,33 @@ static const char *name_of(struct pass_sums *ps, uint32_t tgid)
 	return name ? name : procinfo__intern(ps->res.procs, GONE_NAME);
 }
 
-static void name_rows(struct pass_sums *ps, struct pass *p)
+static void name_rows(struct pass_sums *ps)
 {
-	for (size_t i = 0; i < p->sc_hist.nr; i++)
-		if (!p->sc_hist.rows[i].name)
-			p->sc_hist.rows[i].name = name_of(ps, p->sc_hist.rows[i].tgid);
-	for (size_t i = 0; i < p->runq_hist.nr; i++)
-		if (!p->runq_hist.rows[i].name)
-			p->runq_hist.rows[i].name = name_of(ps, p->runq_hist.rows[i].tgid);
-	for (size_t i = 0; i < p->wakeups.nr; i++) {
-		struct wakeup_row *w = &p->wakeups.rows[i];
+	for (size_t i = 0; i < ps->sc.nr; i++)
+		if (!ps->sc.rows[i].name)
+			ps->sc.rows[i].name = name_of(ps, ps->sc.rows[i].tgid);
+	for (size_t i = 0; i < ps->runq.nr; i++)
+		if (!ps->runq.rows[i].name)
+			ps->runq.rows[i].name = name_of(ps, ps->runq.rows[i].tgid);
+	for (size_t i = 0; i < ps->edges.nr; i++) {
+		struct wakeup_row *w = &ps->edges.rows[i];
 
 		if (!w->waker)
 			w->waker = name_of(ps, w->waker_tgid);
 		if (!w->wakee)
 			w->wakee = name_of(ps, w->wakee_tgid);
 	}
+}
+
+/* The folded rows, into the pass. */
+static void hand_over(struct pass_sums *ps, struct pass *p)
+{
+	for (size_t i = 0; i < ps->sc.nr; i++)
+		*hist_rows__add(&p->sc_hist) = ps->sc.rows[i];
+	for (size_t i = 0; i < ps->runq.nr; i++)
+		*hist_rows__add(&p->runq_hist) = ps->runq.rows[i];
+	for (size_t i = 0; i < ps->edges.nr; i++)
+		*wakeup_rows__add(&p->wakeups) = ps->edges.rows[i];
 }
 
 const struct tract_exit *pass_sums__ended(const struct pass_sums *ps, size_t *n)
@@ -320,6 +341,7 @@ const struct tract_exit *pass_sums__ended(const struct pass_sums *ps, size_t *n)
 void pass_sums__take(struct pass_sums *ps, struct pass *p)
 {
 	ps->p = p;
+	ps->sc.nr = ps->runq.nr = ps->edges.nr = 0;
 	dict__clear(ps->rows);
 	drain(ps, ps->maps.io_hist, sizeof(struct tract_io_hist_key), sizeof(struct tract_hist_val), &ps->io_news,
 	      take_io);
@@ -335,10 +357,11 @@ void pass_sums__take(struct pass_sums *ps, struct pass *p)
 	      take_edge);
 	/* after the maps: a process whose rows were read has ended, if at all, before this */
 	take_ends(ps);
-	name_rows(ps, p);
-	hist_rows__fold(&p->sc_hist, ps->short_lived, SC_ROWS_BUDGET);
-	hist_rows__fold(&p->runq_hist, ps->short_lived, RUNQ_ROWS_BUDGET);
-	wakeup_rows__fold(&p->wakeups, ps->short_lived, EDGE_ROWS_BUDGET);
+	name_rows(ps);
+	hist_rows__fold(&ps->sc, ps->short_lived, SC_ROWS_BUDGET);
+	hist_rows__fold(&ps->runq, ps->short_lived, RUNQ_ROWS_BUDGET);
+	wakeup_rows__fold(&ps->edges, ps->short_lived, EDGE_ROWS_BUDGET);
+	hand_over(ps, p);
 	hist_to_us(&p->io_hist);
 	hist_to_us(&p->sc_hist);
 	hist_to_us(&p->runq_hist);
