@@ -204,6 +204,13 @@ static void search(struct otel_procs *o, struct proc *p, uint64_t now_ns)
 		    p->keys ? p->keys->n : 0);
 }
 
+/* the entries of processes still kept (a gone one's says 0) */
+static int kept(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	(void)key, (void)len, (void)ctx;
+	return value != 0;
+}
+
 /* Drops process i (gone), moving the last into its place. */
 static void drop(struct otel_procs *o, size_t i)
 {
@@ -250,6 +257,13 @@ void otel_procs__pass_end(struct otel_procs *o, uint64_t now_ns)
 		searches++;
 	}
 	o->pass++;
+	/* the keys of processes gone, once they outnumber the living: a busy host's pids come and go */
+	if (dict__size(o->by_tgid) > 2 * o->n + 1024) {
+		struct dict *d = dict__filter(o->by_tgid, kept, NULL);
+
+		dict__free(o->by_tgid);
+		o->by_tgid = d;
+	}
 }
 
 static struct proc *find(struct otel_procs *o, uint32_t tgid)
