@@ -270,12 +270,13 @@ int BPF_PROG(tract_sys_enter, struct pt_regs *regs, long id)
 
 /*
  * Keyed by process: a host that starts hundreds of programs a second makes
- * 25-40 keys of each within a take, so room for 65536 (allocated as used,
- * from 6.1; a take's rows are folded by command in user space).
+ * 25-40 keys of each within a take, so room for 32768 (allocated as used,
+ * from 6.1, but its buckets are not: 16 bytes a key locked; a take's rows
+ * are folded by command in user space).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 32768);
 	__type(key, struct tract_sc_hist_key);
 	__type(value, struct tract_hist_val);
 } sc_hist SEC(".maps");

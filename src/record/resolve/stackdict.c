@@ -445,11 +445,6 @@ static int keep_ended(const void *key, size_t len, uint64_t value, void *ctx)
 	return value + GRACE_PASSES > sd->passes;
 }
 
-static int ended_count(const void *key, size_t len, uint64_t value, void *ctx)
-{
-	return !keep_ended(key, len, value, ctx);
-}
-
 /* A dictionary rebuilt by keep(), the old one freed. */
 static void rebuild(struct dict **d, int (*keep)(const void *, size_t, uint64_t, void *), void *ctx)
 {
@@ -468,16 +463,15 @@ static void rebuild(struct dict **d, int (*keep)(const void *, size_t, uint64_t,
 static void collect(struct stackdict *sd)
 {
 	struct collection c = { .sd = sd };
-	struct dict *expired_ones;
+	size_t due = 0;
 
 	if (dict__size(sd->ended) < COLLECT_AT)
 		return;
-	expired_ones = dict__filter(sd->ended, ended_count, sd);
-	if (dict__size(expired_ones) < COLLECT_AT) {
-		dict__free(expired_ones);
+	/* counted in place: this runs at every pass of a host whose processes come and go */
+	for (uint32_t id = 1; id <= dict__size(sd->ended); id++)
+		due += *dict__value(sd->ended, id) + GRACE_PASSES <= sd->passes;
+	if (due < COLLECT_AT)
 		return;
-	}
-	dict__free(expired_ones);
 	rebuild(&sd->by_raw, keep_stack, &c);
 	rebuild(&sd->copies, keep_copy, sd);
 	rebuild(&sd->old_copies, keep_copy, sd);
