@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Shared helpers for tract's integration tests: TAP output in the style of
-# git's t/test-lib.sh, the workload, and queries on a recorded store.
+# Shared helpers for tract's integration tests: the test library
+# (tests/lib/test_lib.sh, after git's t/test-lib.sh), the workload, and
+# queries on a recorded store.
 # Tests get TRACT and WORKLOAD from the Makefile.
 
 : "${TRACT:?TRACT must point at the tract binary}"
 : "${WORKLOAD:?WORKLOAD must point at the workload binary}"
 
-test_count=0
-test_failed=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tract-test.XXXXXX")
 # fsync must reach a real disk, which /tmp may not be
 DISK_DIR=$(mktemp -d "$(dirname "$TRACT")/disk-test.XXXXXX")
@@ -68,51 +67,8 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-plan() { echo "1..$1"; }
-
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
-# skip DESCRIPTION REASON: a test that cannot run here, counted as TAP's skip
-skip() {
-	test_count=$((test_count + 1))
-	echo "ok $test_count - $1 # SKIP $2"
-}
-
-# shquote ARG: ARG in single quotes, as a shell reads it back, on one line
-# (a newline shows as \n, a tab as \t)
-shquote() {
-	# \001 keeps a trailing newline from the command substitution
-	printf "'%s'" "$(printf '%s\001' "$1" |
-		sed -e ':a' -e '$!{N;ba' -e '}' -e "s/'/'\\\\''/g" -e 's/\n/\\n/g' -e 's/\t/\\t/g' -e 's/\x01$//')"
-}
-
-ok() {
-	# ok DESCRIPTION COMMAND...: one TAP line; on failure, as diagnostics, the
-	# command with its arguments as run (so that the values of a test or [ show)
-	# and its output, stderr included; returns the command's status
-	desc=$1
-	shift
-	test_count=$((test_count + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $test_count - $desc"
-	else
-		echo "not ok $test_count - $desc"
-		ok_cmd=
-		for ok_a; do ok_cmd="$ok_cmd $(shquote "$ok_a")"; done
-		printf '#   command:%s\n' "$ok_cmd"
-		[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
-		test_failed=$((test_failed + 1))
-		return 1
-	fi
-}
-
-done_testing() {
-	echo "# $test_count tests, $test_failed failed"
-	[ "$test_failed" -eq 0 ]
-}
+# plan, ok, test_expect_success and the assertions
+. "$(dirname "$0")/../lib/test_lib.sh"
 
 need_root_bpf() {
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root to load BPF programs"
