@@ -40,7 +40,8 @@ test_expect_success 'assertions that hold' '
 	test_must_be_empty "$WORK/empty" &&
 	test_line_count = 2 "$WORK/a" &&
 	test_grep ! zzz "$WORK/a" &&
-	test_expect_code 3 sh -c "exit 3"
+	test_expect_code 3 sh -c "exit 3" &&
+	test_holds "$set_here" = yes
 '
 test_lazy_prereq NEVER 'false'
 test_lazy_prereq HERE 'touch x && test -f x && echo decided >> "$WORK/decided"'
@@ -83,6 +84,10 @@ test_expect_success 'test_cmp' 'echo one > "$WORK/g" && test_cmp "$WORK/g" "$WOR
 test_expect_success 'test_must_be_empty' 'test_must_be_empty "$WORK/f"'
 test_expect_success 'test_line_count' 'test_line_count -ge 3 "$WORK/f"'
 test_expect_success 'test_expect_code' 'test_expect_code 2 sh -c "echo said >&2; exit 1" 2> /dev/null'
+test_expect_success 'test_holds' '
+	n=5 &&
+	test_holds "$n" -gt 10
+'
 test_expect_success 'output and the failing chain' '
 	echo before &&
 	false &&
@@ -130,20 +135,25 @@ not ok 6 - test_expect_code
 #   test_expect_code: exit 1, not 2: 'sh' '-c' 'echo said >&2; exit 1'
 #   the test:
 #   | test_expect_code 2 sh -c "echo said >&2; exit 1" 2> /dev/null
-not ok 7 - output and the failing chain
+not ok 7 - test_holds
+#   test_holds: not so: '5' '-gt' '10'
+#   the test:
+#   | 	n=5 &&
+#   | 	test_holds "$n" -gt 10
+not ok 8 - output and the failing chain
 #   before
 #   the test:
 #   | 	echo before &&
 #   | 	false &&
 #   | 	echo after
-not ok 8 - the older ok, failing
+not ok 9 - the older ok, failing
 #   command: 'test_grep' 'three' 'WORK/f'
 #   test_grep: 'three' 'WORK/f': no line matches; the file:
 #     | one
 #     | two
-ok 9 - a known breakage that passes # TODO known breakage vanished
-1..9
-# 9 tests, 8 failed
+ok 10 - a known breakage that passes # TODO known breakage vanished
+1..10
+# 10 tests, 9 failed
 EOF
 # diff's dates of the files are not the library's
 sed -i -E 's/^(#   (---|\+\+\+) [^[:space:]]*).*/\1/' "$WORK/fail.out"

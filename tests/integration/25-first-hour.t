@@ -16,14 +16,14 @@ owner="belongs to user 'daemon'"
 test_expect_success 'with one message saying why, and nothing left in it' '
 	test_line_count = 1 "$WORK/daemon.err" &&
 	test_grep -F "$owner" "$WORK/daemon.err" &&
-	test -z "$(ls -A "$WORK/daemon")"
+	test_holds -z "$(ls -A "$WORK/daemon")"
 '
 
 # -o makes the directories it needs, with the store's permissions
 "$TRACT" record -F 5 -d 0.5 -p 1 -o "$WORK/deep/er/store" > /dev/null 2>&1
 test_expect_success '-o creates missing parents (0750) and the store' '
-	test "$(stat -c %a "$WORK/deep")" = 750 &&
-	test "$(stat -c %a "$WORK/deep/er")" = 750 &&
+	test_holds "$(stat -c %a "$WORK/deep")" = 750 &&
+	test_holds "$(stat -c %a "$WORK/deep/er")" = 750 &&
 	ls "$WORK"/deep/er/store/tract-*.db
 '
 
@@ -158,7 +158,7 @@ test_expect_success "--sql skips it too, with the same warning, and counts the o
 	"$TRACT" query -D "$WORK/mid" --from -3h --to now --sql "select count(*) from passes" \
 		> "$WORK/midsql.out" 2> "$WORK/midsql.err" &&
 	test_grep "warning: skipping a damaged hour.*$damaged.*malformed" "$WORK/midsql.err" &&
-	test "$(tail -n 1 "$WORK/midsql.out")" = "$passes"
+	test_holds "$(tail -n 1 "$WORK/midsql.out")" = "$passes"
 '
 
 # a live top killed with -9 leaves its store; the next live top removes it
@@ -215,8 +215,8 @@ avg() {
 }
 ms=$(avg 'sc_us > 1ms')
 test_expect_success "sc_us > 1ms is sc_us > 1000 ($ms threads)" '
-	test "$ms" = "$(avg "sc_us > 1000")" &&
-	test "$ms" != "$(avg "sc_us > 1000000")"
+	test_holds "$ms" = "$(avg "sc_us > 1000")" &&
+	test_holds "$ms" != "$(avg "sc_us > 1000000")"
 '
 test_expect_success 'a word for a number column is a usage error at its position' '
 	test_expect_code 2 "$TRACT" query -D "$WORK/wl" -w "sc_us > abc" > /dev/null 2> "$WORK/abc.err" &&
@@ -224,8 +224,8 @@ test_expect_success 'a word for a number column is a usage error at its position
 '
 test_expect_success 'state names take any case, and an unknown one lists them' '
 	sleep_avg=$(avg "state=SLEEP") &&
-	test "$(avg "state=sleep")" = "$sleep_avg" &&
-	test "$sleep_avg" != 0 &&
+	test_holds "$(avg "state=sleep")" = "$sleep_avg" &&
+	test_holds "$sleep_avg" != 0 &&
 	test_expect_code 2 "$TRACT" query -D "$WORK/wl" -w "state=slept" > /dev/null 2> "$WORK/slept.err" &&
 	test_grep "RUN, RUNQ, DISK" "$WORK/slept.err"
 '
@@ -239,8 +239,8 @@ run_timed "$WORK/top.time" "$TRACT" top -D "$WORK/sql" < /dev/null > /dev/null 2
 rc=$?
 slept=$(awk '{ print $1 - $2 - $3 - $4 }' "$WORK/top.time" 2> /dev/null)
 test_expect_success "top without a terminal exits 2 at once and points to -b (slept ${slept:-?} us: life, on CPU, run queue, late $(cat "$WORK/top.time" 2> /dev/null))" '
-	test "$rc" -eq 2 &&
-	test -n "$slept" && test "$slept" -le 500000 &&
+	test_holds "$rc" -eq 2 &&
+	test_holds -n "$slept" && test_holds "$slept" -le 500000 &&
 	test_grep -e "-b prints text" "$WORK/top.err"
 '
 done_testing

@@ -282,6 +282,16 @@ test_line_count() {
 	return 1
 }
 
+# test_holds ARG...: test(1) of ARGs holds; if not, the ARGs as it saw
+# them (what a bare test or [ leaves unsaid)
+test_holds() {
+	test "$@" && return 0
+	th_args=
+	for th_a; do th_args="$th_args $(shquote "$th_a")"; done
+	echo "test_holds: not so:$th_args" >&4
+	return 1
+}
+
 # test_expect_code CODE COMMAND...: COMMAND exits with CODE; if not, what it
 # exited with
 test_expect_code() {
