@@ -5,7 +5,6 @@
 # CSV and JSON parse, bad input exits 2, and no root is needed.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 28
 
 . "$(dirname "$0")/../lib/truth.sh"
 start_workload --only spin,fsync,futex,pingpong,sleep || exit 1
@@ -21,19 +20,24 @@ db=$(one_store "$WORK/store")
 S="$WORK/store"
 samples=$(q "$db" "select count(*) from samples")
 
-"$TRACT" query -D "$S" > "$WORK/table.txt" 2> "$WORK/table.err"
-ok "query exits 0 with the default grouping" test $? -eq 0
-ok "and prints the range, the total and a header" \
-	sh -c "grep -q 'passes' '$WORK/table.txt' && grep -q 'average active threads' '$WORK/table.txt' &&
-	       grep -q 'avg_thr.*state.*syscall.*pcomm' '$WORK/table.txt'"
+test_expect_success 'query exits 0 with the default grouping' '
+	"$TRACT" query -D "$S" > "$WORK/table.txt" 2> "$WORK/table.err"
+'
+test_expect_success 'and prints the range, the total and a header' '
+	test_grep passes "$WORK/table.txt" &&
+	test_grep "average active threads" "$WORK/table.txt" &&
+	test_grep "avg_thr.*state.*syscall.*pcomm" "$WORK/table.txt"
+'
 
 "$TRACT" query -D "$S" -g comm,state -n 0 --format csv > "$WORK/all.csv"
 ok "csv: shares of all groups add up to 1" \
 	awk -F, 'NR > 1 { s += $4 } END { if (s < 0.999 || s > 1.001) { print s; exit 1 } }' "$WORK/all.csv"
 ok "csv: samples of all groups add up to the store's ($samples)" \
 	awk -F, -v n="$samples" 'NR > 1 { s += $5 } END { if (s != n) { print s; exit 1 } }' "$WORK/all.csv"
-ok "csv: sqlite's CSV reader imports it" sh -c \
-	"sqlite3 :memory: '.import --csv $WORK/all.csv t' 'select count(*) from t' | grep -qx \$(( \$(wc -l < '$WORK/all.csv') - 1 ))"
+test_expect_success "csv: sqlite's CSV reader imports it" '
+	sqlite3 :memory: ".import --csv $WORK/all.csv t" "select count(*) from t" > "$WORK/imported" &&
+	test_holds "$(cat "$WORK/imported")" = $(($(wc -l < "$WORK/all.csv") - 1))
+'
 
 "$TRACT" query -D "$S" -g comm --format json > "$WORK/all.json"
 ok "json: valid" test "$(sqlite3 :memory: "select json_valid(readfile('$WORK/all.json'))")" = 1
@@ -76,14 +80,24 @@ ok "a filter selects one thread: spin is as active as the kernel saw it (tract, 
 		if (a[1] != "spin" || k == "" || n < 1) exit 1
 		e = 3 * sqrt(k * (1 - k) / n) + 1 / n + (2 * 10000 + sl) / w; d = a[2] - k
 		if (d >= -e && d <= e) exit 0; printf "tract - kernel = %.4f, outside +-%.4f\n", d, e; exit 1 }'
-ok "not excludes it, and keeps the samples without a syscall" sh -c \
-	"! '$TRACT' query -D '$S' -g comm -n 0 --format csv -w 'not comm=spin' | grep -q '^spin,' &&
-	 '$TRACT' query -D '$S' -g comm -n 0 --format csv -w 'syscall != futex' | grep -q '^spin,'"
-ok "regex, in and and: the futex threads in futex" sh -c \
-	"'$TRACT' query -D '$S' -g comm_folded,syscall --format csv -w 'comm ~ \"^futex[0-9]\$\" and syscall in (futex, read)' |
-	 awk -F, 'NR > 1 { n++; if (\$1 != \"futex*\" || \$2 != \"futex\") exit 1 } END { exit n != 1 }'"
-ok "derived dimensions: wait is a kernel function of the fsync thread" sh -c \
-	"'$TRACT' query -D '$S' -g wait --format csv -w 'comm=fsync and state=DISK' | awk -F, 'NR == 2 && \$1 ~ /^[a-z_]/ { f = 1 } END { exit !f }'"
+test_expect_success 'not excludes it, and keeps the samples without a syscall' '
+	"$TRACT" query -D "$S" -g comm -n 0 --format csv -w "not comm=spin" > "$WORK/notspin.csv" &&
+	test_grep ! "^spin," "$WORK/notspin.csv" &&
+	"$TRACT" query -D "$S" -g comm -n 0 --format csv -w "syscall != futex" > "$WORK/nofutex.csv" &&
+	test_grep "^spin," "$WORK/nofutex.csv"
+'
+futex_filter='comm ~ "^futex[0-9]$" and syscall in (futex, read)'
+one_futex_row='NR > 1 { n++; if ($1 != "futex*" || $2 != "futex") { print "row " NR ": " $0; exit 1 } }
+	END { if (n != 1) { print n " rows, not 1"; exit 1 } }'
+test_expect_success 'regex, in and and: the futex threads in futex' '
+	"$TRACT" query -D "$S" -g comm_folded,syscall --format csv -w "$futex_filter" > "$WORK/futex.csv" &&
+	awk -F, "$one_futex_row" "$WORK/futex.csv"
+'
+test_expect_success 'derived dimensions: wait is a kernel function of the fsync thread' '
+	"$TRACT" query -D "$S" -g wait --format csv -w "comm=fsync and state=DISK" > "$WORK/wait.csv" &&
+	sed -n 2p "$WORK/wait.csv" > "$WORK/wait.row" &&
+	test_grep "^[a-z_]" "$WORK/wait.row"
+'
 
 first=$(q "$db" "select min(ts_us) from passes")
 mid=$((first + 2000000))
@@ -93,8 +107,11 @@ half=$(sqlite3 :memory: "select '$half' ->> 'passes'")
 # the store's own passes in [first, mid): the range is half-open
 inrange=$(q "$db" "select count(*) from passes where ts_us >= $first and ts_us < $mid")
 all=$(q "$db" "select count(*) from passes")
-ok "--from/--to select the passes in range ($half: the store has $inrange of $all there)" \
-	sh -c "[ '$half' = '$inrange' ] && [ '$inrange' -ge 1 ] && [ '$inrange' -lt '$all' ]"
+test_expect_success "--from/--to select the passes in range ($half: the store has $inrange of $all there)" '
+	test_holds "$half" = "$inrange" &&
+	test_holds "$inrange" -ge 1 &&
+	test_holds "$inrange" -lt "$all"
+'
 
 # the same hour again, an hour later: averages stay, passes and samples double
 # (the file is named for the hour after the last pass's, from its time: the next day's at 23:xx)
@@ -116,18 +133,25 @@ ok "--sql sees every sample of the range" \
 ok "--sql has stacks as text" \
 	test "$("$TRACT" query -D "$S" --sql "select count(*) from samples where kstack like '%;%'" | tail -n 1)" -gt 0
 
-"$TRACT" query -D "$S" -w 'state=' 2> "$WORK/bad.err"
-ok "a bad filter exits 2" test $? -eq 2
-ok "and names the position" grep -q 'position 6' "$WORK/bad.err"
+test_expect_success 'a bad filter exits 2' '
+	test_expect_code 2 "$TRACT" query -D "$S" -w "state=" 2> "$WORK/bad.err"
+'
+test_expect_success 'and names the position' '
+	test_grep "position 6" "$WORK/bad.err"
+'
 "$TRACT" query -D "$S" -w "comm = \"x'; DROP TABLE passes; --\"" > /dev/null 2>&1
 ok "an injection attempt is a plain value: the store is intact" test "$(q "$db" "select count(*) from passes")" -gt 0
-"$TRACT" query -D "$S" -g nosuchcolumn 2> "$WORK/col.err"
-ok "an unknown column exits 2" test $? -eq 2
-"$TRACT" query -D "$S" --sql 'delete from samples' 2> /dev/null
-ok "--sql refuses writes" test $? -eq 2
+test_expect_success 'an unknown column exits 2' '
+	test_expect_code 2 "$TRACT" query -D "$S" -g nosuchcolumn 2> "$WORK/col.err"
+'
+test_expect_success '--sql refuses writes' '
+	test_expect_code 2 "$TRACT" query -D "$S" --sql "delete from samples" 2> /dev/null
+'
 mkdir "$WORK/bad" && echo "not a database, just text" > "$WORK/bad/tract-20260101-00.db"
-"$TRACT" query -D "$WORK/bad" --from @1767225600 --to @1767229200 2> "$WORK/corrupt.err"
-ok "a corrupt store file is a runtime error (1) that names the file" sh -c "[ $? -eq 1 ] && grep -q 'tract-20260101-00.db' '$WORK/corrupt.err'"
+test_expect_success 'a corrupt store file is a runtime error (1) that names the file' '
+	test_expect_code 1 "$TRACT" query -D "$WORK/bad" --from @1767225600 --to @1767229200 2> "$WORK/corrupt.err" &&
+	test_grep -F tract-20260101-00.db "$WORK/corrupt.err"
+'
 
 # stacks: whole on a pipe and in CSV; on a terminal cut to the line where
 # the mark shows, keeping the innermost frames
@@ -136,8 +160,10 @@ ok "a corrupt store file is a runtime error (1) that names the file" sh -c "[ $?
 "$TRACT" query -D "$S" -g kstack -w 'kstack is not null' -n 0 | sed -E '1,/avg_thr/d; s/^ *[0-9.]+ +[0-9.]+% +(█|▏|▎|▍|▌|▋|▊|▉| |#)* *//' \
 	| sed 's/^"//; s/"$//' | sort > "$WORK/stacks.pipe"
 long=$(awk 'length > 120' "$WORK/stacks.csv" | wc -l)
-ok "a table on a pipe has every stack whole, as CSV does ($long of them longer than 120 characters)" sh -c \
-	"[ $long -gt 0 ] && cmp -s '$WORK/stacks.csv' '$WORK/stacks.pipe'"
+test_expect_success "a table on a pipe has every stack whole, as CSV does ($long of them longer than 120 characters)" '
+	test_holds "$long" -gt 0 &&
+	test_cmp "$WORK/stacks.csv" "$WORK/stacks.pipe"
+'
 if command -v tmux > /dev/null; then
 	T="tract-query-$$"
 	tmux_started "$T"
@@ -164,7 +190,10 @@ fi
 ro="$WORK/ro"
 mkdir "$ro" && cp "$db" "$ro/tract-$(date -u -d "@$((first / 1000000))" +%Y%m%d-%H).db" && chgrp -R nogroup "$ro" && chmod 0750 "$ro" && chmod 0640 "$ro"/*.db
 chmod o+x "$WORK"
-out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACT" query -D "$ro" -g comm --format csv 2>&1)
-ok "a user in the store's group needs no root" sh -c "printf '%s\n' '$out' | grep -q '^spin,'"
+test_expect_success "a user in the store's group needs no root" '
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACT" query -D "$ro" -g comm --format csv \
+		> "$WORK/ro.csv" 2>&1 &&
+	test_grep "^spin," "$WORK/ro.csv"
+'
 ok "and leaves nothing behind" test "$(ls "$ro" | wc -l)" -eq 1
 done_testing
