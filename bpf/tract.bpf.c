@@ -856,6 +856,7 @@ static __always_inline void read_fd_file(struct task_struct *task, struct tract_
 	s->flags |= TRACT_SF_FD;
 }
 
+#include "holder.bpf.h"
 
 /* Read once per pass, when the iterator shows its first task. */
 __u64 pass_now;
@@ -914,9 +915,12 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	/* the cheap verdicts first: most threads of a host are asleep */
 	if (!all_threads && (s->state == TRACT_STATE_IDLE || s->state == TRACT_STATE_ZOMBIE ||
 			     ((s->flags & TRACT_SF_KTHREAD) && s->state == TRACT_STATE_SLEEP))) {
-		if (!(s->flags & TRACT_SF_RAN_AT_START))
+		if (s->state != TRACT_STATE_ZOMBIE && is_named_holder(s->tid))
+			s->flags |= TRACT_SF_HOLDER;
+		else if (!(s->flags & TRACT_SF_RAN_AT_START))
 			return 0;
-		s->flags |= TRACT_SF_ONLY_IF_RAN;
+		else
+			s->flags |= TRACT_SF_ONLY_IF_RAN;
 	}
 	s->syscall_nr = -1;
 	tag = owner_tag(task);
@@ -924,11 +928,15 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	read_state_time(task, s, pass_now);
 	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass_now)
 		s->arrival_ns = pass_now - task->sched_info.last_arrival;
-	if (!is_active(s)) {
-		if (!(s->flags & TRACT_SF_RAN_AT_START))
+	if (!(s->flags & TRACT_SF_HOLDER) && !is_active(s)) {
+		if (is_named_holder(s->tid))
+			s->flags |= TRACT_SF_HOLDER;
+		else if (!(s->flags & TRACT_SF_RAN_AT_START))
 			return 0;
-		s->flags |= TRACT_SF_ONLY_IF_RAN;
+		else
+			s->flags |= TRACT_SF_ONLY_IF_RAN;
 	}
+	read_holder(task, s);
 
 	slot = slot_of(s->tid);
 	read_tracked(task, slot, tag, s, pass_now);

@@ -86,6 +86,29 @@ enum tract_sample_flags {
 	 * thread has not run since): its attributes, if any, came just before
 	 */
 	TRACT_SF_TRACE_READ = 1u << 16,
+	/*
+	 * blocker_tid holds the lock the thread waits for: the kernel named
+	 * it (a kernel lock's owner, a global tid) ...
+	 */
+	TRACT_SF_BLOCKER = 1u << 17,
+	/*
+	 * ... or the C library did, in the lock word in the thread's memory (a
+	 * tid as its process sees it): user space names it only if it is a
+	 * live thread of the same process, not the waiter
+	 */
+	TRACT_SF_BLOCKER_USER = 1u << 18,
+	/* kept although not active: it holds a lock a sampled thread waits for (tract.bpf.c) */
+	TRACT_SF_HOLDER = 1u << 19,
+};
+
+/* tract_sample.blocker_kind: where its holder was found */
+enum tract_blocker_kind {
+	TRACT_BLOCKER_NONE = 0,
+	TRACT_BLOCKER_PTHREAD_MUTEX,	/* glibc's pthread_mutex_t: __owner beside the futex word */
+	TRACT_BLOCKER_PI_FUTEX,		/* the owner tid in a PI futex word */
+	TRACT_BLOCKER_MUTEX,		/* a kernel mutex's owner */
+	TRACT_BLOCKER_RWSEM,		/* a kernel rw-semaphore's writer */
+	TRACT_BLOCKER_SEM,		/* a kernel semaphore's last holder */
 };
 
 struct tract_sample {
@@ -97,10 +120,11 @@ struct tract_sample {
 	__s32 syscall_nr;
 	__u8 state;		/* enum tract_state, as of the pass's start where it is known */
 	__u8 start_state;	/* with TRACT_SF_ARRIVED_SINCE: its state then, if another had its CPU */
-	__u8 pad0[2];
+	__u8 blocker_kind;	/* enum tract_blocker_kind */
+	__u8 pad0;
 	__u32 flags;		/* enum tract_sample_flags */
 	__u32 waker_tid;
-	__u32 pad1;
+	__u32 blocker_tid;	/* with TRACT_SF_BLOCKER or TRACT_SF_BLOCKER_USER: the lock's holder */
 	__u64 sc_ns;		/* time in the current syscall so far */
 	__u64 state_ns;		/* time in the current state so far */
 	__u64 proc_start_ns;	/* process start (boot time), tells reused pids apart */
@@ -434,6 +458,54 @@ static inline int tract_futex_is_lock(__u64 op, __u64 val)
 
 /* The futex syscall's number (x86-64; the user-space side checks it against SYS_futex). */
 #define TRACT_NR_FUTEX 202
+
+/*
+ * A PI futex word holds its owner's tid in the low bits (FUTEX_TID_MASK),
+ * FUTEX_WAITERS and FUTEX_OWNER_DIED above them.
+ */
+#define TRACT_FUTEX_TID_MASK 0x3fffffffu
+#define TRACT_FUTEX_OWNER_DIED 0x40000000u
+
+/*
+ * glibc's pthread_mutex_t on x86-64 (struct __pthread_mutex_s): the futex
+ * word __lock, then __count, __owner (the holder's tid, set after the lock
+ * is taken and cleared before it is given back), __nusers and __kind.
+ * __kind's bits beyond these are never set by glibc: a word that has them
+ * is no mutex.
+ */
+struct tract_glibc_mutex {
+	__s32 lock;
+	__u32 count;
+	__s32 owner;
+	__u32 nusers;
+	__s32 kind;
+};
+#define TRACT_GLIBC_MUTEX_KIND_BITS 0x3f3u
+
+/*
+ * Whether a glibc mutex read from a waiter's memory names a holder: still
+ * locked, an owner set that is not the waiter, users counted, and a kind
+ * glibc could have made.  The owner is then a candidate only: user space
+ * checks it is a live thread of the waiter's process.
+ */
+static inline __u32 tract_glibc_mutex_owner(const struct tract_glibc_mutex *m, __u32 waiter_tid)
+{
+	if (!m->lock || m->owner <= 0 || (__u32)m->owner == waiter_tid || !m->nusers ||
+	    ((__u32)m->kind & ~TRACT_GLIBC_MUTEX_KIND_BITS))
+		return 0;
+	/* a PI mutex's word is its owner's tid, which __owner must agree with */
+	if (((__u32)m->kind & 32) && ((__u32)m->lock & TRACT_FUTEX_TID_MASK) != (__u32)m->owner)
+		return 0;
+	return (__u32)m->owner;
+}
+
+/* The owner a PI futex word names, or 0; the same checks are left to user space. */
+static inline __u32 tract_pi_futex_owner(__u32 word, __u32 waiter_tid)
+{
+	__u32 owner = word & TRACT_FUTEX_TID_MASK;
+
+	return owner == waiter_tid || (word & TRACT_FUTEX_OWNER_DIED) ? 0 : owner;
+}
 
 /* What the active policy looks at in a thread. */
 struct tract_policy_facts {

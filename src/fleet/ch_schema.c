@@ -23,6 +23,7 @@
 #define V_IO_UINT(f) "Nullable(UInt64)"
 #define V_IO_NONZERO(f) "Nullable(UInt64)"
 #define V_HEX(flag, f) "Nullable(String)"
+#define V_BLOCKER(f) "Nullable(UInt64)"
 
 struct ch_column {
 	const char *name, *type;

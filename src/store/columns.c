@@ -19,6 +19,7 @@ const char *const sample_join_sql[] = {
 	" LEFT JOIN stacks ks ON ks.id = f.kstack",
 	" LEFT JOIN stacks us ON us.id = f.ustack",
 	" LEFT JOIN traces tr ON tr.id = f.trace",
+	" LEFT JOIN sample_blockers bk ON bk.fact = f.rowid",
 	NULL,
 };
 
@@ -67,6 +68,7 @@ static void uint_value(struct column_value *v, int valid, uint64_t u)
 #define V_IO_UINT(f) uint_value(v, r->io_dev != NULL, r->f)
 #define V_IO_NONZERO(f) uint_value(v, r->io_dev && r->f, r->f)
 #define V_HEX(flag, f) hex_value(v, r->flags & (flag), r->f, sizeof(r->f))
+#define V_BLOCKER(f) V_WITH(blocker_tid, f)
 
 #define COLUMN(name, where, type, sql, joins, base, value, doc)				\
 	static void value_##name(const struct pass *p, const struct sample *r, struct column_value *v) \
@@ -92,6 +94,7 @@ static void uint_value(struct column_value *v, int valid, uint64_t u)
 #undef V_IO_UINT
 #undef V_IO_NONZERO
 #undef V_HEX
+#undef V_BLOCKER
 
 static int parse_u64(const struct csv_value *in, uint64_t *u)
 {
@@ -173,6 +176,7 @@ static int parse_name(const struct csv_value *in, char *name, size_t cap)
 #define V_IO_UINT(f) U64(r->f)
 #define V_IO_NONZERO(f) U64(r->f)
 #define V_HEX(flag, f) (r->flags |= (flag), parse_hex(in, r->f, sizeof(r->f)))
+#define V_BLOCKER(f) V_NONZERO(f)
 
 #define COLUMN(name, where, type, sql, joins, base, value, doc)				\
 	static int set_##name(struct sample *r, const struct csv_value *in, const struct column_reader *cr) \

@@ -16,11 +16,11 @@
 enum sample_join {
 	JOIN_THREAD = 1 << 0, JOIN_STATE = 1 << 1, JOIN_CALL = 1 << 2, JOIN_SYSCALL = 1 << 3,
 	JOIN_CGROUP = 1 << 4, JOIN_FILE = 1 << 5, JOIN_WAKER = 1 << 6, JOIN_IO = 1 << 7,
-	JOIN_KSTACK = 1 << 8, JOIN_USTACK = 1 << 9, JOIN_TRACE = 1 << 10,
+	JOIN_KSTACK = 1 << 8, JOIN_USTACK = 1 << 9, JOIN_TRACE = 1 << 10, JOIN_BLOCKER = 1 << 11,
 };
 extern const char *const sample_join_sql[];
 
-enum column_where { PASS, FACT, IO, TRACE, DIM };
+enum column_where { PASS, FACT, IO, TRACE, DIM, BLOCKER };
 
 enum value_kind { VAL_NULL, VAL_INT, VAL_UINT, VAL_TEXT };
 

@@ -50,6 +50,9 @@ struct sample {
 	uint64_t run_delay_ns, run_count;
 	uint64_t arrival_ns;		/* since it last got a CPU; 0 if unknown */
 	int32_t start_state;		/* with TRACT_SF_ARRIVED_SINCE: its state when the pass began */
+	uint32_t blocker_tid;		/* the holder of the lock it waits for; 0: none named */
+	/* with blocker_tid: the chain of holders at the pass (chains.h) */
+	uint32_t chain_root_tid, chain_len, chain_cycle;
 };
 
 /*

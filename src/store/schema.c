@@ -189,6 +189,12 @@ static const struct stored_column io_refs[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* A blocked sample's holder and chain, kept apart as its block request is: most samples have none. */
+static const struct stored_column blocker_refs[] = {
+	{ "fact", "INTEGER PRIMARY KEY", "sample_facts.rowid" },
+	{ NULL, NULL, NULL },
+};
+
 static const struct stored_column trace_refs[] = {
 	{ "id", "INTEGER PRIMARY KEY", "sample_facts.trace" },
 	{ NULL, NULL, NULL },
@@ -257,6 +263,7 @@ static void add_view_docs(struct strbuf *b)
 		strbuf_addf(b, "--   %-14s %s\n", sample_columns[i].name, sample_columns[i].doc);
 }
 
+static char *blockers_text, *insert_blocker;
 static char *schema_text, *view_text, *traces_text, *insert_facts, *insert_io, *insert_trace;
 
 /* INSERT INTO table(refs..., stored columns...) VALUES (?, ...): refs bind first, in order. */
@@ -286,11 +293,16 @@ static void build_schema(void)
 
 	add_table(&b, "traces", trace_refs, TRACE);
 	traces_text = strbuf_take(&b);
+	add_table(&b, "sample_blockers", blocker_refs, BLOCKER);
+	blockers_text = strbuf_take(&b);
 	strbuf_add(&b, schema_head);
 	add_table(&b, "sample_facts", fact_refs, FACT);
 	strbuf_add(&b, "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 		       "-- so that every other sample does not carry five empty columns.\n");
 	add_table(&b, "sample_io", io_refs, IO);
+	strbuf_add(&b, "-- A sample waiting for a lock whose holder is named: the holder, and the chain of holders\n"
+		       "-- at the same pass, kept apart as well.\n");
+	strbuf_add(&b, blockers_text);
 	strbuf_add(&b, "-- The trace contexts samples published: each once per file, as a thread keeps one\n"
 		       "-- for all the samples of its request.\n");
 	strbuf_add(&b, traces_text);
@@ -305,6 +317,7 @@ static void build_schema(void)
 	view_text = strbuf_take(&b);
 	insert_facts = build_insert("sample_facts", fact_refs, FACT);
 	insert_io = build_insert("sample_io", io_refs, IO);
+	insert_blocker = build_insert("sample_blockers", blocker_refs, BLOCKER);
 	insert_trace = build_insert("traces", trace_refs, TRACE);
 }
 
@@ -342,6 +355,18 @@ const char *schema_insert_io_sql(void)
 {
 	schema_sql();
 	return insert_io;
+}
+
+const char *schema_insert_blocker_sql(void)
+{
+	schema_sql();
+	return insert_blocker;
+}
+
+const char *schema_blockers_sql(void)
+{
+	schema_sql();
+	return blockers_text;
 }
 
 const char *schema_insert_trace_sql(void)

@@ -3,14 +3,14 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 11
+#define TRACT_SCHEMA_VERSION 12
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
- * The oldest a reader reads as it is, with no upgraded copy: 11 only keeps
- * long times coarser (COARSE_US), and the times of 10 read the same.
+ * The oldest a reader reads as it is, with no upgraded copy: 12 has
+ * sample_blockers, which the samples view joins.
  */
-#define TRACT_SCHEMA_READ_AS_IS 10
+#define TRACT_SCHEMA_READ_AS_IS 12
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);
@@ -26,6 +26,10 @@ const char *schema_named_views_sql(void);
  */
 const char *schema_insert_fact_sql(void);
 const char *schema_insert_io_sql(void);
+/* The insert of a blocked sample's holder and chain: the fact, then sample_blockers' columns. */
+const char *schema_insert_blocker_sql(void);
+/* SQL that creates the sample_blockers table (schema 12). */
+const char *schema_blockers_sql(void);
 /* The insert of a trace context: its id, then the traces' columns of the column table. */
 const char *schema_insert_trace_sql(void);
 /* SQL that creates the traces table (schema 10). */

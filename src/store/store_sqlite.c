@@ -27,7 +27,8 @@
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 
 enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
-       INS_IO_HIST, INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_TRACE, INS_WAKEUP, INS_PROFILE, INS__COUNT };
+       INS_IO_HIST, INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_TRACE, INS_WAKEUP, INS_PROFILE, INS_BLOCKER,
+       INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
 	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
@@ -265,7 +266,8 @@ static int prepare(struct store_sqlite *st, uint64_t ts_us)
 	for (int i = 0; i < INS__COUNT; i++)
 		if (sqlite3_prepare_v3(st->db, i == INS_FACT ? schema_insert_fact_sql() :
 					   i == INS_IO ? schema_insert_io_sql() :
-					   i == INS_TRACE ? schema_insert_trace_sql() : insert_sql[i],
+					   i == INS_TRACE ? schema_insert_trace_sql() :
+					   i == INS_BLOCKER ? schema_insert_blocker_sql() : insert_sql[i],
 				       -1, SQLITE_PREPARE_PERSISTENT, &st->ins[i], NULL))
 			return db_fail(st, "prepare statements for");
 	st->hour = ts_us / USEC_PER_HOUR;
@@ -567,6 +569,12 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 	bind_opt(s, FACT_REF_TRACE, trace > 0, trace);
 	if (bind_stored(s, FACT_REF__COUNT, FACT, p, r) || step(st, s))
 		return -EIO;
+	if (r->blocker_tid) {
+		s = st->ins[INS_BLOCKER];
+		sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+		if (bind_stored(s, 2, BLOCKER, p, r) || step(st, s))
+			return -EIO;
+	}
 	if (!r->io_dev)
 		return 0;
 	s = st->ins[INS_IO];

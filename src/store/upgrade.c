@@ -55,7 +55,7 @@ static int add_columns(sqlite3 *db)
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
 		const struct sample_column *c = &sample_columns[i];
 		const char *table = c->where == FACT ? "sample_facts" : c->where == IO ? "sample_io" :
-				    c->where == TRACE ? "traces" : NULL;
+				    c->where == TRACE ? "traces" : c->where == BLOCKER ? "sample_blockers" : NULL;
 
 		if (table && add_column(db, table, column_stored_name(c), c->type))
 			return -1;
@@ -235,6 +235,14 @@ static int move_traces(sqlite3 *db)
 	return 0;
 }
 
+/* Schema 12 keeps a blocked sample's holder and chain in sample_blockers: older hours have none. */
+static int add_blockers(sqlite3 *db)
+{
+	int has = has_table(db, "sample_blockers");
+
+	return has < 0 ? -1 : has ? 0 : exec_ok(db, schema_blockers_sql());
+}
+
 int store_upgrade(sqlite3 *db, const char *name)
 {
 	char sql[64];
@@ -242,7 +250,7 @@ int store_upgrade(sqlite3 *db, const char *name)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (move_traces(db) || add_columns(db) || name_facts(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
+	if (move_traces(db) || add_blockers(db) || add_columns(db) || name_facts(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		tract_err("cannot upgrade '%s' to schema version %d: %s", name, TRACT_SCHEMA_VERSION,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "bpf_cost.h"
 #include "clock.h"
 #include "cgroups.h"
+#include "chains.h"
 #include "files.h"
 #include "observer.h"
 #include "procinfo.h"
@@ -141,6 +143,8 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 	row->flags = s->flags;
 	row->syscall_nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
 	row->waker_tid = s->waker_tid;
+	if (s->flags & (TRACT_SF_BLOCKER | TRACT_SF_BLOCKER_USER))
+		row->blocker_tid = s->blocker_tid;
 	if (s->flags & TRACT_SF_WAKER) {
 		row->waker = waker_label(s->waker_tid);
 		if (row->waker)
@@ -339,6 +343,17 @@ static void take_runq_delays(struct source_bpf *sb, struct pass *p)
 	}
 }
 
+/* Whether tid is a live thread of process tgid: a holder the C library named that the pass has no row of. */
+static int thread_alive(void *arg, uint32_t tgid, uint32_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u", tgid, tid);
+	return !stat(path, &st);
+}
+
 /* Turns one drained map entry into a row of the pass. */
 typedef void (*take_fn)(struct source_bpf *sb, const void *key, const void *value, struct pass *p);
 
@@ -433,6 +448,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	/* this pass's cost stands for the waits of the threads it preempted */
 	runq_history__pass_ns(sb->res.runq, mono_ns() - t0);
 	take_runq_delays(sb, p);
+	chains__resolve(p, thread_alive, NULL);
 	p->hist_lost = maps_full(bss) - lost0;
 	profile__drain(sb->profile);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
@@ -630,6 +646,39 @@ static int exit_has_group_dead(void)
 	return has;
 }
 
+/* Whether the kernel's BTF has a struct with the member: its own record of what it keeps. */
+static int btf_has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; m && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return 1;
+	return 0;
+}
+
+/*
+ * The holders of kernel locks come from the task's blocker, which the kernel
+ * keeps with CONFIG_DETECT_HUNG_TASK_BLOCKER from 6.16 (6.15: mutexes only):
+ * one notice where it has none, and the sampler reads nothing there.
+ */
+static void note_kernel_holders(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	static int said;
+	int has;
+
+	if (!btf)
+		return;
+	has = btf_has_member(btf, "task_struct", "blocker") || btf_has_member(btf, "task_struct", "blocker_mutex");
+	btf__free(btf);
+	if (!has && !said++)
+		tract_warn("this kernel does not record who holds a kernel lock (task_struct.blocker, Linux 6.16 "
+			     "with CONFIG_DETECT_HUNG_TASK_BLOCKER): blocker_tid names holders of user-space locks only");
+}
+
 static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 {
 	struct tract_bpf__rodata *ro = skel->rodata;
@@ -652,6 +701,9 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 		if (!said++)
 			tract_warn("user stacks need Linux 5.18 or newer; recording without them");
 	}
+	/* the C library's lock words are read by the same helper */
+	ro->user_holders = !kernel_before(5, 18);
+	note_kernel_holders();
 	ro->idle_grace_ns = cfg->idle_grace_ns;
 	ro->nr_pids = cfg->nr_pids;
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
@@ -681,6 +733,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.wakers, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.bio_last, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.still_reads, slots < STILL_MAX ? slots : STILL_MAX) ?:
+	       bpf_map__set_max_entries(skel->maps.holder_marks, slots < STILL_MAX ? slots : STILL_MAX) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.timer_running, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:

@@ -237,8 +237,12 @@ static void a_reader_upgrades_a_copy(void **state)
 	}
 }
 
-/* Schema 10 differs only in how long times are kept: read as it is, the times of its samples the same. */
-static void a_reader_reads_schema_10_as_is(void **state)
+/*
+ * Schema 10 differs from 11 only in how long times are kept, and both
+ * from 12 in sample_blockers: read through an upgraded copy, the times of
+ * its samples the same, and no sample blocked.
+ */
+static void a_reader_reads_schema_10_with_its_times(void **state)
 {
 	char *dir = fixture_dir(), *path;
 	sqlite3 *db;
@@ -251,8 +255,9 @@ static void a_reader_reads_schema_10_as_is(void **state)
 	exec_ok(db, "UPDATE sample_facts SET state_us = 9000123 WHERE thread = 1; PRAGMA user_version = 10");
 	sqlite3_close(db);
 	assert_int_equal(store_open_file(path, &db), 0);
-	assert_int_equal(one_int(db, "PRAGMA user_version"), 10);
+	assert_int_equal(one_int(db, "PRAGMA user_version"), TRACT_SCHEMA_VERSION);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE state_us = 9000123"), 10);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples WHERE blocker_tid IS NOT NULL"), 0);
 	sqlite3_close(db);
 	free(path);
 	fixture_remove(dir);
@@ -370,7 +375,8 @@ static char *old_csv_hour(void)
 
 	assert_non_null(dir);
 	assert_int_equal(fixture_store(store_csv__open, dir), 0);
-	cut_csv_columns(dir, HOUR_CSV_SUFFIX, ",trace_flags,trace_attrs", ",,");
+	cut_csv_columns(dir, HOUR_CSV_SUFFIX, ",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle",
+			",,,,,,");
 	cut_csv_columns(dir, ".passes.csv", ",bpf_us", ",");
 	return dir;
 }
@@ -426,7 +432,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_reader_upgrades_a_copy),
-		cmocka_unit_test(a_reader_reads_schema_10_as_is),
+		cmocka_unit_test(a_reader_reads_schema_10_with_its_times),
 		cmocka_unit_test(the_recorder_upgrades_in_place),
 		cmocka_unit_test(older_hours_are_refused_by_name),
 		cmocka_unit_test(a_csv_hour_an_older_tract_began_goes_on),

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Who holds the lock a sampled thread waits for, while it waits, where the
+ * kernel or the C library records it:
+ *
+ * - a kernel mutex, semaphore or rw-semaphore: the task's blocker (its
+ *   lock's address, the lock's kind in the low two bits: 6.16 on; 6.15 has
+ *   blocker_mutex, mutexes only; include/linux/hung_task.h), then the lock's
+ *   owner: a mutex's owner with its flag bits masked, a rw-semaphore's
+ *   writer (a reader-owned one keeps only its last reader, which may be
+ *   gone: none), a semaphore's last_holder;
+ * - glibc's pthread_mutex_t in a contended FUTEX_WAIT: __owner beside the
+ *   futex word, read twice from the waiter's memory and kept only if both
+ *   reads agree and the mutex looks like one (tract_glibc_mutex_owner());
+ * - a PI futex: the owner's tid in the futex word.
+ *
+ * What user memory names is a tid as the process sees it, and may be a
+ * word that is no lock at all: it is a candidate (TRACT_SF_BLOCKER_USER)
+ * that user space keeps only for a live thread of the waiter's process.
+ * A process in a pid namespace of its own names tids the recorder cannot
+ * check: none.
+ *
+ * A holder is often asleep in no lock wait of its own (it holds a lock and
+ * waits for something else), which the active policy would leave out; a
+ * thread named as a holder is kept in the passes that follow while it is
+ * named (holder_marks), so its own row says what it does meanwhile.
+ */
+#ifndef TRACT_HOLDER_BPF_H
+#define TRACT_HOLDER_BPF_H
+
+/* Set before load: 0 where bpf_copy_from_user_task() is missing (before 5.18). */
+const volatile __u8 user_holders = 1;
+
+__u64 holders_named, holders_torn;
+
+/* A thread named as a holder, and the pass that named it, by still_index(). */
+struct holder_mark {
+	__u32 tid;
+	__u32 pass;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set at load: as still_reads */
+	__type(key, __u32);
+	__type(value, struct holder_mark);
+} holder_marks SEC(".maps");
+
+/* The latest pass that named a holder: no lookups at all in a pass with none named lately. */
+__u64 holder_marked_pass;
+
+static __always_inline void mark_holder(__u32 tid)
+{
+	__u32 i = still_index(tid);
+	struct holder_mark *m = bpf_map_lookup_elem(&holder_marks, &i);
+
+	if (!m)
+		return;
+	m->tid = tid;
+	m->pass = (__u32)pass_seq;
+	holder_marked_pass = pass_seq;
+}
+
+/* Whether the thread was named a holder in this pass or the one before. */
+static __always_inline bool is_named_holder(__u32 tid)
+{
+	__u32 i;
+	struct holder_mark *m;
+
+	if (!holder_marked_pass || holder_marked_pass + 1 < pass_seq)
+		return false;
+	i = still_index(tid);
+	m = bpf_map_lookup_elem(&holder_marks, &i);
+	return m && m->tid == tid && (__u32)pass_seq - m->pass <= 1;
+}
+
+struct holder_scratch_buf {
+	struct tract_glibc_mutex m, again;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct holder_scratch_buf);
+} holder_scratch SEC(".maps");
+
+static __always_inline bool mutexes_differ(const struct tract_glibc_mutex *a, const struct tract_glibc_mutex *b)
+{
+	return a->lock != b->lock || a->owner != b->owner || a->nusers != b->nusers || a->kind != b->kind;
+}
+
+/*
+ * The holder of the user-space lock of a contended futex wait (the
+ * syscall's first argument is the futex word).  A subprogram of its own,
+ * as otel_of_thread(): its ways out end in one state of the caller's.
+ */
+static __noinline int user_lock_holder(struct task_struct *task, struct tract_sample *s)
+{
+	__u32 zero = 0, owner, kind;
+	struct holder_scratch_buf *b = bpf_map_lookup_elem(&holder_scratch, &zero);
+	void *word = (void *)s->sc_args[0];
+
+	if (!b || !user_holders || BPF_CORE_READ(task, thread_pid, level))
+		return 0;
+	if ((s->sc_args[1] & TRACT_FUTEX_CMD_MASK) == TRACT_FUTEX_WAIT) {
+		if (bpf_copy_from_user_task(&b->m, sizeof(b->m), word, task, 0) ||
+		    bpf_copy_from_user_task(&b->again, sizeof(b->again), word, task, 0))
+			return 0;
+		/* its holder let it go, or took it, between the reads */
+		if (mutexes_differ(&b->m, &b->again)) {
+			holders_torn++;
+			return 0;
+		}
+		owner = tract_glibc_mutex_owner(&b->m, s->tid);
+		kind = TRACT_BLOCKER_PTHREAD_MUTEX;
+	} else {
+		if (bpf_copy_from_user_task(&b->m.lock, sizeof(b->m.lock), word, task, 0))
+			return 0;
+		owner = tract_pi_futex_owner((__u32)b->m.lock, s->tid);
+		kind = TRACT_BLOCKER_PI_FUTEX;
+	}
+	if (!owner)
+		return 0;
+	s->blocker_tid = owner;
+	s->blocker_kind = kind;
+	s->flags |= TRACT_SF_BLOCKER_USER;
+	mark_holder(owner);
+	holders_named++;
+	return 0;
+}
+
+/* 6.15 kept only the mutex a task blocks on */
+struct task_struct___615 {
+	struct mutex *blocker_mutex;
+} __attribute__((preserve_access_index));
+
+/* struct semaphore's last_holder, 6.16 on */
+struct semaphore___616 {
+	unsigned long last_holder;
+} __attribute__((preserve_access_index));
+
+#define BLOCKER_TYPE_MASK 3ul
+#define BLOCKER_TYPE_MUTEX 0ul
+#define BLOCKER_TYPE_SEM 1ul
+#define MUTEX_FLAGS 7ul
+#define RWSEM_WRITER_LOCKED 1ul
+#define RWSEM_READER_OWNED 1ul
+#define RWSEM_OWNER_FLAGS_MASK 3ul
+
+/* The holder of the kernel lock the task blocks on, where its kernel records it. */
+static __noinline int kernel_lock_holder(struct task_struct *task, struct tract_sample *s)
+{
+	unsigned long blocker = 0, lock, owner = 0, count;
+	struct task_struct *holder;
+	__u32 tid, kind;
+
+	if (bpf_core_field_exists(task->blocker))
+		blocker = BPF_CORE_READ(task, blocker);
+	else if (bpf_core_field_exists(((struct task_struct___615 *)task)->blocker_mutex))
+		blocker = (unsigned long)BPF_CORE_READ((struct task_struct___615 *)task, blocker_mutex);
+	if (!blocker)
+		return 0;
+	lock = blocker & ~BLOCKER_TYPE_MASK;
+	switch (blocker & BLOCKER_TYPE_MASK) {
+	case BLOCKER_TYPE_MUTEX:
+		owner = BPF_CORE_READ((struct mutex *)lock, owner.counter) & ~MUTEX_FLAGS;
+		kind = TRACT_BLOCKER_MUTEX;
+		break;
+	case BLOCKER_TYPE_SEM:
+		if (!bpf_core_field_exists(((struct semaphore___616 *)lock)->last_holder))
+			return 0;
+		owner = BPF_CORE_READ((struct semaphore___616 *)lock, last_holder);
+		kind = TRACT_BLOCKER_SEM;
+		break;
+	default:
+		count = BPF_CORE_READ((struct rw_semaphore *)lock, count.counter);
+		owner = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
+		if (!(count & RWSEM_WRITER_LOCKED) || (owner & RWSEM_READER_OWNED))
+			return 0;
+		owner &= ~RWSEM_OWNER_FLAGS_MASK;
+		kind = TRACT_BLOCKER_RWSEM;
+	}
+	holder = (struct task_struct *)owner;
+	if (!holder || holder == task)
+		return 0;
+	tid = BPF_CORE_READ(holder, pid);
+	if (!tid || tid == s->tid)
+		return 0;
+	s->blocker_tid = tid;
+	s->blocker_kind = kind;
+	s->flags |= TRACT_SF_BLOCKER;
+	mark_holder(tid);
+	holders_named++;
+	return 0;
+}
+
+/* The holder of what a thread off its CPU waits for, if any is recorded. */
+static __always_inline void read_holder(struct task_struct *task, struct tract_sample *s)
+{
+	if (s->state != TRACT_STATE_SLEEP && s->state != TRACT_STATE_DISK)
+		return;
+	kernel_lock_holder(task, s);
+	if (!s->blocker_tid && (s->flags & TRACT_SF_IN_SYSCALL) && !(s->flags & TRACT_SF_KTHREAD) &&
+	    s->syscall_nr == TRACT_NR_FUTEX && tract_futex_is_lock(s->sc_args[1], s->sc_args[2]))
+		user_lock_holder(task, s);
+}
+
+#endif

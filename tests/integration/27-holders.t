@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Threads waiting for locks are kept in every pass with the thread that
+# holds the lock (blocker_tid), as glibc's mutex, a PI futex and the kernel's
+# own locks name it; a chain of holders names its root, and two threads
+# deadlocked are marked a cycle.  The holders themselves, asleep, are kept
+# too.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+plan 22
+
+LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
+[ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
+
+# run_locks MODE ARGS...: the lock workload in the background until the test
+# ends it, its roles' tids in $WORK/MODE.out (role=tid)
+run_locks() {
+	rl_mode=$1
+	shift
+	"$LOCKS" "$rl_mode" 600 "$@" > "$WORK/$rl_mode.out" 2> "$WORK/$rl_mode.err" &
+	WL_PID=$!
+	wait_ready "$WORK/$rl_mode.out"
+}
+
+# tid_of MODE ROLE: the tid the workload printed for ROLE
+tid_of() { sed -n "s/^$2=//p" "$WORK/$1.out"; }
+
+# record_locks MODE: 3 s of the workload at 10 Hz into $WORK/MODE.store; the
+# store's one file in DB, its passes in PASSES
+record_locks() {
+	"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/$1.store" 2> "$WORK/$1.rec.err"
+	rl_rc=$?
+	stop_workload
+	DB=$(one_store "$WORK/$1.store")
+	PASSES=$(q "$DB" "select count(*) from passes")
+	return $rl_rc
+}
+
+# samples_where COND: the samples that meet COND
+samples_where() { q "$DB" "select count(*) from samples where $1"; }
+
+# ---- glibc's pthread_mutex_t: holder sleeps holding it, waiter1 and waiter2 wait ----
+run_locks hold || exit 1
+A=$(tid_of hold holder)
+B=$(tid_of hold waiter1)
+C=$(tid_of hold waiter2)
+record_locks hold
+ok "a recording of the mutex's waiters has passes" at_least "$PASSES" 10
+ok "waiter1 is in every pass, blocked by the holder" \
+	test "$(samples_where "tid = $B and blocker_tid = $A and chain_root_tid = $A and chain_len = 1 and chain_cycle = 0")" = "$PASSES"
+ok "waiter2 is in every pass, blocked by the holder" \
+	test "$(samples_where "tid = $C and blocker_tid = $A and chain_root_tid = $A")" = "$PASSES"
+# named in a pass, the holder is kept from the next on, asleep in no lock wait of its own
+ok "the sleeping holder is kept once it is named" \
+	at_least "$(samples_where "tid = $A and blocker_tid is null")" "$((PASSES - 1))"
+ok "no other blocker is named" test "$(samples_where "blocker_tid is not null and blocker_tid != $A")" = 0
+"$TRACT" query -D "$WORK/hold.store" -g comm,blocker_tid -n 0 --format csv > "$WORK/by_blocker.csv" 2>&1
+ok "query -g blocker_tid groups the waiters by their holder" \
+	grep -qx "waiter1,$A,.*" "$WORK/by_blocker.csv"
+"$TRACT" query -D "$WORK/hold.store" -g chain_root_tid -w "chain_root_tid = $A" -n 0 --format csv > "$WORK/by_root.csv" 2>&1
+ok "query -g chain_root_tid sums both waiters under the root" \
+	awk -F, -v a="$A" -v n="$((2 * PASSES))" '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples") k = i; next }
+		$1 == a { s += $k } END { if (s != n) { print s " samples, not " n; exit 1 } }' "$WORK/by_root.csv"
+"$TRACT" query -D "$WORK/hold.store" -g activity -w "tid = $B" -n 0 --format csv > "$WORK/activity.csv" 2>&1
+ok "a lock wait with a named holder is still activity lock" grep -q "^lock," "$WORK/activity.csv"
+
+# ---- a chain: top waits for mid, who holds m1 and waits for root, who holds m2 ----
+run_locks chain || exit 1
+ROOT=$(tid_of chain root)
+MID=$(tid_of chain mid)
+TOP=$(tid_of chain top)
+record_locks chain
+ok "the chain's middle waits for its root in every pass" \
+	test "$(samples_where "tid = $MID and blocker_tid = $ROOT and chain_root_tid = $ROOT and chain_len = 1")" = "$PASSES"
+ok "the chain's top names mid its holder and root its root, two links away, in every pass" \
+	test "$(samples_where "tid = $TOP and blocker_tid = $MID and chain_root_tid = $ROOT and chain_len = 2 and chain_cycle = 0")" = "$PASSES"
+ok "the chain's root waits for no one" test "$(samples_where "tid = $ROOT and blocker_tid is not null")" = 0
+
+# ---- a deadlock: dead1 holds m1 and waits for m2, dead2 the other way round ----
+run_locks deadlock || exit 1
+D1=$(tid_of deadlock dead1)
+D2=$(tid_of deadlock dead2)
+LOW=$((D1 < D2 ? D1 : D2))
+record_locks deadlock
+ok "dead1 waits for dead2 in every pass, marked a cycle" \
+	test "$(samples_where "tid = $D1 and blocker_tid = $D2 and chain_cycle = 1 and chain_len = 2")" = "$PASSES"
+ok "dead2 waits for dead1 in every pass, marked a cycle" \
+	test "$(samples_where "tid = $D2 and blocker_tid = $D1 and chain_cycle = 1")" = "$PASSES"
+ok "both have the cycle's lowest tid as their root" \
+	test "$(samples_where "chain_root_tid = $LOW")" = "$((2 * PASSES))"
+
+# ---- a PI mutex: the owner's tid is the futex word ----
+run_locks pi || exit 1
+PH=$(tid_of pi piholder)
+PW=$(tid_of pi piwaiter)
+record_locks pi
+ok "a PI mutex's waiter is in every pass" test "$(samples_where "tid = $PW and syscall = 'futex'")" = "$PASSES"
+ok "... blocked by its owner" test "$(samples_where "tid = $PW and blocker_tid = $PH and chain_root_tid = $PH")" = "$PASSES"
+
+# ---- the kernel's own lock: writers of one file wait for its inode lock ----
+# kholder writes from a page whose fault never ends, holding the file's lock
+if ! run_locks kernel 3 "$WORK/locked.dat"; then
+	for t in "kernel: writers wait, blocked by the lock's holder" "kernel: in every pass" \
+		 "kernel: each writer, the holder its root" "kernel: the holder itself is kept" \
+		 "kernel: no notice" "kernel: only the holder is named"; do
+		skip "$t" "no userfaultfd here: $(head -c 200 "$WORK/kernel.err")"
+	done
+	exit 0
+fi
+KH=$(tid_of kernel kholder)
+record_locks kernel
+KW=$(for r in kwaiter1 kwaiter2 kwaiter3; do tid_of kernel $r; done | paste -sd,)
+if grep -q "does not record who holds a kernel lock" "$WORK/kernel.rec.err"; then
+	ok "kernel: without task_struct.blocker, one notice says so" \
+		test "$(grep -c "does not record who holds a kernel lock" "$WORK/kernel.rec.err")" = 1
+	for t in "kernel: writers wait, blocked by the lock's holder" "kernel: in every pass" \
+		 "kernel: each writer, the holder its root" "kernel: the holder itself is kept" \
+		 "kernel: only the holder is named"; do
+		skip "$t" "this kernel does not record a kernel lock's holder"
+	done
+else
+	ok "kernel: writers wait in DISK, blocked by the lock's holder" \
+		at_least "$(samples_where "tid in ($KW) and state = 'DISK' and blocker_tid = $KH")" 1
+	ok "kernel: the three writers in every pass, each named the holder" \
+		test "$(samples_where "tid in ($KW) and blocker_tid = $KH")" = "$((3 * PASSES))"
+	ok "kernel: the holder is each writer's root" \
+		test "$(samples_where "tid in ($KW) and chain_root_tid = $KH and chain_len = 1 and chain_cycle = 0")" = "$((3 * PASSES))"
+	ok "kernel: the holder, asleep in its page fault, is kept once named" \
+		at_least "$(samples_where "tid = $KH")" "$((PASSES - 1))"
+	ok "kernel: no notice on a kernel that records holders" \
+		test "$(grep -c "does not record who holds a kernel lock" "$WORK/kernel.rec.err")" = 0
+	ok "kernel: only the holder is named" test "$(samples_where "blocker_tid is not null and blocker_tid != $KH")" = 0
+fi
