@@ -9,7 +9,6 @@
 # held to perf's DWARF unwinding of the same threads in the same seconds.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 27
 
 NOFP=${WORKLOAD_NOFP:-$(dirname "$WORKLOAD")/workload-nofp}
 [ -x "$NOFP" ] || { echo "# no $NOFP: build it with make" >&2; exit 1; }
@@ -96,7 +95,12 @@ WORKLOAD=$NOFP start_workload --only deep --frame-bytes 1024 || exit 1
 stop_workload
 stack=$(q "$(one_store "$WORK/big")" "select s.frames from samples x join stacks s on s.id = x.ustack_id
 	where x.comm = 'deep' limit 1")
-ok "a stack deeper than the copy is marked cut" sh -c "case '$stack' in '[cut];workload_deep;'*';workload_deep;read') exit 0 ;; esac; exit 1"
+test_expect_success 'a stack deeper than the copy is marked cut' '
+	case $stack in
+	"[cut];workload_deep;"*";workload_deep;read") ;;
+	*) echo "the stack: $stack"; false ;;
+	esac
+'
 
 # --unwind fp: the frame-pointer walk, which loses the callers in code without frame pointers
 WORKLOAD=$NOFP start_workload --only chain || exit 1
@@ -107,14 +111,17 @@ all=$(ticks "$db" chain) leaf=$(ticks "$db" chain '%workload_chain_inner;workloa
 ok "--unwind fp walks frame pointers: the chain's ticks are there, its innermost frames named ($leaf of $all)" \
 	share_at_least "$leaf" "$all" 0.9
 ok "but without frame pointers the chain does not come out ($whole of $all)" test "$all" -gt 0 -a "$whole" -eq 0
-ok "--unwind takes only cfi or fp" sh -c "'$TRACT' record --unwind dwarf -d 1 2>&1; test \$? -eq 2"
+test_expect_success '--unwind takes only cfi or fp' '
+	test_expect_code 2 "$TRACT" record --unwind dwarf -d 1
+'
 
 # Copies of the build without frame pointers with no symbols (as distributions
 # ship code whose debug files are not installed), and with no CFI either:
 # the first's stacks stay whole, each frame of it module+0xADDRESS, where
 # ADDRESS is the ELF address, in the function the unstripped build names;
 # the second's stop where the tables do, and say so.
-if command -v objcopy > /dev/null && command -v nm > /dev/null; then
+test_lazy_prereq BINUTILS 'command -v objcopy && command -v nm'
+if test_have_prereq BINUTILS; then
 	objcopy --strip-all "$NOFP" "$DISK_DIR/workload-stripped"
 	objcopy --strip-all --remove-section=.eh_frame --remove-section=.eh_frame_hdr "$NOFP" "$DISK_DIR/workload-nocfi"
 	for copy in workload-stripped workload-nocfi; do
@@ -147,50 +154,56 @@ if command -v objcopy > /dev/null && command -v nm > /dev/null; then
 			  if (s ~ want) got += $NF }
 			END { printf "%d of %d", got, all }' - "$WORK/$1.csv"
 	}
-	got=$(module_share workload-stripped '(^|;)start_thread;=chain_thread;=workload_chain_outer;=workload_chain_middle;=workload_chain_inner$')
-	ok "a stripped build's frames read module+0xaddress, the chain whole and in order ($got samples)" most_of "$got"
-	got=$(module_share workload-nocfi '^[[]cut[]];(.*;)?=workload_chain_inner$')
-	ok "without its CFI the stack is cut: [cut], then down to the chain's innermost frame ($got)" most_of "$got"
-else
-	for _ in 1 2; do ok "# SKIP objcopy or nm is not installed" true; done
+	got_stripped=$(module_share workload-stripped '(^|;)start_thread;=chain_thread;=workload_chain_outer;=workload_chain_middle;=workload_chain_inner$')
+	got_nocfi=$(module_share workload-nocfi '^[[]cut[]];(.*;)?=workload_chain_inner$')
 fi
+test_expect_success BINUTILS "a stripped build's frames read module+0xaddress, the chain whole and in order ($got_stripped samples)" '
+	most_of "$got_stripped"
+'
+test_expect_success BINUTILS "without its CFI the stack is cut: [cut], then down to the chain's innermost frame ($got_nocfi)" '
+	most_of "$got_nocfi"
+'
 
 # The same seconds through perf's DWARF unwinder (elfutils over 8 KiB copies)
-if ! command -v perf > /dev/null; then
-	for i in 1 2 3 4; do ok "# SKIP perf is not installed" true; done
-	done_testing
-	exit
+test_lazy_prereq PERF 'command -v perf'
+if test_have_prereq PERF; then
+	WORKLOAD=$NOFP start_workload --only chain,sort || exit 1
+	perf record -q -F 49 --call-graph dwarf -p "$WL_PID" -o "$WORK/perf.data" -- sleep 3 2> /dev/null &
+	perf_pid=$!
+	"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/peer" 2> /dev/null
+	wait $perf_pid
+	stop_workload
+	# perf's samples folded outermost first, "comm|frame;frame;...", inlined frames as frames
+	perf script -i "$WORK/perf.data" -F comm,ip,sym 2> /dev/null | awk 'BEGIN { RS = ""; FS = "\n" }
+		{ c = $1; gsub(/[ \t]+/, "", c); s = ""
+		  for (i = NF; i >= 2; i--) { f = $i; sub(/^[ \t]*[0-9a-f]+ /, "", f); sub(/ \(inlined\)$/, "", f)
+			s = s (s == "" ? "" : ";") f }
+		  print c "|" s }' > "$WORK/perf.folded"
+	perf_share() { awk -F'|' -v c="$1" -v leaf="$2" -v path="$3" '$1 == c { n++; if ($2 ~ leaf "$") { l++; if ($2 ~ path) p++ } }
+		END { if (path == "") printf "%.3f", n ? l / n : 0; else printf "%.3f", l ? p / l : 0 }' "$WORK/perf.folded"; }
+	db=$(one_store "$WORK/peer")
+	tract_leaf=$(awk -v a="$(ticks "$db" sort '%;workload_compare')" -v b="$(ticks "$db" sort)" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+	perf_leaf=$(perf_share sort ';workload_compare' '')
+	perf_under=$(perf_share sort ';workload_compare' 'sort_thread;workload_sort_once;.*qsort')
+	tract_under=$(awk -v a="$(ticks "$db" sort "$sorted")" -v b="$(ticks "$db" sort '%;workload_compare')" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+	perf_chain=$(perf_share chain ';workload_chain_spin' 'chain_thread;workload_chain_outer;workload_chain_middle;workload_chain_inner;workload_chain_spin')
+	tract_chain=$(awk -v a="$(ticks "$db" chain "$chain")" -v b="$(ticks "$db" chain '%;workload_chain_spin')" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+	tract_inner=$(awk -v a="$(ticks "$db" chain '%;workload_chain_inner;workload_chain_spin')" -v b="$(ticks "$db" chain)" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+	perf_inner=$(perf_share chain ';workload_chain_inner;workload_chain_spin' '')
 fi
-WORKLOAD=$NOFP start_workload --only chain,sort || exit 1
-perf record -q -F 49 --call-graph dwarf -p "$WL_PID" -o "$WORK/perf.data" -- sleep 3 2> /dev/null &
-perf_pid=$!
-"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/peer" 2> /dev/null
-wait $perf_pid
-stop_workload
-# perf's samples folded outermost first, "comm|frame;frame;...", inlined frames as frames
-perf script -i "$WORK/perf.data" -F comm,ip,sym 2> /dev/null | awk 'BEGIN { RS = ""; FS = "\n" }
-	{ c = $1; gsub(/[ \t]+/, "", c); s = ""
-	  for (i = NF; i >= 2; i--) { f = $i; sub(/^[ \t]*[0-9a-f]+ /, "", f); sub(/ \(inlined\)$/, "", f)
-		s = s (s == "" ? "" : ";") f }
-	  print c "|" s }' > "$WORK/perf.folded"
-perf_share() { awk -F'|' -v c="$1" -v leaf="$2" -v path="$3" '$1 == c { n++; if ($2 ~ leaf "$") { l++; if ($2 ~ path) p++ } }
-	END { if (path == "") printf "%.3f", n ? l / n : 0; else printf "%.3f", l ? p / l : 0 }' "$WORK/perf.folded"; }
-db=$(one_store "$WORK/peer")
-tract_leaf=$(awk -v a="$(ticks "$db" sort '%;workload_compare')" -v b="$(ticks "$db" sort)" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
-perf_leaf=$(perf_share sort ';workload_compare' '')
 # two estimates of a share from some 150 ticks each: 0.15 is three standard deviations of their difference
-ok "the comparator's share of the sorting thread's CPU: tract $tract_leaf, perf $perf_leaf (within 0.15)" \
-	awk -v a="$tract_leaf" -v b="$perf_leaf" 'BEGIN { d = a - b; exit !(b > 0 && d <= 0.15 && d >= -0.15) }'
-perf_under=$(perf_share sort ';workload_compare' 'sort_thread;workload_sort_once;.*qsort')
-tract_under=$(awk -v a="$(ticks "$db" sort "$sorted")" -v b="$(ticks "$db" sort '%;workload_compare')" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
-ok "the comparator's callers through qsort: tract $tract_under, perf $perf_under (both >= 0.9)" \
-	awk -v a="$tract_under" -v b="$perf_under" 'BEGIN { exit !(a >= 0.9 && b >= 0.9) }'
-perf_chain=$(perf_share chain ';workload_chain_spin' 'chain_thread;workload_chain_outer;workload_chain_middle;workload_chain_inner;workload_chain_spin')
-tract_chain=$(awk -v a="$(ticks "$db" chain "$chain")" -v b="$(ticks "$db" chain '%;workload_chain_spin')" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
-ok "the chain whole: tract $tract_chain, perf $perf_chain (both >= 0.9)" \
-	awk -v a="$tract_chain" -v b="$perf_chain" 'BEGIN { exit !(a >= 0.9 && b >= 0.9) }'
-tract_inner=$(awk -v a="$(ticks "$db" chain '%;workload_chain_inner;workload_chain_spin')" -v b="$(ticks "$db" chain)" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
-perf_inner=$(perf_share chain ';workload_chain_inner;workload_chain_spin' '')
-ok "the chain's inlined loop's share: tract $tract_inner, perf $perf_inner (within 0.15)" \
-	awk -v a="$tract_inner" -v b="$perf_inner" 'BEGIN { d = a - b; exit !(b > 0 && d <= 0.15 && d >= -0.15) }'
+within_015='BEGIN { d = a - b; if (b > 0 && d <= 0.15 && d >= -0.15) exit 0; printf "%.3f apart\n", d; exit 1 }'
+both_090='BEGIN { exit !(a >= 0.9 && b >= 0.9) }'
+test_expect_success PERF "the comparator's share of the sorting thread's CPU: tract $tract_leaf, perf $perf_leaf (within 0.15)" '
+	awk -v a="$tract_leaf" -v b="$perf_leaf" "$within_015"
+'
+test_expect_success PERF "the comparator's callers through qsort: tract $tract_under, perf $perf_under (both >= 0.9)" '
+	awk -v a="$tract_under" -v b="$perf_under" "$both_090"
+'
+test_expect_success PERF "the chain whole: tract $tract_chain, perf $perf_chain (both >= 0.9)" '
+	awk -v a="$tract_chain" -v b="$perf_chain" "$both_090"
+'
+test_expect_success PERF "the chain's inlined loop's share: tract $tract_inner, perf $perf_inner (within 0.15)" '
+	awk -v a="$tract_inner" -v b="$perf_inner" "$within_015"
+'
 done_testing
