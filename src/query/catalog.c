@@ -165,6 +165,8 @@ const char *catalog_heading(const struct catalog_column *c)
 	static const char *const headings[][2] = {
 		{ "waker", "last woken by" },
 		{ "waker_tid", "last woken by tid" },
+		{ "blocker_tid", "blocked by" },
+		{ "chain_root_tid", "chain root" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(headings); i++)

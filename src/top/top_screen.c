@@ -382,6 +382,81 @@ static void add_line(char ***lines, size_t *n, const char *s)
 	(*lines)[(*n)++] = xstrdup(s);
 }
 
+/* One group-by of the window's samples that meet filter, sorted; 0, or an error. */
+static int window_query(struct top *t, const char *group, const char *filter, struct agg_result *r)
+{
+	struct agg_query q = { .cat = t->q.cat, .group = group, .filter = filter,
+			       .from_us = t->end_us - t->span_us, .to_us = t->end_us };
+	struct store_reader set;
+	int err = query_open_store(&t->q, &set);
+
+	if (err)
+		return err;
+	err = aggregate(&set, &q, r);
+	store_reader__free(&set);
+	if (!err)
+		agg_result__sort(r);
+	return err;
+}
+
+/* A thread's name as its samples in the window have it, into buf ("" if it has none there). */
+static const char *thread_name(struct top *t, int64_t tid, char *buf, size_t size)
+{
+	struct agg_result r;
+	struct agg_value v;
+	char filter[48];
+
+	buf[0] = '\0';
+	snprintf(filter, sizeof(filter), "tid = %lld", (long long)tid);
+	if (window_query(t, "comm", filter, &r))
+		return buf;
+	if (r.nrows) {
+		agg_result__values(&r, &r.rows[0], &v);
+		if (v.type == SQLITE_TEXT)
+			snprintf(buf, size, " %.*s", (int)v.len, v.text);
+	}
+	agg_result__free(&r);
+	return buf;
+}
+
+/*
+ * Who holds the selected group's threads up, where a lock's holder was
+ * named: each holder, the chain's root behind it, and a deadlock marked.
+ */
+static void add_blockers(struct top *t, const char *filter, char ***lines, size_t *n)
+{
+	struct agg_result r;
+	struct agg_value v[3];
+	char line[512], holder[32], root[32];
+	int said = 0;
+
+	if (window_query(t, "blocker_tid,chain_root_tid,chain_cycle", filter, &r))
+		return;
+	for (size_t i = 0; i < r.nrows && said < 10; i++) {
+		agg_result__values(&r, &r.rows[i], v);
+		if (v[0].type != SQLITE_INTEGER)
+			continue;
+		if (!said++)
+			add_line(lines, n, "blocked by (the thread holding the lock it waits for):");
+		snprintf(line, sizeof(line), "  %.2f threads, %.1f%% of the group: blocked by %lld%s",
+			 agg_result__avg(&r, &r.rows[i]), 100.0 * agg_result__share(&r, &r.rows[i]), (long long)v[0].i,
+			 thread_name(t, v[0].i, holder, sizeof(holder)));
+		add_line(lines, n, line);
+		if (v[2].type == SQLITE_INTEGER && v[2].i)
+			snprintf(line, sizeof(line), "      a deadlock: the chain closes on itself (its lowest tid %lld%s)",
+				 (long long)v[1].i, thread_name(t, v[1].i, root, sizeof(root)));
+		else if (v[1].type == SQLITE_INTEGER && v[1].i != v[0].i)
+			snprintf(line, sizeof(line), "      whose chain ends at %lld%s", (long long)v[1].i,
+				 thread_name(t, v[1].i, root, sizeof(root)));
+		else
+			continue;
+		add_line(lines, n, line);
+	}
+	if (said)
+		add_line(lines, n, "");
+	agg_result__free(&r);
+}
+
 /* The top stacks of the selected group: frames innermost first, as a debugger shows them. */
 static void peek(struct top *t)
 {
@@ -393,6 +468,7 @@ static void peek(struct top *t)
 	if (!terms)
 		return;
 	filter = top__and_filters(top__level(t)->filter, terms);
+	add_blockers(t, filter, &lines, &n);
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
 		struct agg_query q = { .cat = t->q.cat, .group = kinds[k], .filter = filter,
 				       .from_us = t->end_us - t->span_us, .to_us = t->end_us };
@@ -430,7 +506,7 @@ static void peek(struct top *t)
 		agg_result__free(&r);
 		store_reader__free(&set);
 	}
-	snprintf(title, sizeof(title), "stacks of %s", terms);
+	snprintf(title, sizeof(title), "holders and stacks of %s", terms);
 	pager(title, lines, n, 'p');
 	free_lines(lines, n);
 	free(filter);

@@ -7,7 +7,7 @@
 # too.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 22
+plan 24
 
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
@@ -63,6 +63,30 @@ ok "query -g chain_root_tid sums both waiters under the root" \
 		$1 == a { s += $k } END { if (s != n) { print s " samples, not " n; exit 1 } }' "$WORK/by_root.csv"
 "$TRACT" query -D "$WORK/hold.store" -g activity -w "tid = $B" -n 0 --format csv > "$WORK/activity.csv" 2>&1
 ok "a lock wait with a named holder is still activity lock" grep -q "^lock," "$WORK/activity.csv"
+"$TRACT" top -D "$WORK/hold.store" --from -1h --to now -b -n 1 -g comm,blocker_tid > "$WORK/top.txt" 2>&1
+ok "top heads the holder's column 'blocked by'" sh -c "grep -q 'blocked by' '$WORK/top.txt' && grep -q 'waiter1 *$A' '$WORK/top.txt'"
+if command -v tmux > /dev/null; then
+	T="tract-holders-$$"
+	tmux kill-session -t "$T" 2> /dev/null
+	tmux_started "$T"
+	tmux new-session -d -s "$T" -x 150 -y 60 \
+		"'$TRACT' top -D '$WORK/hold.store' --from -1h --to now -g comm -w 'comm = \"waiter1\"' 2> '$WORK/top.err'; sleep 30"
+	# shows_until PATTERN: until the screen shows it (30 s: a loaded machine)
+	shows_until() {
+		for _ in $(seq 300); do
+			tmux capture-pane -p -t "$T" | grep -q "$1" && return 0
+			sleep 0.1
+		done
+		tmux capture-pane -p -t "$T"
+		return 1
+	}
+	shows_until avg_thr > /dev/null
+	tmux send-keys -t "$T" Home p
+	ok "top's peek names what holds the row up: the holder's tid and name" shows_until "blocked by $A holder"
+	tmux kill-session -t "$T" 2> /dev/null
+else
+	skip "top's peek names what holds the row up: the holder's tid and name" "tmux is not installed"
+fi
 
 # ---- a chain: top waits for mid, who holds m1 and waits for root, who holds m2 ----
 run_locks chain || exit 1
