@@ -23,35 +23,24 @@
  * ClickHouse table after host and batch_id (what ch_rows.c makes of a pass
  * in the recorder, read back from the store), then the pass's id, in the
  * order they were stored: by pass.  Stacks go by id here, by hash there
- * (stack_columns); the samples' columns are the view's.  The histograms and
- * edges are read from their facts tables, whose rowid is that order (their
- * views of schema 8's names have none).
+ * (is_stack_column()); the samples' columns are the view's, the pass's
+ * tables' their definition's (pass_table_sqlite_select()).
  */
-static const char *const table_sql[CH_TABLES] = {
-	[CH_PASSES] = "SELECT ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, displaced, "
-		      "unsampled_us, load_rows, moment_read, bpf_us, id FROM passes WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY id",
-	[CH_IO] = "SELECT p.ts_us, h.dev, h.op, h.le_us, h.count, h.sum_us, p.id FROM io_latency h "
-		  "JOIN passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_SYSCALL] = "SELECT p.ts_us, pr.tgid, pr.name, sc.name, h.le_us, h.count, h.sum_us, p.id "
-		       "FROM syscall_latency_facts h JOIN passes p ON p.id = h.pass JOIN processes pr ON pr.id = h.process "
-		       "LEFT JOIN syscalls sc ON sc.nr = h.nr WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_RUNQ] = "SELECT p.ts_us, pr.tgid, pr.name, h.le_us, h.count, h.sum_us, p.id FROM runq_latency_facts h "
-		    "JOIN passes p ON p.id = h.pass JOIN processes pr ON pr.id = h.process "
-		    "WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_WAKEUPS] = "SELECT p.ts_us, wr.tgid, wr.name, we.tgid, we.name, h.count, h.runq_us, h.blocked_us, p.id "
-		       "FROM wakeup_facts h JOIN passes p ON p.id = h.pass JOIN processes wr ON wr.id = h.waker "
-		       "JOIN processes we ON we.id = h.wakee WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-	[CH_PROFILE] = "SELECT p.ts_us, t.tid, t.tgid, coalesce(t.comm, ''), coalesce(t.pcomm, ''), h.kstack, h.ustack, "
-		       "h.ticks, p.id FROM profile h JOIN passes p ON p.id = h.pass JOIN threads t ON t.id = h.thread "
-		       "WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid",
-};
 
-/* Which columns of a table's rows are stack ids, -1 for none: two at most. */
-static const int stack_columns[CH_TABLES][2] = {
-	[CH_SAMPLES] = { COL_kstack_id, COL_ustack_id }, [CH_STACKS] = { -1, -1 }, [CH_PASSES] = { -1, -1 },
-	[CH_IO] = { -1, -1 }, [CH_SYSCALL] = { -1, -1 }, [CH_RUNQ] = { -1, -1 }, [CH_WAKEUPS] = { -1, -1 },
-	[CH_PROFILE] = { 5, 6 },
-};
+/* Whether column c of table t's rows is a stack's id. */
+static int is_stack_column(int t, int c)
+{
+	const struct pass_table *pt;
+
+	if (t == CH_SAMPLES)
+		return c == COL_kstack_id || c == COL_ustack_id;
+	if (t < CH_PASS_TABLE)
+		return 0;
+	pt = &pass_tables[t - CH_PASS_TABLE];
+	/* after the pass's time, which the passes have among their columns */
+	c -= !pt->itself;
+	return c >= 0 && (size_t)c < pt->ncolumns && pt->columns[c].store == S_STACK_KIND;
+}
 
 /* The samples view's columns, by pass. */
 static char *samples_sql(void)
@@ -154,7 +143,7 @@ static void put_row(struct hour *h, int t, const char *host, uint64_t batch_id, 
 	for (int c = 0; c + 1 < sqlite3_column_count(st); c++) {
 		struct stack_ref *ref;
 
-		if ((c != stack_columns[t][0] && c != stack_columns[t][1]) || sqlite3_column_type(st, c) == SQLITE_NULL) {
+		if (!is_stack_column(t, c) || sqlite3_column_type(st, c) == SQLITE_NULL) {
 			put_field(b, st, c);
 			continue;
 		}
@@ -249,7 +238,7 @@ static int send_batch(struct ch_http *http, const struct ch_backfill_opts *o, st
 		if (sent != CH_SENT) {
 			tract_err("ClickHouse %s a batch's %s (%.300s); shipping stopped at the pass of %" PRIu64 " us: "
 				  "run tract ship again to go on from there", sent == CH_SEND_NEVER ? "refused" : "did not take",
-				  ch_table_names[t], answer ? answer : "", first_us);
+				  ch_table_name(t), answer ? answer : "", first_us);
 			err = sent == CH_SEND_NEVER ? -EINVAL : -EAGAIN;
 		}
 		free(answer);
@@ -291,9 +280,11 @@ static int open_tables(struct hour *h, uint64_t lo, uint64_t hi)
 	int rc = sqlite3_prepare_v2(h->db, sql, -1, &h->st[CH_SAMPLES], NULL), err = 0;
 
 	free(sql);
-	for (int t = 1; t < CH_TABLES && rc == SQLITE_OK; t++)
-		if (t != CH_STACKS)
-			rc = sqlite3_prepare_v2(h->db, table_sql[t], -1, &h->st[t], NULL);
+	for (int t = CH_PASS_TABLE; t < CH_TABLES && rc == SQLITE_OK; t++) {
+		sql = pass_table_sqlite_select(&pass_tables[t - CH_PASS_TABLE]);
+		rc = sqlite3_prepare_v2(h->db, sql, -1, &h->st[t], NULL);
+		free(sql);
+	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(h->db, "SELECT hash, kind, frames FROM stacks WHERE id = ?1", -1, &h->stack, NULL);
 	if (rc != SQLITE_OK) {

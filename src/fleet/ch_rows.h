@@ -8,20 +8,21 @@
 #define TRACT_CH_ROWS_H
 
 #include <stdint.h>
+#include "pass_tables.h"
 #include "sample.h"
 #include "strbuf.h"
 
 /* The pass's samples, one line each: host, batch_id, then the samples view's columns. */
 size_t ch_rows__samples(struct strbuf *b, const char *host, uint64_t batch_id, const struct pass *p);
-/* The pass's own line of passes_local. */
-void ch_rows__pass(struct strbuf *b, const char *host, uint64_t batch_id, const struct pass *p);
 /* A line of stacks_local. */
 void ch_rows__stack(struct strbuf *b, const char *host, const struct kstack *s, uint64_t seen_us);
-/* The pass's rows of a latency histogram's table, its wakeups' and its profile's: how many. */
-enum ch_hist { CH_HIST_IO, CH_HIST_SYSCALL, CH_HIST_RUNQ };
-size_t ch_rows__hist(struct strbuf *b, enum ch_hist kind, const char *host, uint64_t batch_id, const struct pass *p);
-size_t ch_rows__wakeups(struct strbuf *b, const char *host, uint64_t batch_id, const struct pass *p);
-size_t ch_rows__profile(struct strbuf *b, const char *host, uint64_t batch_id, const struct pass *p);
+/*
+ * The pass's rows of one of its tables (pass_tables.def): host, batch_id,
+ * the pass's time (the passes have it), then the table's columns; each
+ * stack a row names goes to stack.  How many.
+ */
+size_t ch_rows__pass_table(struct strbuf *b, enum pass_table_id id, const char *host, uint64_t batch_id,
+			   const struct pass *p, void (*stack)(void *arg, const struct kstack *k), void *arg);
 /* Text as a TabSeparated field. */
 void ch_tsv_text(struct strbuf *b, const char *s, size_t len);
 

@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ch_schema.h"
+#include "pass_tables.h"
 #include "schema.h"
+#include "strbuf.h"
+#include "util.h"
 #include "tract/abi.h"
 
 /* The samples view's columns in ClickHouse's types: what each one may hold, NULL included. */
@@ -29,29 +32,10 @@ struct ch_column {
 	const char *name, *type;
 };
 
-static const struct ch_column sample_columns[] = {
+static const struct ch_column ch_sample_columns[] = {
 #define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, value },
 #include "sample_columns.def"
 #undef COLUMN
-};
-
-/* The passes' columns added since the first, last in the table as inserts list them. */
-static const struct ch_column added_pass_columns[] = {
-	{ "bpf_us", "Nullable(UInt64)" },
-};
-
-/* The histograms, wakeups and profile of each pass, as the local store's tables of those names have them. */
-static const struct {
-	const char *name, *columns;
-} pass_tables[] = {
-	{ "io_latency", "dev Nullable(String), op Nullable(String), le_us UInt64, count UInt64, sum_us UInt64" },
-	{ "syscall_latency", "tgid UInt64, pcomm Nullable(String), syscall Nullable(String), le_us UInt64, "
-			     "count UInt64, sum_us UInt64" },
-	{ "runq_latency", "tgid UInt64, pcomm Nullable(String), le_us UInt64, count UInt64, sum_us UInt64" },
-	{ "wakeups", "waker_tgid Nullable(UInt64), waker Nullable(String), wakee_tgid UInt64, wakee Nullable(String), "
-		     "count UInt64, runq_us UInt64, blocked_us UInt64" },
-	{ "profile", "tid UInt64, tgid UInt64, comm String, pcomm String, kstack_id Nullable(Int64), "
-		     "ustack_id Nullable(Int64), ticks UInt64" },
 };
 
 static void states_enum(FILE *out)
@@ -79,10 +63,10 @@ int ch_schema_write(FILE *out, const struct ch_schema_opts *o)
 	fprintf(out, "CREATE DATABASE IF NOT EXISTS %s;\n", o->database);
 	/* a batch's rows carry its id, so a batch whose fate is unknown can be counted before it is sent again */
 	fprintf(out, "CREATE TABLE IF NOT EXISTS %s.samples_local (host String, batch_id UInt64", o->database);
-	for (size_t i = 0; i < sizeof(sample_columns) / sizeof(sample_columns[0]); i++) {
-		fprintf(out, ", %s ", sample_columns[i].name);
-		if (sample_columns[i].type)
-			fputs(sample_columns[i].type, out);
+	for (size_t i = 0; i < sizeof(ch_sample_columns) / sizeof(ch_sample_columns[0]); i++) {
+		fprintf(out, ", %s ", ch_sample_columns[i].name);
+		if (ch_sample_columns[i].type)
+			fputs(ch_sample_columns[i].type, out);
 		else
 			states_enum(out);
 	}
@@ -94,20 +78,15 @@ int ch_schema_write(FILE *out, const struct ch_schema_opts *o)
 		"'user' = 2), frames String, seen_us UInt64) ENGINE = ReplacingMergeTree(seen_us) ORDER BY (host, id);\n",
 		o->database);
 	reader_table(out, o, "stacks", "cityHash64(host)");
-	fprintf(out, "CREATE TABLE IF NOT EXISTS %s.passes_local (host String, batch_id UInt64, ts_us UInt64, "
-		"weight_us UInt64, visited UInt64, emitted UInt64, dropped UInt64, duration_us UInt64, cpu_us UInt64, "
-		"hist_lost UInt64, displaced UInt64, unsampled_us UInt64, load_rows UInt64, moment_read UInt8",
-		o->database);
-	for (size_t i = 0; i < sizeof(added_pass_columns) / sizeof(added_pass_columns[0]); i++)
-		fprintf(out, ", %s %s", added_pass_columns[i].name, added_pass_columns[i].type);
-	fputs(") ENGINE = MergeTree PARTITION BY toYYYYMMDD(toDateTime(intDiv(ts_us, 1000000))) ORDER BY (host, ts_us);\n",
-	      out);
-	reader_table(out, o, "passes", "cityHash64(host)");
-	/* a pass's other tables: rows of the pass's time, by what they count */
-	for (size_t i = 0; i < sizeof(pass_tables) / sizeof(pass_tables[0]); i++) {
-		fprintf(out, "CREATE TABLE IF NOT EXISTS %s.%s_local (host String, batch_id UInt64, ts_us UInt64, %s) "
+	/* the pass's own tables (pass_tables.def): rows of the pass's time, by what they count */
+	for (size_t i = 0; i < NR_PASS_TABLES; i++) {
+		struct strbuf cols = { 0 };
+
+		pass_table_ch_columns(&cols, &pass_tables[i], 1);
+		fprintf(out, "CREATE TABLE IF NOT EXISTS %s.%s_local (host String, batch_id UInt64, %s) "
 			"ENGINE = MergeTree PARTITION BY toYYYYMMDD(toDateTime(intDiv(ts_us, 1000000))) "
-			"ORDER BY (host, ts_us);\n", o->database, pass_tables[i].name, pass_tables[i].columns);
+			"ORDER BY (host, ts_us);\n", o->database, pass_tables[i].name, strbuf_str(&cols));
+		strbuf_free(&cols);
 		reader_table(out, o, pass_tables[i].name, "cityHash64(host)");
 	}
 	return ferror(out) ? -1 : 0;
@@ -229,9 +208,8 @@ static enum ch_outcome add_missing_columns(struct ch_http *h, const char *databa
 
 enum ch_outcome ch_schema_create(struct ch_http *h, const char *database, char **answer)
 {
-	static const struct ch_columns upgraded[] = {
-		{ "samples", sample_columns, sizeof(sample_columns) / sizeof(sample_columns[0]) },
-		{ "passes", added_pass_columns, sizeof(added_pass_columns) / sizeof(added_pass_columns[0]) },
+	static const struct ch_columns samples = {
+		"samples", ch_sample_columns, sizeof(ch_sample_columns) / sizeof(ch_sample_columns[0])
 	};
 	char *ddl = NULL, *line, *save = NULL;
 	size_t len = 0;
@@ -250,7 +228,17 @@ enum ch_outcome ch_schema_create(struct ch_http *h, const char *database, char *
 		out = ch_http__post(h, line, NULL, 0, answer);
 	}
 	free(ddl);
-	for (size_t i = 0; out == CH_OK && i < sizeof(upgraded) / sizeof(upgraded[0]); i++)
-		out = add_missing_columns(h, database, &upgraded[i], answer);
+	if (out == CH_OK)
+		out = add_missing_columns(h, database, &samples, answer);
+	/* every table of the pass may have columns added since: those it lacks come last, as inserts name them */
+	for (size_t i = 0; out == CH_OK && i < NR_PASS_TABLES; i++) {
+		const struct pass_table *t = &pass_tables[i];
+		struct ch_column cols[64];
+		struct ch_columns c = { t->name, cols, 0 };
+
+		for (; c.nr < t->ncolumns && c.nr < ARRAY_SIZE(cols); c.nr++)
+			cols[c.nr] = (struct ch_column){ t->columns[c.nr].name, t->columns[c.nr].ch_type };
+		out = add_missing_columns(h, database, &c, answer);
+	}
 	return out;
 }

@@ -93,6 +93,16 @@ static void seal_batch(struct ch_sink *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static void add_stack(struct ch_sink *s, const struct kstack *k, uint64_t ts_us);
+
+/* A stack a row of the pass's tables names, with the pass's time (batch_last_us, set first). */
+static void row_stack(void *arg, const struct kstack *k)
+{
+	struct ch_sink *s = arg;
+
+	add_stack(s, k, s->batch_last_us);
+}
+
 static void add_stack(struct ch_sink *s, const struct kstack *k, uint64_t ts_us)
 {
 	int added;
@@ -130,26 +140,18 @@ static int ch_write_pass(struct sink *base, const struct pass *p)
 	ensure_started(s);
 	if (!s->rows[CH_PASSES])
 		s->batch_start_ns = mono_ns();
-	s->rows[CH_SAMPLES] += ch_rows__samples(&s->tables[CH_SAMPLES], s->cfg.host, s->batch_id, p);
-	ch_rows__pass(&s->tables[CH_PASSES], s->cfg.host, s->batch_id, p);
-	s->rows[CH_PASSES]++;
-	s->batch_last_us = p->ts_us;
-	s->rows[CH_IO] += ch_rows__hist(&s->tables[CH_IO], CH_HIST_IO, s->cfg.host, s->batch_id, p);
-	s->rows[CH_SYSCALL] += ch_rows__hist(&s->tables[CH_SYSCALL], CH_HIST_SYSCALL, s->cfg.host, s->batch_id, p);
-	s->rows[CH_RUNQ] += ch_rows__hist(&s->tables[CH_RUNQ], CH_HIST_RUNQ, s->cfg.host, s->batch_id, p);
-	s->rows[CH_WAKEUPS] += ch_rows__wakeups(&s->tables[CH_WAKEUPS], s->cfg.host, s->batch_id, p);
-	s->rows[CH_PROFILE] += ch_rows__profile(&s->tables[CH_PROFILE], s->cfg.host, s->batch_id, p);
 	/* a new run's stacks are sent again: ReplacingMergeTree keeps one */
 	if (dict__size(s->stacks_sent) > 1000000 || __atomic_exchange_n(&s->stacks_lost, 0, __ATOMIC_RELAXED))
 		dict__clear(s->stacks_sent);
+	s->rows[CH_SAMPLES] += ch_rows__samples(&s->tables[CH_SAMPLES], s->cfg.host, s->batch_id, p);
 	for (size_t i = 0; i < p->nr; i++) {
 		add_stack(s, p->rows[i].kstack, p->ts_us);
 		add_stack(s, p->rows[i].ustack, p->ts_us);
 	}
-	for (size_t i = 0; i < p->profile.nr; i++) {
-		add_stack(s, p->profile.rows[i].kstack, p->ts_us);
-		add_stack(s, p->profile.rows[i].ustack, p->ts_us);
-	}
+	s->batch_last_us = p->ts_us;
+	for (int t = 0; t < NR_PASS_TABLES; t++)
+		s->rows[CH_PASS_TABLE + t] += ch_rows__pass_table(&s->tables[CH_PASS_TABLE + t], t, s->cfg.host,
+								  s->batch_id, p, row_stack, s);
 	if (s->rows[CH_SAMPLES] >= s->cfg.batch_rows || mono_ns() - s->batch_start_ns >= s->cfg.batch_us * 1000)
 		seal_batch(s);
 	s->format_ns += thread_cpu_ns() - t0;
@@ -188,7 +190,7 @@ static int send_table(struct ch_sink *s, struct ch_batch *b, int t, int counted,
 		return 0;
 	}
 	if (sent == CH_SEND_NEVER) {
-		tract_warn("ClickHouse refused a batch's %s (%.200s): set aside in %s/quarantine", ch_table_names[t],
+		tract_warn("ClickHouse refused a batch's %s (%.200s): set aside in %s/quarantine", ch_table_name(t),
 			   answer ? answer : "", s->cfg.spool_dir);
 		free(answer);
 		return -EINVAL;
@@ -200,7 +202,7 @@ static int send_table(struct ch_sink *s, struct ch_batch *b, int t, int counted,
 		/* a server that lost them (killed as it made them, or dropped by hand): made again, then sent */
 		if (!s->said_missing++)
 			tract_warn("ClickHouse has no %s.%s (%.200s): creating tract's tables again", s->cfg.database,
-				   ch_table_names[t], answer);
+				   ch_table_name(t), answer);
 		free(answer);
 		if (create_tables(s))
 			return -EAGAIN;

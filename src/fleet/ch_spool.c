@@ -11,12 +11,38 @@
 #include "ch_spool.h"
 #include "util.h"
 
-const char *const ch_table_names[CH_TABLES] = {
-	"samples_local", "stacks_local", "passes_local", "io_latency_local", "syscall_latency_local",
-	"runq_latency_local", "wakeups_local", "profile_local",
-};
-static const char *const suffix[CH_TABLES] = { "samples", "stacks", "passes", "io", "syscall", "runq", "wakeups",
-					       "profile" };
+static char table_names[CH_TABLES][64];
+static const char *suffix[CH_TABLES];
+
+/* A pass table's spool files are named after it, but the histograms' by the short names they always had. */
+static void name_tables(void)
+{
+	static const char *const short_names[NR_PASS_TABLES] = {
+		[PT_io_latency] = "io", [PT_syscall_latency] = "syscall", [PT_runq_latency] = "runq",
+	};
+
+	suffix[CH_SAMPLES] = "samples";
+	suffix[CH_STACKS] = "stacks";
+	for (int t = 0; t < NR_PASS_TABLES; t++)
+		suffix[CH_PASS_TABLE + t] = short_names[t] ? short_names[t] : pass_tables[t].name;
+	for (int t = 0; t < CH_TABLES; t++)
+		snprintf(table_names[t], sizeof(table_names[t]), "%s_local",
+			 t >= CH_PASS_TABLE ? pass_tables[t - CH_PASS_TABLE].name : suffix[t]);
+}
+
+static pthread_once_t named = PTHREAD_ONCE_INIT;
+
+const char *ch_table_name(int t)
+{
+	pthread_once(&named, name_tables);
+	return table_names[t];
+}
+
+static const char *spool_suffix(int t)
+{
+	pthread_once(&named, name_tables);
+	return suffix[t];
+}
 
 static char *path_of(const struct ch_spool *s, uint64_t seq, const char *ext)
 {
@@ -108,7 +134,7 @@ static uint64_t batch_bytes(const struct ch_spool *s, uint64_t seq)
 	uint64_t sum = 0;
 
 	for (int t = 0; t < CH_TABLES; t++) {
-		char *p = path_of(s, seq, suffix[t]);
+		char *p = path_of(s, seq, spool_suffix(t));
 
 		sum += file_size(p);
 		free(p);
@@ -125,7 +151,7 @@ static void remove_batch(struct ch_spool *s, uint64_t seq)
 	unlink(m);
 	free(m);
 	for (int t = 0; t < CH_TABLES; t++) {
-		char *p = path_of(s, seq, suffix[t]);
+		char *p = path_of(s, seq, spool_suffix(t));
 
 		unlink(p);
 		free(p);
@@ -170,7 +196,7 @@ int ch_spool__put(struct ch_spool *s, uint64_t id, struct strbuf tables[CH_TABLE
 	pthread_mutex_lock(&s->lock);
 	b.seq = s->next_seq++;
 	for (int t = 0; t < CH_TABLES && !err; t++) {
-		char *p = path_of(s, b.seq, suffix[t]);
+		char *p = path_of(s, b.seq, spool_suffix(t));
 		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 
 		b.rows[t] = rows[t];
@@ -251,7 +277,7 @@ int ch_spool__oldest(struct ch_spool *s, struct ch_batch *b)
 			continue;
 		}
 		for (int t = 0; t < CH_TABLES; t++) {
-			char *p = path_of(s, b->seq, suffix[t]);
+			char *p = path_of(s, b->seq, spool_suffix(t));
 
 			b->data[t] = slurp(p, &b->len[t]);
 			free(p);
@@ -284,7 +310,7 @@ void ch_spool__quarantine(struct ch_spool *s, struct ch_batch *b)
 	mkdir(q, 0750);
 	/* every table's file, then the manifest */
 	for (int i = 0; i <= CH_TABLES; i++) {
-		const char *ext = i < CH_TABLES ? suffix[i] : "batch";
+		const char *ext = i < CH_TABLES ? spool_suffix(i) : "batch";
 		char *from = path_of(s, b->seq, ext), *to = xcalloc(1, strlen(q) + 64);
 
 		sprintf(to, "%s/%016" PRIu64 ".%s", q, b->seq, ext);

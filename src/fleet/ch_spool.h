@@ -12,10 +12,14 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include "pass_tables.h"
 #include "strbuf.h"
 
-enum { CH_SAMPLES, CH_STACKS, CH_PASSES, CH_IO, CH_SYSCALL, CH_RUNQ, CH_WAKEUPS, CH_PROFILE, CH_TABLES };
-extern const char *const ch_table_names[CH_TABLES];	/* samples_local, stacks_local, ... */
+/* The tables of a batch: the samples, the stacks, and the pass's own tables (pass_tables.def). */
+enum { CH_SAMPLES, CH_STACKS, CH_PASS_TABLE, CH_TABLES = CH_PASS_TABLE + NR_PASS_TABLES };
+#define CH_PASSES (CH_PASS_TABLE + PT_passes)
+/* Table t's name on the servers: samples_local, stacks_local, passes_local, ... */
+const char *ch_table_name(int t);
 
 struct ch_batch {
 	uint64_t seq, id;		/* order, and the batch_id its rows carry */

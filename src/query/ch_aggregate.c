@@ -21,6 +21,7 @@
 #include "aggregate.h"
 #include "ch_sql.h"
 #include "columns.h"
+#include "pass_tables.h"
 #include "ch_store.h"
 #include "expr.h"
 #include "sqlfuncs.h"
@@ -108,13 +109,21 @@ struct ch_name {
 
 static const struct ch_name pass_table_names[] = {
 	{ "p.ts_us", "ts_us" }, { "p.weight_us", "weight_us" },
-	{ "h.dev", "dev" }, { "h.op", "op" }, { "h.le_us", "le_us" }, { "h.count", "count" }, { "h.sum_us", "sum_us" },
-	{ "h.pcomm", "pcomm" }, { "h.tgid", "tgid" }, { "h.syscall", "syscall" }, { "h.ticks", "ticks" },
-	{ "h.waker_tgid", "waker_tgid" }, { "h.wakee_tgid", "wakee_tgid" }, { "h.waker", "waker" },
-	{ "h.wakee", "wakee" }, { "h.runq_us", "runq_us" }, { "h.blocked_us", "blocked_us" },
 	{ "t.pcomm", "pcomm" }, { "t.comm", "comm" }, { "t.tid", "tid" }, { "t.tgid", "tgid" },
 	{ "us.frames", UFRAMES }, { "ks.frames", KFRAMES },
 };
+
+/* h.name over a local view of one of the pass's tables: the fleet's table has the column by its name. */
+static const char *pass_column_name(const char *sql)
+{
+	if (strncmp(sql, "h.", 2))
+		return NULL;
+	for (size_t t = 0; t < NR_PASS_TABLES; t++)
+		for (size_t i = 0; i < pass_tables[t].ncolumns; i++)
+			if (!strcmp(pass_tables[t].columns[i].name, sql + 2))
+				return pass_tables[t].columns[i].name;
+	return NULL;
+}
 
 static const struct {
 	const struct catalog *cat;
@@ -158,6 +167,8 @@ static const char *name_of(const struct catalog *cat, const char *sql)
 	for (size_t i = 0; i < ARRAY_SIZE(pass_table_names); i++)
 		if (!strcmp(pass_table_names[i].sql, sql))
 			return pass_table_names[i].name;
+	if (pass_column_name(sql))
+		return pass_column_name(sql);
 	return NULL;
 }
 

@@ -24,7 +24,7 @@ const char *const sample_join_sql[] = {
 };
 
 /* s, or NULL; with max, at most max bytes: names the kernel keeps need no NUL */
-static void text_value(struct column_value *v, const char *s, size_t max)
+void column_text(struct column_value *v, const char *s, size_t max)
 {
 	v->kind = s ? VAL_TEXT : VAL_NULL;
 	v->s = s;
@@ -45,28 +45,28 @@ static void hex_value(struct column_value *v, int valid, const uint8_t *b, size_
 	v->len = valid ? 2 * n : 0;
 }
 
-static void uint_value(struct column_value *v, int valid, uint64_t u)
+void column_uint(struct column_value *v, int valid, uint64_t u)
 {
 	v->kind = valid ? VAL_UINT : VAL_NULL;
 	v->u = u;
 }
 
 /* The kinds of sample_columns.def, read from a sample into *v. */
-#define V_PASS(f) uint_value(v, 1, p->f)
-#define V_UINT(f) uint_value(v, 1, r->f)
-#define V_NAME(f) text_value(v, r->f, sizeof(r->f))
-#define V_TEXT(f) text_value(v, r->f, 0)
-#define V_STATE(f) text_value(v, state_name(r->f), 0)
-#define V_SYSCALL(f) text_value(v, r->f >= 0 ? syscall_name_or_number(r->f, v->buf, sizeof(v->buf)) : NULL, 0)
-#define V_FLAGGED(flag, f) uint_value(v, r->flags & (flag), r->f)
-#define V_SYSCALL_FLAGGED(flag, f) uint_value(v, r->syscall_nr >= 0 && (r->flags & (flag)), r->f)
-#define V_STACK(f) uint_value(v, r->f != NULL, r->f ? r->f->hash : 0)
+#define V_PASS(f) column_uint(v, 1, p->f)
+#define V_UINT(f) column_uint(v, 1, r->f)
+#define V_NAME(f) column_text(v, r->f, sizeof(r->f))
+#define V_TEXT(f) column_text(v, r->f, 0)
+#define V_STATE(f) column_text(v, state_name(r->f), 0)
+#define V_SYSCALL(f) column_text(v, r->f >= 0 ? syscall_name_or_number(r->f, v->buf, sizeof(v->buf)) : NULL, 0)
+#define V_FLAGGED(flag, f) column_uint(v, r->flags & (flag), r->f)
+#define V_SYSCALL_FLAGGED(flag, f) column_uint(v, r->syscall_nr >= 0 && (r->flags & (flag)), r->f)
+#define V_STACK(f) column_uint(v, r->f != NULL, r->f ? r->f->hash : 0)
 #define V_ARG(n) (v->kind = r->syscall_nr >= 0 ? VAL_INT : VAL_NULL, v->i = (int64_t)r->sc_args[n])
-#define V_NONZERO(f) uint_value(v, r->f != 0, r->f)
-#define V_WITH(has, f) uint_value(v, r->has, r->f)
-#define V_IO_TEXT(f) text_value(v, r->io_dev ? r->f : NULL, 0)
-#define V_IO_UINT(f) uint_value(v, r->io_dev != NULL, r->f)
-#define V_IO_NONZERO(f) uint_value(v, r->io_dev && r->f, r->f)
+#define V_NONZERO(f) column_uint(v, r->f != 0, r->f)
+#define V_WITH(has, f) column_uint(v, r->has, r->f)
+#define V_IO_TEXT(f) column_text(v, r->io_dev ? r->f : NULL, 0)
+#define V_IO_UINT(f) column_uint(v, r->io_dev != NULL, r->f)
+#define V_IO_NONZERO(f) column_uint(v, r->io_dev && r->f, r->f)
 #define V_HEX(flag, f) hex_value(v, r->flags & (flag), r->f, sizeof(r->f))
 #define V_BLOCKER(f) V_WITH(blocker_tid, f)
 
@@ -96,7 +96,7 @@ static void uint_value(struct column_value *v, int valid, uint64_t u)
 #undef V_HEX
 #undef V_BLOCKER
 
-static int parse_u64(const struct csv_value *in, uint64_t *u)
+int column_parse_u64(const struct csv_value *in, uint64_t *u)
 {
 	char *end;
 
@@ -150,7 +150,7 @@ static int parse_hex(const struct csv_value *in, uint8_t *out, size_t n)
 	return 0;
 }
 
-static int parse_name(const struct csv_value *in, char *name, size_t cap)
+int column_parse_name(const struct csv_value *in, char *name, size_t cap)
 {
 	memset(name, 0, cap);
 	memcpy(name, in->s, in->len < cap ? in->len : cap);
@@ -158,16 +158,16 @@ static int parse_name(const struct csv_value *in, char *name, size_t cap)
 }
 
 /* The kinds again, set in a sample from text: a NULL leaves the field unset. */
-#define U64(dst) ({ uint64_t u_; int e_ = parse_u64(in, &u_); if (!e_) dst = u_; e_; })
+#define U64(dst) ({ uint64_t u_; int e_ = column_parse_u64(in, &u_); if (!e_) dst = u_; e_; })
 #define V_PASS(f) 0
 #define V_UINT(f) U64(r->f)
-#define V_NAME(f) parse_name(in, r->f, sizeof(r->f))
+#define V_NAME(f) column_parse_name(in, r->f, sizeof(r->f))
 #define V_TEXT(f) (r->f = cr->keep(cr->arg, in->s, in->len), 0)
 #define V_STATE(f) parse_state(in, &r->f)
 #define V_SYSCALL(f) parse_syscall(in, r)
 #define V_FLAGGED(flag, f) (r->flags |= (flag), U64(r->f))
 #define V_SYSCALL_FLAGGED(flag, f) V_FLAGGED(flag, f)
-#define V_STACK(f) ({ uint64_t h_; int e_ = parse_u64(in, &h_); \
+#define V_STACK(f) ({ uint64_t h_; int e_ = column_parse_u64(in, &h_); \
 		      e_ ? e_ : (r->f = cr->stack(cr->arg, h_)) ? 0 : -ENOENT; })
 #define V_ARG(n) ({ int64_t i_; int e_ = parse_i64(in, &i_); if (!e_) r->sc_args[n] = (uint64_t)i_; e_; })
 #define V_NONZERO(f) U64(r->f)

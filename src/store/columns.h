@@ -31,6 +31,7 @@ struct column_value {
 	const char *s;			/* VAL_TEXT: not NUL-terminated; len bytes */
 	size_t len;
 	char buf[40];			/* for a value made on the way (a syscall's number, a trace id's hex) */
+	const struct kstack *stack;	/* a stack's: the stack whose hash u is */
 };
 
 /* What setting a sample's columns from text needs from the reader. */
@@ -64,6 +65,12 @@ enum sample_column_index {
 
 extern const struct sample_column sample_columns[NR_SAMPLE_COLUMNS];
 
+/* Values into v: u where valid, else NULL; s (at most max bytes with max, NUL-ended without), or NULL. */
+void column_uint(struct column_value *v, int valid, uint64_t u);
+void column_text(struct column_value *v, const char *s, size_t max);
+/* Text into an unsigned number, or a name into a char array of cap bytes (no NUL needed): 0 or -EINVAL. */
+int column_parse_u64(const struct csv_value *in, uint64_t *u);
+int column_parse_name(const struct csv_value *in, char *name, size_t cap);
 /* The column's name where it is stored: "cpu" of "f.cpu". */
 const char *column_stored_name(const struct sample_column *c);
 /* Whether SQLite keeps the column as a coarse time (COARSE_US in sample_columns.def). */

@@ -14,8 +14,12 @@
 #include "csv_reader.h"
 #include "dict.h"
 #include "hours.h"
+#include "pass_tables.h"
 #include "sink.h"
 #include "util.h"
+
+/* The most columns a table of the pass has. */
+#define MAX_PASS_COLUMNS 32
 
 struct loader {
 	const char *dir;
@@ -176,50 +180,6 @@ static int stack_row(struct loader *l, const struct csv_record *r, const int *id
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	size_t offset;
-	size_t has;			/* of the int that says it is not NULL; 0: never NULL (seq is there) */
-} pass_fields[] = {
-#define FIELD(f) { #f, offsetof(struct pass, f), 0 }
-#define NULLABLE(f) { #f, offsetof(struct pass, f), offsetof(struct pass, has_##f) }
-	FIELD(ts_us), FIELD(weight_us), FIELD(visited), FIELD(dropped), FIELD(duration_us), FIELD(cpu_us),
-	FIELD(hist_lost), FIELD(displaced), FIELD(unsampled_us), FIELD(load_rows), FIELD(moment_read),
-	NULLABLE(bpf_us),
-#undef NULLABLE
-#undef FIELD
-};
-_Static_assert(offsetof(struct pass, seq) == 0, "no has_ flag is at offset 0");
-
-static int pass_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
-{
-	struct pass *p;
-	int err = 0;
-
-	(void)arg;
-	if (l->nr == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->passes = xrealloc(l->passes, l->cap * sizeof(*l->passes));
-	}
-	p = &l->passes[l->nr++];
-	*p = (struct pass){ .seq = l->nr - 1 };
-	for (size_t i = 0; i < ARRAY_SIZE(pass_fields) && !err; i++) {
-		err = field_u64(l, r, idx[i], (uint64_t *)((char *)p + pass_fields[i].offset));
-		if (pass_fields[i].has)
-			*(int *)((char *)p + pass_fields[i].has) = !field_null(r, idx[i]);
-	}
-	return err;
-}
-
-static int read_passes(struct loader *l)
-{
-	const char *names[ARRAY_SIZE(pass_fields)];
-
-	for (size_t i = 0; i < ARRAY_SIZE(pass_fields); i++)
-		names[i] = pass_fields[i].name;
-	return read_table(l, ".passes.csv", names, ARRAY_SIZE(names), pass_row, NULL);
-}
-
 /* The pass of time ts_us: passes are in time order, and samples come in the same. */
 static struct pass *pass_at(struct loader *l, uint64_t ts_us, size_t *hint)
 {
@@ -290,91 +250,75 @@ static int read_samples(struct loader *l)
 	return err ? err : rc < 0 ? rc : 0;
 }
 
-/* A histogram file's rows, by their header's names: name is dev or pcomm, what is op or syscall. */
-static const char *const hist_names[] = { "ts_us", "dev", "pcomm", "op", "syscall", "le_us", "count", "sum_us",
-					  "tgid" };
-
-struct hist_file {
-	size_t offset;			/* of its struct hist_rows in a pass */
-	size_t hint;
-};
-
-static int hist_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
+/* The pass a row of one of the pass's tables sets, a new one for the passes' own; NULL: an orphan. */
+static struct pass *pass_of_row(struct loader *l, const struct pass_table *t, const struct csv_record *r, int ts,
+				size_t *hint, int *err)
 {
-	struct hist_file *hf = arg;
-	uint64_t ts_us, v[4];
-	struct hist_row *h;
-	struct pass *p;
-	int err = field_u64(l, r, idx[0], &ts_us);
+	uint64_t ts_us;
 
-	for (size_t i = 0; i < 4 && !err; i++)
-		err = field_u64(l, r, idx[5 + i], &v[i]);
-	if (err || !(p = pass_at(l, ts_us, &hf->hint)))
-		return err;
-	h = hist_rows__add((struct hist_rows *)((char *)p + hf->offset));
-	*h = (struct hist_row){ .le_us = v[0], .count = v[1], .sum_us = v[2], .tgid = (uint32_t)v[3] };
-	h->name = field_text(l, r, idx[1] >= 0 ? idx[1] : idx[2]);
-	h->what = field_text(l, r, idx[3] >= 0 ? idx[3] : idx[4]);
-	return 0;
+	if (t->itself) {
+		if (l->nr == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 64;
+			l->passes = xrealloc(l->passes, l->cap * sizeof(*l->passes));
+		}
+		l->passes[l->nr] = (struct pass){ .seq = l->nr };
+		return &l->passes[l->nr++];
+	}
+	*err = field_u64(l, r, ts, &ts_us);
+	return *err ? NULL : pass_at(l, ts_us, hint);
 }
 
-static int read_hist(struct loader *l, const char *suffix, size_t offset)
+/*
+ * The hour's file of one of the pass's tables, if it has one: each column
+ * found by its name in the header (or the name an older tract gave it;
+ * one the file lacks stays NULL), each row set in its pass.
+ */
+static int read_pass_table(struct loader *l, enum pass_table_id id)
 {
-	struct hist_file hf = { .offset = offset };
+	const struct pass_table *t = &pass_tables[id];
+	struct column_reader cr = { .stack = stack_of, .keep = keep, .arg = l };
+	struct csv_record r = { 0 };
+	char suffix[64];
+	int idx[MAX_PASS_COLUMNS + 1], err, rc;
+	size_t hint = 0, n = t->ncolumns < MAX_PASS_COLUMNS ? t->ncolumns : MAX_PASS_COLUMNS;
+	FILE *f;
 
-	return read_table(l, suffix, hist_names, ARRAY_SIZE(hist_names), hist_row, &hf);
-}
-
-static const char *const wakeup_names[] = { "ts_us", "waker_tgid", "wakee_tgid", "count", "runq_us", "blocked_us",
-					    "waker", "wakee" };
-
-static int wakeup_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
-{
-	size_t *hint = arg;
-	struct wakeup_row *w;
-	struct pass *p;
-	uint64_t v[6];
-	int err = 0;
-
-	for (size_t i = 0; i < 6 && !err; i++)
-		err = field_u64(l, r, idx[i], &v[i]);
-	if (err || !(p = pass_at(l, v[0], hint)))
+	snprintf(suffix, sizeof(suffix), ".%s.csv", t->name);
+	if (!(f = open_part(l, suffix, &err)))
 		return err;
-	w = wakeup_rows__add(&p->wakeups);
-	*w = (struct wakeup_row){ .waker_tgid = (uint32_t)v[1], .wakee_tgid = (uint32_t)v[2], .count = v[3],
-				  .runq_us = v[4], .blocked_us = v[5] };
-	w->waker = field_text(l, r, idx[6]);
-	w->wakee = field_text(l, r, idx[7]);
-	return 0;
-}
+	rc = read_record(l, f, &r);
+	if (rc > 0) {
+		const char *names[MAX_PASS_COLUMNS + 1];
 
-static const char *const profile_names[] = { "ts_us", "tid", "tgid", "kstack", "ustack", "ticks", "comm", "pcomm" };
+		for (size_t c = 0; c < n; c++)
+			names[c] = t->columns[c].name;
+		names[n] = "ts_us";
+		find_columns(&r, names, idx, n + 1);
+		for (size_t c = 0; c < n; c++)
+			if (idx[c] < 0 && t->columns[c].store == S_STACK_KIND)
+				find_columns(&r, &t->columns[c].ref, &idx[c], 1);
+	}
+	while (rc > 0 && !err && (rc = read_record(l, f, &r)) > 0) {
+		struct pass *p = pass_of_row(l, t, &r, idx[n], &hint, &err);
+		void *row;
 
-static int profile_row(struct loader *l, const struct csv_record *r, const int *idx, void *arg)
-{
-	size_t *hint = arg;
-	struct profile_row *row;
-	struct pass *p;
-	uint64_t v[6];
-	const char *comm, *pcomm;
-	int err = 0;
+		if (!p)
+			continue;
+		row = t->itself ? p : t->add(p);
+		for (size_t c = 0; c < n && !err; c++) {
+			char what[128];
+			int e;
 
-	for (size_t i = 0; i < 6 && !err; i++)
-		err = field_u64(l, r, idx[i], &v[i]);
-	if (err || !(p = pass_at(l, v[0], hint)))
-		return err;
-	row = profile_rows__add(&p->profile);
-	*row = (struct profile_row){ .tid = (uint32_t)v[1], .tgid = (uint32_t)v[2], .ticks = v[5] };
-	/* a stack column that is empty is none; one not in stacks.csv is damage */
-	if ((v[3] && !(row->kstack = stack_of(l, v[3]))) || (v[4] && !(row->ustack = stack_of(l, v[4]))))
-		return bad(l, "a stack that stacks.csv does not have");
-	comm = field_text(l, r, idx[6]);
-	pcomm = field_text(l, r, idx[7]);
-	if (comm)
-		strncpy(row->comm, comm, sizeof(row->comm) - 1);
-	if (pcomm)
-		strncpy(row->pcomm, pcomm, sizeof(row->pcomm) - 1);
-	return 0;
+			if (idx[c] < 0 || (size_t)idx[c] >= r.nr || !(e = t->columns[c].set(row, &r.fields[idx[c]], &cr)))
+				continue;
+			snprintf(what, sizeof(what), "column %s: '%.40s' is not a value it takes", t->columns[c].name,
+				 r.fields[idx[c]].s);
+			err = bad(l, e == -ENOENT ? "a stack that stacks.csv does not have" : what);
+		}
+	}
+	fclose(f);
+	csv_record_free(&r);
+	return err ? err : rc < 0 ? rc : 0;
 }
 
 /* meta.csv's keys and values, as the SQLite file's meta table holds them. */
@@ -422,17 +366,14 @@ int store_csv__load_hour(const char *dir, uint64_t hour_us, sqlite3 **db)
 	struct loader l = { .dir = dir, .hour_us = hour_us, .stacks = dict__new() };
 	struct sink *sink = NULL;
 	char *name = store_hour_path(dir, hour_us, HOUR_CSV_SUFFIX);
-	size_t hint = 0, profile_hint = 0;
 	int err;
 
 	*db = NULL;
 	err = read_table(&l, ".stacks.csv", stack_names, ARRAY_SIZE(stack_names), stack_row, NULL) ?:
-	      read_passes(&l) ?: read_samples(&l) ?:
-	      read_hist(&l, ".io_latency.csv", offsetof(struct pass, io_hist)) ?:
-	      read_hist(&l, ".syscall_latency.csv", offsetof(struct pass, sc_hist)) ?:
-	      read_hist(&l, ".runq_latency.csv", offsetof(struct pass, runq_hist)) ?:
-	      read_table(&l, ".wakeups.csv", wakeup_names, ARRAY_SIZE(wakeup_names), wakeup_row, &hint) ?:
-	      read_table(&l, ".profile.csv", profile_names, ARRAY_SIZE(profile_names), profile_row, &profile_hint);
+	      read_pass_table(&l, PT_passes) ?: read_samples(&l);
+	for (int t = 0; !err && t < NR_PASS_TABLES; t++)
+		if (t != PT_passes)
+			err = read_pass_table(&l, t);
 	if (err == -ENOENT)
 		tract_err("'%s' is missing", l.path);
 	if (!err)

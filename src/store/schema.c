@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 #include "columns.h"
+#include "pass_tables.h"
 #include "schema.h"
 #include "strbuf.h"
 #include "util.h"
@@ -31,28 +33,14 @@ const char *state_name(int state)
  * back into the documented columns.
  */
 static const char schema_head[] =
-"-- tract store, schema version 10: one SQLite file per UTC hour.\n"
+"-- tract store: one SQLite file per UTC hour.\n"
 "CREATE TABLE meta (\n"
 "  key   TEXT PRIMARY KEY,  -- host, kernel, frequency_hz, tract_version, schema_version, source\n"
 "  value TEXT\n"
-");\n"
-"CREATE TABLE passes (\n"
-"  id          INTEGER PRIMARY KEY,\n"
-"  ts_us       INTEGER NOT NULL,  -- pass start, UTC microseconds since the epoch\n"
-"  weight_us   INTEGER NOT NULL,  -- the real time this pass stands for: its interval (one pass at a random moment of each)\n"
-"  visited     INTEGER NOT NULL,  -- threads the sampler looked at\n"
-"  emitted     INTEGER NOT NULL,  -- rows stored (active threads)\n"
-"  dropped     INTEGER NOT NULL,  -- rows the sampler could not deliver\n"
-"  duration_us INTEGER NOT NULL,  -- wall time of the pass\n"
-"  cpu_us      INTEGER NOT NULL,  -- CPU time the recorder spent on the pass\n"
-"  hist_lost   INTEGER NOT NULL,  -- latency histogram counts lost to full kernel maps\n"
-"  displaced   INTEGER NOT NULL DEFAULT 0,  -- rows shown RUN for the pass's moment that had left their CPU when visited\n"
-"  unsampled_us INTEGER NOT NULL DEFAULT 0, -- intervals before this pass that no pass stands for: the recorder was stopped or starved\n"
-"  load_rows   INTEGER NOT NULL DEFAULT 0,  -- rows in RUN, RUNQ or DISK: what the load average counts\n"
-"  moment_read INTEGER NOT NULL DEFAULT 0,  -- 1: what ran on each CPU was read at the pass's moment; 0: told from the threads' times\n"
-"  bpf_us      INTEGER            -- run time of tract's BPF programs since the previous pass, all CPUs;\n"
-"                                 -- NULL: not measured (kernel.bpf_stats_enabled=0 for some of the interval; the /proc source)\n"
-");\n"
+");\n";
+
+/* The dimensions the facts refer to; the passes come between (pass_tables.def). */
+static const char schema_dimensions[] =
 "CREATE TABLE threads (\n"
 "  id    INTEGER PRIMARY KEY,\n"
 "  tid   INTEGER NOT NULL,  -- thread id\n"
@@ -90,24 +78,6 @@ static const char schema_head[] =
 ");\n"
 "CREATE TABLE states (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n";
 
-/* Per pass: the block I/O histogram and the on-CPU profile. */
-static const char schema_histograms[] =
-"CREATE TABLE io_latency (\n"
-"  pass  INTEGER NOT NULL,  -- passes.id: completions since the previous pass with rows here (taken once a second)\n"
-"  dev   TEXT NOT NULL,     -- block device (partition) name\n"
-"  op    TEXT NOT NULL,     -- read, write, flush, ...\n"
-"  le_us INTEGER NOT NULL,  -- latency from queueing to completion below this power of two\n"
-"  count INTEGER NOT NULL,\n"
-"  sum_us INTEGER NOT NULL DEFAULT 0  -- their latencies summed: sum(sum_us) / sum(count) is the mean\n"
-");\n"
-"CREATE TABLE profile (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: on-CPU ticks since the previous pass with rows here (--profile-hz, per CPU)\n"
-"  thread  INTEGER NOT NULL,  -- threads.id: the thread that was running\n"
-"  kstack  INTEGER,           -- stacks.id of the kernel stack at the tick; NULL in user mode\n"
-"  ustack  INTEGER,           -- stacks.id of the user stack; NULL for kernel threads\n"
-"  ticks   INTEGER NOT NULL   -- ticks with these stacks: ticks / profile_hz is CPU seconds\n"
-");\n";
-
 /*
  * The syscall and run-queue histograms and the wakeup edges repeat a few
  * processes and syscalls in every pass: their rows (the *_facts tables, since
@@ -120,49 +90,7 @@ static const char schema_named_facts[] =
 "  tgid INTEGER,  -- process id; NULL for the irq and timer wakers, and for a command's processes folded\n"
 "                 -- together (those that lived less than a take, or past a take's budget of rows)\n"
 "  name TEXT      -- its name (the main thread's; the one it ended with), or irq, or timer\n"
-");\n"
-"CREATE TABLE wakeup_facts (\n"
-"  pass       INTEGER NOT NULL,  -- passes.id: wakeups whose wakee got a CPU since the previous pass with rows here\n"
-"  waker      INTEGER NOT NULL,  -- processes.id of the process that ran the wakeups, or irq, or timer\n"
-"  wakee      INTEGER NOT NULL,  -- processes.id of the process woken\n"
-"  count      INTEGER NOT NULL,\n"
-"  runq_us    INTEGER NOT NULL,  -- summed over these wakeups: woken -> on CPU\n"
-"  blocked_us INTEGER NOT NULL   -- summed: asleep -> woken\n"
-");\n"
-"CREATE TABLE syscall_latency_facts (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: syscalls completed since the previous pass with rows here, the untimed left out\n"
-"  process INTEGER NOT NULL,  -- processes.id\n"
-"  nr      INTEGER NOT NULL,  -- syscalls.nr\n"
-"  le_us   INTEGER NOT NULL,  -- latency below this power of two\n"
-"  count   INTEGER NOT NULL,\n"
-"  sum_us  INTEGER NOT NULL   -- their latencies summed\n"
-");\n"
-"CREATE TABLE runq_latency_facts (\n"
-"  pass    INTEGER NOT NULL,  -- passes.id: switch-ins since the previous pass with rows here (--runq-latency)\n"
-"  process INTEGER NOT NULL,  -- processes.id\n"
-"  le_us   INTEGER NOT NULL,  -- waited for a CPU, since woken or preempted, below this power of two;\n"
-"                             -- without the time tract's own threads held that CPU\n"
-"  count   INTEGER NOT NULL,\n"
-"  sum_us  INTEGER NOT NULL   -- their waits summed\n"
 ");\n";
-
-/* The views of the histograms and edges with their names, as the tables of schema 8 had them. */
-static const char schema_named_views[] =
-"-- wakeups: pass, waker_tgid (NULL for irq and timer), waker (its name, or irq, or timer;\n"
-"--   [gone] for a process that ended unseen), wakee_tgid, wakee, count, runq_us, blocked_us;\n"
-"--   NULL tgids: a command's short-lived processes folded together\n"
-"CREATE VIEW wakeups AS\n"
-"  SELECT h.pass, wr.tgid AS waker_tgid, wr.name AS waker, we.tgid AS wakee_tgid, we.name AS wakee,\n"
-"         h.count, h.runq_us, h.blocked_us\n"
-"  FROM wakeup_facts h JOIN processes wr ON wr.id = h.waker JOIN processes we ON we.id = h.wakee;\n"
-"-- syscall_latency: pass, tgid, pcomm (process name), syscall, le_us, count, sum_us\n"
-"CREATE VIEW syscall_latency AS\n"
-"  SELECT h.pass, pr.tgid, pr.name AS pcomm, sc.name AS syscall, h.le_us, h.count, h.sum_us\n"
-"  FROM syscall_latency_facts h JOIN processes pr ON pr.id = h.process LEFT JOIN syscalls sc ON sc.nr = h.nr;\n"
-"-- runq_latency: pass, tgid, pcomm, le_us, count, sum_us\n"
-"CREATE VIEW runq_latency AS\n"
-"  SELECT h.pass, pr.tgid, pr.name AS pcomm, h.le_us, h.count, h.sum_us\n"
-"  FROM runq_latency_facts h JOIN processes pr ON pr.id = h.process;\n";
 
 struct stored_column {
 	const char *name, *type, *doc;
@@ -264,7 +192,29 @@ static void add_view_docs(struct strbuf *b)
 }
 
 static char *blockers_text, *insert_blocker;
-static char *schema_text, *view_text, *traces_text, *insert_facts, *insert_io, *insert_trace;
+static char *schema_text, *view_text, *traces_text, *insert_facts, *insert_io, *insert_trace, *named_facts_text,
+	*named_views_text;
+
+/*
+ * The pass's own tables (pass_tables.def): those that keep their rows as
+ * they are (facts 0), or by the ids of processes and syscalls, with the
+ * processes and the views of their names (facts 1).
+ */
+static void add_pass_tables(struct strbuf *b, int facts)
+{
+	for (size_t i = 0; i < NR_PASS_TABLES; i++) {
+		const struct pass_table *t = &pass_tables[i];
+
+		if (!t->itself && !strcmp(t->facts, t->name) == !facts)
+			pass_table_sqlite_create(b, t);
+	}
+}
+
+static void add_pass_views(struct strbuf *b)
+{
+	for (size_t i = 0; i < NR_PASS_TABLES; i++)
+		pass_table_sqlite_view(b, &pass_tables[i]);
+}
 
 /* INSERT INTO table(refs..., stored columns...) VALUES (?, ...): refs bind first, in order. */
 static char *build_insert(const char *table, const struct stored_column *refs, enum column_where where)
@@ -295,7 +245,14 @@ static void build_schema(void)
 	traces_text = strbuf_take(&b);
 	add_table(&b, "sample_blockers", blocker_refs, BLOCKER);
 	blockers_text = strbuf_take(&b);
+	strbuf_add(&b, schema_named_facts);
+	add_pass_tables(&b, 1);
+	named_facts_text = strbuf_take(&b);
+	add_pass_views(&b);
+	named_views_text = strbuf_take(&b);
 	strbuf_add(&b, schema_head);
+	pass_table_sqlite_create(&b, &pass_tables[PT_passes]);
+	strbuf_add(&b, schema_dimensions);
 	add_table(&b, "sample_facts", fact_refs, FACT);
 	strbuf_add(&b, "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 		       "-- so that every other sample does not carry five empty columns.\n");
@@ -306,9 +263,12 @@ static void build_schema(void)
 	strbuf_add(&b, "-- The trace contexts samples published: each once per file, as a thread keeps one\n"
 		       "-- for all the samples of its request.\n");
 	strbuf_add(&b, traces_text);
-	strbuf_add(&b, schema_histograms);
-	strbuf_add(&b, schema_named_facts);
-	strbuf_add(&b, schema_named_views);
+	strbuf_add(&b, "-- Per pass: what the kernel counted over its interval.\n");
+	add_pass_tables(&b, 0);
+	strbuf_add(&b, "-- The histograms and edges that repeat a few processes and syscalls in every pass refer\n"
+		       "-- to them by id, and views of the same names join the names back.\n");
+	strbuf_add(&b, named_facts_text);
+	strbuf_add(&b, named_views_text);
 	add_view_docs(&b);
 	add_view(&b);
 	schema_text = strbuf_take(&b);
@@ -343,12 +303,14 @@ const char *schema_insert_fact_sql(void)
 
 const char *schema_named_facts_sql(void)
 {
-	return schema_named_facts;
+	schema_sql();
+	return named_facts_text;
 }
 
 const char *schema_named_views_sql(void)
 {
-	return schema_named_views;
+	schema_sql();
+	return named_views_text;
 }
 
 const char *schema_insert_io_sql(void)

@@ -19,33 +19,24 @@
 #include "retention.h"
 #include "schema.h"
 #include "hours.h"
+#include "pass_tables.h"
 #include "sink.h"
 #include "syscalls.h"
 #include "util.h"
 
-enum { CSV_SAMPLES, CSV_STACKS, CSV_PASSES, CSV_IO_LATENCY, CSV_SYSCALL_LATENCY, CSV_RUNQ_LATENCY, CSV_WAKEUPS,
-       CSV_PROFILE, CSV__COUNT };
+/* The hour's files: its samples, its stacks, and a file for each of the pass's tables (pass_tables.def). */
+enum { CSV_SAMPLES, CSV_STACKS, CSV_PASS_TABLE, CSV__COUNT = CSV_PASS_TABLE + NR_PASS_TABLES };
 
-static const char *const csv_suffix[CSV__COUNT] = {
-	[CSV_SAMPLES] = HOUR_CSV_SUFFIX,
-	[CSV_STACKS] = ".stacks.csv",
-	[CSV_PASSES] = ".passes.csv",
-	[CSV_IO_LATENCY] = ".io_latency.csv",
-	[CSV_SYSCALL_LATENCY] = ".syscall_latency.csv",
-	[CSV_RUNQ_LATENCY] = ".runq_latency.csv",
-	[CSV_WAKEUPS] = ".wakeups.csv",
-	[CSV_PROFILE] = ".profile.csv",
-};
-
-/* The headers of the files whose columns stay as they are; samples and passes: columns_of(). */
-static const char *const csv_header[CSV__COUNT] = {
-	[CSV_STACKS] = "id,kind,frames",
-	[CSV_IO_LATENCY] = "ts_us,dev,op,le_us,count,sum_us",
-	[CSV_SYSCALL_LATENCY] = "ts_us,pcomm,syscall,le_us,count,sum_us,tgid",
-	[CSV_RUNQ_LATENCY] = "ts_us,pcomm,le_us,count,sum_us,tgid",
-	[CSV_WAKEUPS] = "ts_us,waker_tgid,waker,wakee_tgid,wakee,count,runq_us,blocked_us",
-	[CSV_PROFILE] = "ts_us,tid,tgid,comm,pcomm,kstack,ustack,ticks",
-};
+/* File i's name after the hour's: tract-YYYYMMDD-HH.<this>. */
+static const char *csv_suffix(int i, char *buf, size_t len)
+{
+	if (i == CSV_SAMPLES)
+		return HOUR_CSV_SUFFIX;
+	if (i == CSV_STACKS)
+		return ".stacks.csv";
+	snprintf(buf, len, ".%s.csv", pass_tables[i - CSV_PASS_TABLE].name);
+	return buf;
+}
 
 struct store_csv {
 	struct sink base;
@@ -64,27 +55,37 @@ static void close_files(struct store_csv *st)
 	}
 }
 
-/* The passes' columns; an older tract's hour may lack the last ones. */
-static const char *const pass_columns[] = {
-	"ts_us", "weight_us", "visited", "emitted", "dropped", "duration_us", "cpu_us", "hist_lost", "displaced",
-	"unsampled_us", "load_rows", "moment_read", "bpf_us",
-};
-
 #define MAX_COLUMNS NR_SAMPLE_COLUMNS
-_Static_assert(ARRAY_SIZE(pass_columns) <= MAX_COLUMNS, "the passes' columns fit the arrays of names");
+static const char *const stack_columns[] = { "id", "kind", "frames" };
 
-/* The columns of file i that this tract has added to (samples, passes) into names: how many, or 0. */
-static size_t columns_of(int i, const char **names)
+/*
+ * File i's columns into names, and into alt the name an older tract gave
+ * each (NULL: none): how many.  An older tract's hour may lack the last
+ * ones, or have them in another order.
+ */
+static size_t columns_of(int i, const char **names, const char **alt)
 {
-	if (i == CSV_PASSES) {
-		memcpy(names, pass_columns, sizeof(pass_columns));
-		return ARRAY_SIZE(pass_columns);
+	const struct pass_table *t = &pass_tables[i - CSV_PASS_TABLE];
+	size_t n = 0;
+
+	if (i == CSV_SAMPLES) {
+		for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++, n++)
+			names[n] = sample_columns[c].name, alt[n] = NULL;
+		return n;
 	}
-	if (i != CSV_SAMPLES)
-		return 0;
-	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
-		names[c] = sample_columns[c].name;
-	return NR_SAMPLE_COLUMNS;
+	if (i == CSV_STACKS) {
+		for (; n < ARRAY_SIZE(stack_columns); n++)
+			names[n] = stack_columns[n], alt[n] = NULL;
+		return n;
+	}
+	if (!t->itself)
+		names[n] = "ts_us", alt[n++] = NULL;
+	for (size_t c = 0; c < t->ncolumns && n < MAX_COLUMNS; c++, n++) {
+		names[n] = t->columns[c].name;
+		/* a stack's column was once named as SQLite keeps it */
+		alt[n] = t->columns[c].store == S_STACK_KIND ? t->columns[c].ref : NULL;
+	}
+	return n;
 }
 
 static void write_header(FILE *f, const char *const *names, size_t n)
@@ -97,13 +98,14 @@ static void write_header(FILE *f, const char *const *names, size_t n)
 	csv_end(f);
 }
 
-/* Column i of names as the old header has them: its field index, or -1. */
-static void map_columns(const struct csv_record *header, const char *const *names, size_t n, int *at)
+/* Column i of names (or of alt) as the old header has them: its field index, or -1. */
+static void map_columns(const struct csv_record *header, const char *const *names, const char *const *alt, size_t n,
+			int *at)
 {
 	for (size_t i = 0; i < n; i++) {
 		at[i] = -1;
 		for (size_t k = 0; k < header->nr; k++)
-			if (!strcmp(header->fields[k].s, names[i]))
+			if (!strcmp(header->fields[k].s, names[i]) || (alt[i] && !strcmp(header->fields[k].s, alt[i])))
 				at[i] = (int)k;
 	}
 }
@@ -113,7 +115,7 @@ static void map_columns(const struct csv_record *header, const char *const *name
  * columns, names (those it lacked empty: NULL), before more rows are
  * appended to it.  0, or -errno.
  */
-static int upgrade_file(const char *path, const char *const *names, size_t n)
+static int upgrade_file(const char *path, const char *const *names, const char *const *alt, size_t n)
 {
 	struct csv_record r = { 0 };
 	char *tmp = xcalloc(1, strlen(path) + 9);
@@ -127,7 +129,7 @@ static int upgrade_file(const char *path, const char *const *names, size_t n)
 	}
 	if (csv_read_record(in, &r) != 1)
 		goto done;
-	map_columns(&r, names, n, at);
+	map_columns(&r, names, alt, n, at);
 	same = r.nr == n;
 	for (size_t i = 0; i < n && same; i++)
 		same = at[i] == (int)i;
@@ -203,24 +205,21 @@ static int open_files(struct store_csv *st, uint64_t ts_us)
 	close_files(st);
 	dict__clear(st->stacks_written);
 	for (int i = 0; !err && i < CSV__COUNT; i++) {
-		char *path = store_hour_path(st->cfg.dir, ts_us, csv_suffix[i]);
-		const char *names[MAX_COLUMNS];
-		size_t n = columns_of(i, names);
+		char suffix[64], *path = store_hour_path(st->cfg.dir, ts_us, csv_suffix(i, suffix, sizeof(suffix)));
+		const char *names[MAX_COLUMNS], *alt[MAX_COLUMNS];
+		size_t n = columns_of(i, names, alt);
 		struct stat sb;
 
 		err = store_create_file(path);
 		/* an hour an older tract began: its rows made over to this tract's columns first */
-		if (!err && n && !lstat(path, &sb) && sb.st_size > 0)
-			err = upgrade_file(path, names, n);
+		if (!err && !lstat(path, &sb) && sb.st_size > 0)
+			err = upgrade_file(path, names, alt, n);
 		st->f[i] = err ? NULL : store_fopen(path, "a");
 		if (!st->f[i]) {
 			err = err ? err : -errno;
 			tract_err("cannot open '%s': %s", path, strerror(-err));
 		} else if (!fstat(fileno(st->f[i]), &sb) && sb.st_size == 0) {
-			if (n)
-				write_header(st->f[i], names, n);
-			else
-				fputs(csv_header[i], st->f[i]), csv_end(st->f[i]);
+			write_header(st->f[i], names, n);
 		}
 		free(path);
 	}
@@ -231,13 +230,6 @@ static int open_files(struct store_csv *st, uint64_t ts_us)
 	else
 		st->hour = ts_us / USEC_PER_HOUR;
 	return err;
-}
-
-static void opt_u64(FILE *f, int valid, uint64_t v)
-{
-	csv_sep(f);
-	if (valid)
-		csv_u64(f, v);
 }
 
 static void write_stack(struct store_csv *st, const struct kstack *k)
@@ -292,63 +284,31 @@ static void write_sample(struct store_csv *st, const struct pass *p, const struc
 		write_stack(st, r->ustack);
 }
 
-static void write_wakeups(FILE *f, uint64_t ts_us, const struct wakeup_rows *w)
+/* The pass's rows of one of its tables: its time first (the passes have it), their stacks by hash. */
+static void write_pass_rows(struct store_csv *st, enum pass_table_id id, const struct pass *p)
 {
-	for (size_t i = 0; i < w->nr; i++) {
-		const struct wakeup_row *r = &w->rows[i];
+	const struct pass_table *t = &pass_tables[id];
+	FILE *f = st->f[CSV_PASS_TABLE + id];
+	size_t rows = t->nrows(p);
 
-		csv_u64(f, ts_us);
-		opt_u64(f, r->waker_tgid, r->waker_tgid);
-		csv_sep(f);
-		csv_field(f, r->waker);
-		opt_u64(f, r->wakee_tgid, r->wakee_tgid);
-		csv_sep(f);
-		csv_field(f, r->wakee);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->count, r->runq_us, r->blocked_us);
-		csv_end(f);
-	}
-}
+	for (size_t r = 0; r < rows; r++) {
+		const void *row = t->row(p, r);
 
-/* The histogram files' columns in the order of their headers: what and tgid where the file has them. */
-static void write_hist(FILE *f, uint64_t ts_us, const struct hist_rows *h, int with_what, int with_tgid)
-{
-	for (size_t i = 0; i < h->nr; i++) {
-		const struct hist_row *r = &h->rows[i];
-
-		csv_u64(f, ts_us);
-		csv_sep(f);
-		csv_field(f, r->name);
-		if (with_what) {
+		if (!t->itself) {
+			csv_u64(f, p->ts_us);
 			csv_sep(f);
-			csv_field(f, r->what);
 		}
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->le_us, r->count, r->sum_us);
-		if (with_tgid)
-			opt_u64(f, r->tgid, r->tgid);
+		for (size_t c = 0; c < t->ncolumns; c++) {
+			struct column_value v = { 0 };
+
+			if (c)
+				csv_sep(f);
+			t->columns[c].value(p, row, &v);
+			write_value(f, &v);
+			if (v.stack)
+				write_stack(st, v.stack);
+		}
 		csv_end(f);
-	}
-}
-
-/* The profile's rows; stacks by their hash, as samples.csv has them. */
-static void write_profile(struct store_csv *st, uint64_t ts_us, const struct profile_rows *pr)
-{
-	FILE *f = st->f[CSV_PROFILE];
-
-	for (size_t i = 0; i < pr->nr; i++) {
-		const struct profile_row *r = &pr->rows[i];
-
-		fprintf(f, "%" PRIu64 ",%u,%u,", ts_us, r->tid, r->tgid);
-		csv_field_n(f, r->comm, strnlen(r->comm, sizeof(r->comm)));
-		csv_sep(f);
-		csv_field_n(f, r->pcomm, strnlen(r->pcomm, sizeof(r->pcomm)));
-		opt_u64(f, r->kstack != NULL, r->kstack ? r->kstack->hash : 0);
-		opt_u64(f, r->ustack != NULL, r->ustack ? r->ustack->hash : 0);
-		fprintf(f, ",%" PRIu64, r->ticks);
-		csv_end(f);
-		if (r->kstack)
-			write_stack(st, r->kstack);
-		if (r->ustack)
-			write_stack(st, r->ustack);
 	}
 }
 
@@ -356,7 +316,6 @@ static void write_profile(struct store_csv *st, uint64_t ts_us, const struct pro
 static int csv_write_pass(struct sink *base, const struct pass *p)
 {
 	struct store_csv *st = (struct store_csv *)base;
-	FILE *pf;
 	int err = 0;
 
 	if (!st->f[0] || p->ts_us / USEC_PER_HOUR != st->hour) {
@@ -366,18 +325,11 @@ static int csv_write_pass(struct sink *base, const struct pass *p)
 	}
 	for (size_t i = 0; i < p->nr; i++)
 		write_sample(st, p, &p->rows[i]);
-	write_hist(st->f[CSV_IO_LATENCY], p->ts_us, &p->io_hist, 1, 0);
-	write_hist(st->f[CSV_SYSCALL_LATENCY], p->ts_us, &p->sc_hist, 1, 1);
-	write_hist(st->f[CSV_RUNQ_LATENCY], p->ts_us, &p->runq_hist, 0, 1);
-	write_wakeups(st->f[CSV_WAKEUPS], p->ts_us, &p->wakeups);
-	write_profile(st, p->ts_us, &p->profile);
-	pf = st->f[CSV_PASSES];
-	fprintf(pf, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, p->ts_us, p->weight_us, p->visited, p->nr,
-		p->dropped, p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
-		p->moment_read);
-	opt_u64(pf, p->has_bpf_us, p->bpf_us);
-	csv_end(pf);
+	/* the passes last: a pass's line says its rows are all there */
+	for (int t = 0; t < NR_PASS_TABLES; t++)
+		if (t != PT_passes)
+			write_pass_rows(st, t, p);
+	write_pass_rows(st, PT_passes, p);
 	for (int i = 0; i < CSV__COUNT; i++)
 		if (fflush(st->f[i]) || ferror(st->f[i]))
 			err = -EIO;

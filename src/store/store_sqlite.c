@@ -19,6 +19,7 @@
 #include "schema.h"
 #include "upgrade.h"
 #include "hours.h"
+#include "pass_tables.h"
 #include "sink.h"
 #include "syscalls.h"
 #include "util.h"
@@ -26,13 +27,11 @@
 #define SYSCALL_BITS 1024
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 
-enum { INS_PASS, INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
-       INS_IO_HIST, INS_SC_HIST, INS_RUNQ_HIST, INS_FACT, INS_IO, INS_TRACE, INS_WAKEUP, INS_PROFILE, INS_BLOCKER,
+enum { INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
+       INS_FACT, INS_IO, INS_TRACE, INS_BLOCKER,
        INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
-	[INS_PASS] = "INSERT INTO passes(ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, hist_lost, "
-		     "displaced, unsampled_us, load_rows, moment_read, bpf_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_CALL] = "INSERT INTO calls(id, nr, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
@@ -41,14 +40,8 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
 	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
 	[INS_PROCESS] = "INSERT INTO processes(id, tgid, name) VALUES (?,?,?)",
-	/* the histograms bind pass, name or process, what or nr, le_us, count, sum_us: see insert_hist() */
-	[INS_IO_HIST] = "INSERT INTO io_latency(pass, dev, op, le_us, count, sum_us) VALUES (?1,?2,?3,?4,?5,?6)",
-	[INS_SC_HIST] = "INSERT INTO syscall_latency_facts(pass, process, nr, le_us, count, sum_us) "
-			"VALUES (?1,?2,?3,?4,?5,?6)",
-	[INS_RUNQ_HIST] = "INSERT INTO runq_latency_facts(pass, process, le_us, count, sum_us) VALUES (?1,?2,?4,?5,?6)",
-	/* INS_FACT, INS_IO and INS_TRACE come from the column table: schema_insert_*_sql() */
-	[INS_PROFILE] = "INSERT INTO profile(pass, thread, kstack, ustack, ticks) VALUES (?,?,?,?,?)",
-	[INS_WAKEUP] = "INSERT INTO wakeup_facts(pass, waker, wakee, count, runq_us, blocked_us) VALUES (?,?,?,?,?,?)",
+	/* INS_FACT, INS_IO and INS_TRACE come from the column table: schema_insert_*_sql(); the pass's tables
+	 * from theirs (pass_tables.def) */
 };
 
 /* A dimension table: values seen in this file, and where its ids start. */
@@ -74,6 +67,7 @@ struct store_sqlite {
 	char *path;
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
+	sqlite3_stmt *pass_ins[NR_PASS_TABLES];	/* pass_table_sqlite_insert() */
 	struct dimension threads, calls, stacks, files, wakers, processes, traces;
 	/* syscall names of histograms without a number: negative numbers of this file's own */
 	struct dimension odd_syscalls;
@@ -179,6 +173,10 @@ static void close_file(struct store_sqlite *st)
 		sqlite3_finalize(st->ins[i]);
 		st->ins[i] = NULL;
 	}
+	for (int i = 0; i < NR_PASS_TABLES; i++) {
+		sqlite3_finalize(st->pass_ins[i]);
+		st->pass_ins[i] = NULL;
+	}
 	if (st->memory)
 		*st->memory = st->db;
 	else if (st->db)
@@ -270,6 +268,14 @@ static int prepare(struct store_sqlite *st, uint64_t ts_us)
 					   i == INS_BLOCKER ? schema_insert_blocker_sql() : insert_sql[i],
 				       -1, SQLITE_PREPARE_PERSISTENT, &st->ins[i], NULL))
 			return db_fail(st, "prepare statements for");
+	for (int i = 0; i < NR_PASS_TABLES; i++) {
+		char *sql = pass_table_sqlite_insert(&pass_tables[i]);
+		int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->pass_ins[i], NULL);
+
+		free(sql);
+		if (rc)
+			return db_fail(st, "prepare statements for");
+	}
 	st->hour = ts_us / USEC_PER_HOUR;
 	reset_dimensions(st);
 	if (!st->memory)
@@ -447,6 +453,23 @@ static int64_t stack_id(struct store_sqlite *st, const struct kstack *k)
 }
 
 
+/* A value bound to parameter param, a time in µs as a coarse one with coarse: SQLITE_OK or an error. */
+static int bind_value(sqlite3_stmt *s, int param, const struct column_value *v, int coarse)
+{
+	switch (v->kind) {
+	case VAL_NULL:
+		return sqlite3_bind_null(s, param);
+	case VAL_INT:
+		return sqlite3_bind_int64(s, param, v->i);
+	case VAL_UINT:
+		return sqlite3_bind_int64(s, param, coarse ? coarse_us_stored(v->u) : (int64_t)v->u);
+	case VAL_TEXT:
+		/* bytes as they are: the value may point into a buffer of its own */
+		return sqlite3_bind_text(s, param, v->s, (int)v->len, SQLITE_TRANSIENT);
+	}
+	return SQLITE_MISUSE;
+}
+
 /* The row's values of the columns stored in one table, bound from parameter first on. */
 static int bind_stored(sqlite3_stmt *s, int first, enum column_where where, const struct pass *p,
 		       const struct sample *r)
@@ -459,23 +482,7 @@ static int bind_stored(sqlite3_stmt *s, int first, enum column_where where, cons
 		if (sample_columns[i].where != where)
 			continue;
 		sample_columns[i].value(p, r, &v);
-		switch (v.kind) {
-		case VAL_NULL:
-			rc = sqlite3_bind_null(s, param);
-			break;
-		case VAL_INT:
-			rc = sqlite3_bind_int64(s, param, v.i);
-			break;
-		case VAL_UINT:
-			rc = sqlite3_bind_int64(s, param, column_coarse_us(&sample_columns[i]) ? coarse_us_stored(v.u)
-											     : (int64_t)v.u);
-			break;
-		case VAL_TEXT:
-			/* bytes as they are: the value may point into a buffer of its own */
-			rc = sqlite3_bind_text(s, param, v.s, (int)v.len, SQLITE_TRANSIENT);
-			break;
-		}
-		param++;
+		rc = bind_value(s, param++, &v, column_coarse_us(&sample_columns[i]));
 	}
 	return rc != SQLITE_OK;
 }
@@ -584,22 +591,6 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 	return step(st, s);
 }
 
-static int insert_pass(struct store_sqlite *st, const struct pass *p, int64_t *id)
-{
-	sqlite3_stmt *s = st->ins[INS_PASS];
-	const uint64_t v[] = { p->ts_us, p->weight_us, p->visited, p->nr, p->dropped,
-			       p->duration_us, p->cpu_us, p->hist_lost, p->displaced, p->unsampled_us, p->load_rows,
-			       p->moment_read };
-
-	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
-		sqlite3_bind_int64(s, i + 1, v[i]);
-	bind_opt(s, ARRAY_SIZE(v) + 1, p->has_bpf_us, (int64_t)p->bpf_us);
-	if (step(st, s))
-		return -EIO;
-	*id = sqlite3_last_insert_rowid(st->db);
-	return 0;
-}
-
 /* A process of the histograms and edges: tgid (none for the irq and timer wakers) and name (NULL: gone). */
 struct process_ref {
 	int has_tgid;
@@ -684,119 +675,134 @@ static int hist_syscall_nr(struct store_sqlite *st, const char *name, int64_t *n
 	return 0;
 }
 
-/* How a histogram's rows name what they count: as text (io_latency), or by process (and syscall). */
-enum hist_names { HIST_TEXT, HIST_PROCESS, HIST_PROCESS_SYSCALL };
-
-/*
- * The histogram tables' statements number their parameters alike, and use
- * those their table has: ?1 pass, ?2 name or process, ?3 what or nr,
- * ?4 le_us, ?5 count, ?6 sum_us.
- */
-static int insert_hist(struct store_sqlite *st, sqlite3_stmt *s, int64_t pass_id, const struct hist_rows *h,
-		       enum hist_names names)
+/* The value of the column of t kept with c (the same process or thread) that is this part of it. */
+static void part_value(const struct pass_table *t, const struct pass_column *c, enum pass_part part,
+		       const struct pass *p, const void *row, struct column_value *v)
 {
-	int err = 0;
-
-	for (size_t i = 0; !err && i < h->nr; i++) {
-		const struct hist_row *r = &h->rows[i];
-		int64_t process = 0, nr = 0;
-
-		/* tgid 0: the processes of a command folded together (hist_fold.h), no process id */
-		if (names != HIST_TEXT && !(process = process_id(st, r->tgid != 0, r->tgid, r->name)))
-			return -EIO;
-		if (names == HIST_PROCESS_SYSCALL && hist_syscall_nr(st, r->what, &nr))
-			return -EIO;
-		sqlite3_bind_int64(s, 1, pass_id);
-		if (names == HIST_TEXT) {
-			sqlite3_bind_text(s, 2, r->name, -1, SQLITE_STATIC);
-			sqlite3_bind_text(s, 3, r->what, -1, SQLITE_STATIC);
-		} else {
-			sqlite3_bind_int64(s, 2, process);
-			if (names == HIST_PROCESS_SYSCALL)
-				sqlite3_bind_int64(s, 3, nr);
-		}
-		sqlite3_bind_int64(s, 4, r->le_us);
-		sqlite3_bind_int64(s, 5, r->count);
-		sqlite3_bind_int64(s, 6, r->sum_us);
-		err = step(st, s);
-	}
-	return err;
+	v->kind = VAL_NULL;
+	for (size_t i = 0; i < t->ncolumns; i++)
+		if (t->columns[i].store == c->store && !strcmp(t->columns[i].ref, c->ref) && t->columns[i].part == part)
+			t->columns[i].value(p, row, v);
 }
 
-static int insert_wakeups(struct store_sqlite *st, int64_t pass_id, const struct wakeup_rows *w)
+/* A name of at most TRACT_COMM_LEN bytes from a value into a thread's field. */
+static void comm_of(char *dst, const struct column_value *v)
 {
-	sqlite3_stmt *s = st->ins[INS_WAKEUP];
-	int err = 0;
-
-	for (size_t i = 0; !err && i < w->nr; i++) {
-		const struct wakeup_row *r = &w->rows[i];
-		/* an irq or timer waker, or a command's processes folded together, has no process id */
-		int64_t waker = process_id(st, r->waker_tgid != 0, r->waker_tgid, r->waker),
-			wakee = process_id(st, r->wakee_tgid != 0, r->wakee_tgid, r->wakee);
-
-		if (!waker || !wakee)
-			return -EIO;
-		sqlite3_bind_int64(s, 1, pass_id);
-		sqlite3_bind_int64(s, 2, waker);
-		sqlite3_bind_int64(s, 3, wakee);
-		sqlite3_bind_int64(s, 4, (int64_t)r->count);
-		sqlite3_bind_int64(s, 5, (int64_t)r->runq_us);
-		sqlite3_bind_int64(s, 6, (int64_t)r->blocked_us);
-		err = step(st, s);
-	}
-	return err;
+	memset(dst, 0, TRACT_COMM_LEN);
+	if (v->kind == VAL_TEXT)
+		memcpy(dst, v->s, v->len < TRACT_COMM_LEN ? v->len : TRACT_COMM_LEN);
 }
 
 /*
- * The thread a profile row counts, in the threads dimension: the pass's
- * sample of that tid when it has one (the same row, with its executable and
- * cgroup), else the names the tick saw.
+ * The thread a row of the pass's tables names, in the threads dimension: the
+ * pass's sample of that tid when it has one (the same row, with its
+ * executable and cgroup), else the names the row has.
  */
-static int64_t profile_thread(struct store_sqlite *st, const struct pass *p, const struct profile_row *r)
+static int64_t row_thread(struct store_sqlite *st, const struct pass_table *t, const struct pass_column *c,
+			  const struct pass *p, const void *row)
 {
 	unsigned char key[4096 + 64];
-	struct sample named = { .tid = r->tid, .tgid = r->tgid };
-	const struct sample *t = &named;
-	uint32_t id = dict__find(st->sample_of_tid, &r->tid, sizeof(r->tid));
+	struct column_value v[4];
+	static const enum pass_part parts[] = { PART_TID, PART_TGID, PART_COMM, PART_PCOMM };
+	struct sample named = { 0 };
+	const struct sample *s = &named;
+	uint32_t id;
 
-	if (id && p->rows[*dict__value(st->sample_of_tid, id)].tgid == r->tgid)
-		t = &p->rows[*dict__value(st->sample_of_tid, id)];
-	if (t == &named) {
-		memcpy(named.comm, r->comm, sizeof(named.comm));
-		memcpy(named.pcomm, r->pcomm, sizeof(named.pcomm));
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		part_value(t, c, parts[i], p, row, &v[i]);
+	named.tid = (uint32_t)v[0].u;
+	named.tgid = (uint32_t)v[1].u;
+	id = dict__find(st->sample_of_tid, &named.tid, sizeof(named.tid));
+	if (id && p->rows[*dict__value(st->sample_of_tid, id)].tgid == named.tgid) {
+		s = &p->rows[*dict__value(st->sample_of_tid, id)];
+	} else {
+		comm_of(named.comm, &v[2]);
+		comm_of(named.pcomm, &v[3]);
 	}
-	return dimension_id(st, &st->threads, key, thread_key(t, key, sizeof(key)), insert_thread, t);
+	return dimension_id(st, &st->threads, key, thread_key(s, key, sizeof(key)), insert_thread, s);
 }
 
-static int insert_profile(struct store_sqlite *st, int64_t pass_id, const struct pass *p)
+/* Column c of a row of the pass's tables bound to param, by the id of what it names where it is kept so. */
+static int bind_kept(struct store_sqlite *st, sqlite3_stmt *s, int param, const struct pass_table *t,
+		     const struct pass_column *c, const struct pass *p, const void *row)
 {
-	sqlite3_stmt *s = st->ins[INS_PROFILE];
-	int err = 0;
+	struct column_value v = { 0 }, w = { 0 };
+	int64_t id = 0;
 
-	/* the pass's samples by tid, for the profile's threads */
+	switch (c->store) {
+	case S_SELF_KIND:
+		c->value(p, row, &v);
+		return bind_value(s, param, &v, 0) != SQLITE_OK;
+	case S_PROCESS_KIND:
+		/* no tgid: an irq or timer waker, or a command's processes folded together (hist_fold.h) */
+		part_value(t, c, PART_TGID, p, row, &v);
+		part_value(t, c, PART_NAME, p, row, &w);
+		id = process_id(st, v.kind != VAL_NULL, (uint32_t)v.u, w.kind == VAL_TEXT ? w.s : NULL);
+		break;
+	case S_THREAD_KIND:
+		id = row_thread(st, t, c, p, row);
+		break;
+	case S_SYSCALL_KIND:
+		c->value(p, row, &v);
+		if (hist_syscall_nr(st, v.kind == VAL_TEXT ? v.s : NULL, &id))
+			return -EIO;
+		return sqlite3_bind_int64(s, param, id) != SQLITE_OK;
+	case S_STACK_KIND:
+		c->value(p, row, &v);
+		if (!v.stack)
+			return sqlite3_bind_null(s, param) != SQLITE_OK;
+		id = stack_id(st, v.stack);
+		break;
+	}
+	return !id || sqlite3_bind_int64(s, param, id) != SQLITE_OK ? -EIO : 0;
+}
+
+/* The pass's rows of one of its tables; the passes' own row gives the pass its id. */
+static int insert_pass_rows(struct store_sqlite *st, enum pass_table_id id, const struct pass *p, int64_t *pass_id)
+{
+	const struct pass_table *t = &pass_tables[id];
+	const struct pass_column *kept[64];
+	size_t n = pass_table_stored(t, kept, ARRAY_SIZE(kept)), rows = t->nrows(p);
+	sqlite3_stmt *s = st->pass_ins[id];
+
+	for (size_t r = 0; r < rows; r++) {
+		const void *row = t->row(p, r);
+		int param = 1;
+
+		if (!t->itself)
+			sqlite3_bind_int64(s, param++, *pass_id);
+		for (size_t i = 0; i < n; i++)
+			if (bind_kept(st, s, param++, t, kept[i], p, row))
+				return -EIO;
+		if (step(st, s))
+			return -EIO;
+		if (t->itself)
+			*pass_id = sqlite3_last_insert_rowid(st->db);
+	}
+	return 0;
+}
+
+/* Whether a row of the pass's tables names a thread. */
+static int names_threads(const struct pass *p)
+{
+	for (int t = 0; t < NR_PASS_TABLES; t++)
+		for (size_t i = 0; pass_tables[t].nrows(p) && i < pass_tables[t].ncolumns; i++)
+			if (pass_tables[t].columns[i].store == S_THREAD_KIND)
+				return 1;
+	return 0;
+}
+
+/* The pass's samples by tid, for the threads its other tables name (row_thread()). */
+static void index_samples(struct store_sqlite *st, const struct pass *p)
+{
 	dict__clear(st->sample_of_tid);
-	for (size_t i = 0; p->profile.nr && i < p->nr; i++) {
+	for (size_t i = 0; i < p->nr; i++) {
 		int added;
 		uint32_t id = dict__intern(st->sample_of_tid, &p->rows[i].tid, sizeof(p->rows[i].tid), &added);
 
 		if (added)
 			*dict__value(st->sample_of_tid, id) = i;
 	}
-	for (size_t i = 0; !err && i < p->profile.nr; i++) {
-		const struct profile_row *r = &p->profile.rows[i];
-		int64_t k = r->kstack ? stack_id(st, r->kstack) : 0, u = r->ustack ? stack_id(st, r->ustack) : 0;
-		int64_t thread = profile_thread(st, p, r);
-
-		if ((r->kstack && !k) || (r->ustack && !u) || !thread)
-			return -EIO;
-		sqlite3_bind_int64(s, 1, pass_id);
-		sqlite3_bind_int64(s, 2, thread);
-		bind_opt(s, 3, k, k);
-		bind_opt(s, 4, u, u);
-		sqlite3_bind_int64(s, 5, (int64_t)r->ticks);
-		err = step(st, s);
-	}
-	return err;
 }
 
 static int sqlite_write_pass(struct sink *base, const struct pass *p)
@@ -815,19 +821,14 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 	}
 	err = exec(st, "BEGIN");
 	if (!err)
-		err = insert_pass(st, p, &pass_id);
+		err = insert_pass_rows(st, PT_passes, p, &pass_id);
 	for (size_t i = 0; !err && i < p->nr; i++)
 		err = insert_row(st, pass_id, p, &p->rows[i]);
-	if (!err)
-		err = insert_hist(st, st->ins[INS_IO_HIST], pass_id, &p->io_hist, HIST_TEXT);
-	if (!err)
-		err = insert_hist(st, st->ins[INS_SC_HIST], pass_id, &p->sc_hist, HIST_PROCESS_SYSCALL);
-	if (!err)
-		err = insert_hist(st, st->ins[INS_RUNQ_HIST], pass_id, &p->runq_hist, HIST_PROCESS);
-	if (!err)
-		err = insert_wakeups(st, pass_id, &p->wakeups);
-	if (!err)
-		err = insert_profile(st, pass_id, p);
+	if (names_threads(p))
+		index_samples(st, p);
+	for (int t = 0; !err && t < NR_PASS_TABLES; t++)
+		if (t != PT_passes)
+			err = insert_pass_rows(st, t, p, &pass_id);
 	if (!err)
 		err = exec(st, "COMMIT");
 	if (err) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "columns.h"
+#include "pass_tables.h"
 #include "schema.h"
 #include "syscalls.h"
 #include "upgrade.h"
@@ -42,12 +43,7 @@ static int add_column(sqlite3 *db, const char *table, const char *name, const ch
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-/* Columns of the passes added since TRACT_SCHEMA_OLDEST, as schema.c declares them, in its order. */
-static const struct {
-	const char *name, *type;
-} added_pass_columns[] = {
-	{ "bpf_us", "INTEGER" },	/* version 8 */
-};
+static int has_table(sqlite3 *db, const char *name);
 
 static int add_columns(sqlite3 *db)
 {
@@ -60,9 +56,19 @@ static int add_columns(sqlite3 *db)
 		if (table && add_column(db, table, column_stored_name(c), c->type))
 			return -1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(added_pass_columns); i++)
-		if (add_column(db, "passes", added_pass_columns[i].name, added_pass_columns[i].type))
+	/* the pass's own tables' (those schema 9 made come whole with it: name_facts()) */
+	for (size_t t = 0; t < NR_PASS_TABLES; t++) {
+		const struct pass_table *pt = &pass_tables[t];
+		const struct pass_column *kept[64];
+		size_t n = pass_table_stored(pt, kept, ARRAY_SIZE(kept));
+		int has = has_table(db, pt->facts);
+
+		for (size_t i = 0; has > 0 && i < n; i++)
+			if (kept[i]->store == S_SELF_KIND && add_column(db, pt->facts, kept[i]->name, kept[i]->sqlite_type))
+				return -1;
+		if (has < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -168,12 +174,12 @@ static const char *const named_facts_copy[] = {
 	"INSERT INTO processes(tgid, name) SELECT tgid, pcomm FROM syscall_latency UNION "
 	"SELECT tgid, pcomm FROM runq_latency UNION SELECT waker_tgid, waker FROM wakeups UNION "
 	"SELECT wakee_tgid, wakee FROM wakeups",
-	"INSERT INTO syscall_latency_facts SELECT h.pass, pr.id, m.nr, h.le_us, h.count, h.sum_us "
+	"INSERT INTO syscall_latency_facts(pass, process, nr, le_us, count, sum_us) SELECT h.pass, pr.id, m.nr, h.le_us, h.count, h.sum_us "
 	"FROM syscall_latency h JOIN processes pr ON pr.tgid IS h.tgid AND pr.name IS h.pcomm "
 	"JOIN temp.syscall_map m ON m.name IS h.syscall ORDER BY h.rowid",
-	"INSERT INTO runq_latency_facts SELECT h.pass, pr.id, h.le_us, h.count, h.sum_us "
+	"INSERT INTO runq_latency_facts(pass, process, le_us, count, sum_us) SELECT h.pass, pr.id, h.le_us, h.count, h.sum_us "
 	"FROM runq_latency h JOIN processes pr ON pr.tgid IS h.tgid AND pr.name IS h.pcomm ORDER BY h.rowid",
-	"INSERT INTO wakeup_facts SELECT h.pass, wr.id, we.id, h.count, h.runq_us, h.blocked_us "
+	"INSERT INTO wakeup_facts(pass, waker, wakee, count, runq_us, blocked_us) SELECT h.pass, wr.id, we.id, h.count, h.runq_us, h.blocked_us "
 	"FROM wakeups h JOIN processes wr ON wr.tgid IS h.waker_tgid AND wr.name IS h.waker "
 	"JOIN processes we ON we.tgid IS h.wakee_tgid AND we.name IS h.wakee ORDER BY h.rowid",
 	"DROP INDEX processes_by_name",

@@ -48,7 +48,7 @@ static void line_of(const struct pass *p, char *out, size_t cap)
 {
 	struct strbuf b = { 0 };
 
-	ch_rows__pass(&b, "host", 7, p);
+	ch_rows__pass_table(&b, PT_passes, "host", 7, p, NULL, NULL);
 	snprintf(out, cap, "%s", strbuf_str(&b));
 	strbuf_free(&b);
 }
