@@ -43,7 +43,8 @@ static void make_pass(struct pass *p)
 			      .kstack = &kernel_stack, .ustack = &user_stack, .cgroup_id = 99,
 			      .cgroup = "/system.slice/db.service", .file = "/var/lib/db/wal,\r\n\"1\"",
 			      .has_runq = 1, .runq_us = 17, .io_dev = "vda", .io_op = "write", .io_bytes = 4096,
-			      .io_us = 300, .io_service_us = 250, .wake_us = 5000, .wake_runq_us = 12 };
+			      .io_us = 300, .io_service_us = 250, .wake_us = 5000, .wake_runq_us = 12,
+			      .blocker_tid = 4000000, .chain_root_tid = 4000001, .chain_len = 2 };
 	r->sc_args[0] = 3;
 	r->sc_args[1] = (uint64_t)-1;
 	memcpy(r->comm, "a,b\"c\nd\xff 16 bytes", TRACT_COMM_LEN);	/* all 16 bytes, no NUL */
@@ -57,7 +58,8 @@ static void make_pass(struct pass *p)
 	r = pass__add_row(p);
 	*r = (struct sample){ .tid = 103, .tgid = 100, .state = TRACT_STATE_SLEEP, .syscall_nr = 499, .file = "",
 			      .flags = TRACT_SF_SC_TIME | TRACT_SF_STATE_TIME | TRACT_SF_WAKE_TIME,
-			      .sc_us = 9000000, .state_us = 3600000000, .wake_us = 8388607 };
+			      .sc_us = 9000000, .state_us = 3600000000, .wake_us = 8388607,
+			      .blocker_tid = 101, .chain_root_tid = 101, .chain_len = 2, .chain_cycle = 1 };
 	memcpy(r->comm, " pad ", 6);
 	memcpy(r->pcomm, "db", 3);
 	p->load_rows = 1;
@@ -255,6 +257,10 @@ static void holds_the_pass(const struct table *t)
 	EXPECT(t, 0, "wake_us", "5000");
 	EXPECT(t, 0, "wake_runq_us", "12");
 	EXPECT(t, 0, "ustack_id", "42");
+	EXPECT(t, 0, "blocker_tid", "4000000");
+	EXPECT(t, 0, "chain_root_tid", "4000001");
+	EXPECT(t, 0, "chain_len", "2");
+	EXPECT(t, 0, "chain_cycle", "0");
 	/* user mode: no syscall, no times, no stacks, no request */
 	EXPECT(t, 1, "comm", "spin");
 	EXPECT(t, 1, "state", "RUN");
@@ -262,7 +268,8 @@ static void holds_the_pass(const struct table *t)
 	static const char *const nulls[] = { "exe", "syscall", "sc_us", "state_us", "kstack_id", "waker_tid",
 					     "sc_arg0", "cgroup_id", "cgroup", "file", "runq_us", "waker", "io_dev",
 					     "io_op", "io_bytes", "io_us", "io_service_us", "wake_us",
-					     "wake_runq_us", "ustack_id" };
+					     "wake_runq_us", "ustack_id", "blocker_tid", "chain_root_tid", "chain_len",
+					     "chain_cycle" };
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		EXPECT_NULL(t, 1, nulls[i]);
 	EXPECT(t, 2, "comm", " pad ");
@@ -271,6 +278,8 @@ static void holds_the_pass(const struct table *t)
 	EXPECT(t, 2, "sc_us", "9000000");
 	EXPECT(t, 2, "state_us", "3600000000");
 	EXPECT(t, 2, "wake_us", "8388607");
+	EXPECT(t, 2, "blocker_tid", "101");
+	EXPECT(t, 2, "chain_cycle", "1");
 }
 
 static void same_tables(const struct table *a, const struct table *b, const char *what)
