@@ -18,6 +18,21 @@ double render_avg(const struct agg_result *r, uint64_t measure)
 	return r->sampled_us ? (double)measure / (double)r->sampled_us : 0;
 }
 
+int render_steal(char *buf, size_t len, const struct agg_result *r)
+{
+	if (!r->steal_us || !r->sampled_us)
+		return 0;
+	if (r->run) {
+		double pct = 100.0 * (double)r->run_steal_us / (double)r->run;
+
+		snprintf(buf, len, "the host took %.*f%% of the threads' time on a CPU (steal: %.2f CPUs)",
+			 pct < 10 ? 1 : 0, pct, render_avg(r, r->steal_us));
+	} else {
+		snprintf(buf, len, "the host took %.2f CPUs (steal)", render_avg(r, r->steal_us));
+	}
+	return 1;
+}
+
 void render_range(FILE *f, const struct agg_result *r)
 {
 	char from[32], to[32];
@@ -178,7 +193,7 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 {
 	size_t n = shown(r, o), width[AGG_MAX_GROUP];
 	struct agg_value vals[AGG_MAX_GROUP];
-	char *cell, sampled[64];
+	char *cell, sampled[64], steal[160];
 	int timeline = r->time_col >= 0;
 	double max_avg = 0;
 
@@ -186,6 +201,8 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 	fprintf(f, "%.2f average active threads", render_avg(r, r->total));
 	if (!r->filtered && r->load)
 		fprintf(f, " (%.2f on a CPU, queued or in D state, as the load average counts)", render_avg(r, r->load));
+	if (render_steal(steal, sizeof(steal), r))
+		fprintf(f, "; %s", steal);
 	if (n < r->nrows)
 		fprintf(f, "; top %zu of %zu groups", n, r->nrows);
 	fputs("\n\n", f);

@@ -13,6 +13,11 @@
 
 /* Average active threads of a measure over the sampled time. */
 double render_avg(const struct agg_result *r, uint64_t measure);
+/*
+ * The host's steal over the range, as a phrase ("the host took 15% of the
+ * threads' time on a CPU (steal: 0.30 CPUs)") into buf; 0 when it took none.
+ */
+int render_steal(char *buf, size_t len, const struct agg_result *r);
 /* The time range line: "2026-11-30 13:00:00 .. 13:59:59, 3600 s sampled in 3600 passes" */
 void render_range(FILE *f, const struct agg_result *r);
 void render_groups(FILE *f, const struct agg_result *r, const struct render_opts *o);

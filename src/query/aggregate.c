@@ -219,7 +219,8 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 	int rc, err = prepare(db, path,
 			      "SELECT coalesce(sum(weight_us), 0), count(*), coalesce(sum(dropped), 0), "
 			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0), "
-			      "coalesce(sum(load_rows * weight_us), 0) "
+			      "coalesce(sum(load_rows * weight_us), 0), coalesce(sum(run_rows * weight_us), 0), "
+			      "coalesce(sum(run_steal_us), 0), coalesce(sum(steal_us), 0) "
 			      "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
 
 	if (err)
@@ -235,6 +236,9 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 		r->dropped += (uint64_t)sqlite3_column_int64(st, 2);
 		r->unsampled_us += (uint64_t)sqlite3_column_int64(st, 5);
 		r->load += (uint64_t)sqlite3_column_int64(st, 6);
+		r->run += (uint64_t)sqlite3_column_int64(st, 7);
+		r->run_steal_us += (uint64_t)sqlite3_column_int64(st, 8);
+		r->steal_us += (uint64_t)sqlite3_column_int64(st, 9);
 		if (!r->first_us || first < r->first_us)
 			r->first_us = first;
 		if (last > r->last_us)
@@ -509,6 +513,9 @@ static void merge_hour(struct agg_result *r, const struct agg_result *h)
 	r->sampled_us += h->sampled_us;
 	r->unsampled_us += h->unsampled_us;
 	r->load += h->load;
+	r->run += h->run;
+	r->run_steal_us += h->run_steal_us;
+	r->steal_us += h->steal_us;
 	r->passes += h->passes;
 	r->dropped += h->dropped;
 	if (h->passes && (!r->first_us || h->first_us < r->first_us))

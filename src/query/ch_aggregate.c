@@ -717,9 +717,10 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 	strbuf_addf(&where, "WHERE ts_us >= %llu AND ts_us < %llu", (unsigned long long)q->from_us,
 		    (unsigned long long)q->to_us);
 	ch_store__host_filter(s, &where);
-	strbuf_addf(&sql, "SELECT max(w), sum(n), sum(d), min(lo), max(hi), sum(u), sum(l) FROM "
+	strbuf_addf(&sql, "SELECT max(w), sum(n), sum(d), min(lo), max(hi), sum(u), sum(l), sum(r), sum(rs), sum(s) FROM "
 		    "(SELECT host, sum(weight_us) AS w, count() AS n, sum(dropped) AS d, min(ts_us) AS lo, "
-		    "max(ts_us) AS hi, sum(unsampled_us) AS u, sum(load_rows * weight_us) AS l FROM tract.passes %s "
+		    "max(ts_us) AS hi, sum(unsampled_us) AS u, sum(load_rows * weight_us) AS l, "
+		    "sum(run_rows * weight_us) AS r, sum(run_steal_us) AS rs, sum(steal_us) AS s FROM tract.passes %s "
 		    "GROUP BY host)", strbuf_str(&where));
 	err = ch_store__select(s, strbuf_str(&sql), &t);
 	if (!err && ch_table__next(&t) == 1 && ch_field_int(&t.row[1]) > 0) {
@@ -730,6 +731,9 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 		r->last_us = (uint64_t)ch_field_int(&t.row[4]);
 		r->unsampled_us = (uint64_t)ch_field_int(&t.row[5]);
 		r->load = (uint64_t)ch_field_int(&t.row[6]);
+		r->run = (uint64_t)ch_field_int(&t.row[7]);
+		r->run_steal_us = (uint64_t)ch_field_int(&t.row[8]);
+		r->steal_us = (uint64_t)ch_field_int(&t.row[9]);
 	}
 	ch_table__free(&t);
 	strbuf_free(&sql);

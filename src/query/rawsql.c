@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "clock.h"
 #include "csv.h"
 #include "json.h"
+#include "pass_tables.h"
 #include "ch_store.h"
 #include "rawsql.h"
 #include "strbuf.h"
@@ -26,18 +28,6 @@ static const char *const copy_sql[] = {
 	"WHERE s.ts_us >= ?1 AND s.ts_us < ?2",
 	"CREATE TABLE IF NOT EXISTS passes AS SELECT * FROM src.passes WHERE 0",
 	"INSERT INTO passes SELECT * FROM src.passes WHERE ts_us >= ?1 AND ts_us < ?2",
-	"CREATE TABLE IF NOT EXISTS wakeups AS SELECT p.ts_us, w.* FROM src.wakeups w "
-	"JOIN src.passes p ON p.id = w.pass WHERE 0",
-	"INSERT INTO wakeups SELECT p.ts_us, w.* FROM src.wakeups w JOIN src.passes p ON p.id = w.pass "
-	"WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
-	"CREATE TABLE IF NOT EXISTS io_latency AS SELECT p.ts_us, h.* FROM src.io_latency h "
-	"JOIN src.passes p ON p.id = h.pass WHERE 0",
-	"INSERT INTO io_latency SELECT p.ts_us, h.* FROM src.io_latency h JOIN src.passes p ON p.id = h.pass "
-	"WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
-	"CREATE TABLE IF NOT EXISTS syscall_latency AS SELECT p.ts_us, h.* FROM src.syscall_latency h "
-	"JOIN src.passes p ON p.id = h.pass WHERE 0",
-	"INSERT INTO syscall_latency SELECT p.ts_us, h.* FROM src.syscall_latency h "
-	"JOIN src.passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
 	"CREATE TABLE IF NOT EXISTS profile AS SELECT p.ts_us, t.tid, t.tgid, t.comm, t.pcomm, ks.frames AS kstack, "
 	"us.frames AS ustack, h.ticks FROM src.profile h JOIN src.passes p ON p.id = h.pass "
 	"JOIN src.threads t ON t.id = h.thread "
@@ -46,11 +36,32 @@ static const char *const copy_sql[] = {
 	"FROM src.profile h JOIN src.passes p ON p.id = h.pass JOIN src.threads t ON t.id = h.thread "
 	"LEFT JOIN src.stacks ks ON ks.id = h.kstack "
 	"LEFT JOIN src.stacks us ON us.id = h.ustack WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
-	"CREATE TABLE IF NOT EXISTS runq_latency AS SELECT p.ts_us, h.* FROM src.runq_latency h "
-	"JOIN src.passes p ON p.id = h.pass WHERE 0",
-	"INSERT INTO runq_latency SELECT p.ts_us, h.* FROM src.runq_latency h "
-	"JOIN src.passes p ON p.id = h.pass WHERE p.ts_us >= ?1 AND p.ts_us < ?2",
 };
+
+/*
+ * The other tables of the pass (pass_tables.def) as their tables or views
+ * have them, each row with its pass's time: the profile's threads and
+ * stacks are named above.
+ */
+static char *pass_copy_sql[2 * NR_PASS_TABLES];
+static size_t npass_copy;
+
+static void make_pass_copy_sql(void)
+{
+	for (size_t t = 0; t < NR_PASS_TABLES; t++) {
+		const struct pass_table *pt = &pass_tables[t];
+		struct strbuf b = { 0 };
+
+		if (pt->itself || !strcmp(pt->name, "profile"))
+			continue;
+		strbuf_addf(&b, "CREATE TABLE IF NOT EXISTS %s AS SELECT p.ts_us, h.* FROM src.%s h "
+			    "JOIN src.passes p ON p.id = h.pass WHERE 0", pt->name, pt->name);
+		pass_copy_sql[npass_copy++] = strbuf_take(&b);
+		strbuf_addf(&b, "INSERT INTO %s SELECT p.ts_us, h.* FROM src.%s h JOIN src.passes p ON p.id = h.pass "
+			    "WHERE p.ts_us >= ?1 AND p.ts_us < ?2", pt->name, pt->name);
+		pass_copy_sql[npass_copy++] = strbuf_take(&b);
+	}
+}
 
 static int run_bound(sqlite3 *db, const char *sql, uint64_t from_us, uint64_t to_us)
 {
@@ -87,8 +98,12 @@ static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint
 	err = store_reader__attach_hour(set, i, db, "src");
 	if (!err) {
 		sqlite3_exec(db, "SAVEPOINT hour", NULL, NULL, NULL);
-		for (size_t k = 0; k < ARRAY_SIZE(copy_sql) && !err; k++)
-			if (run_bound(db, copy_sql[k], from_us, to_us) != SQLITE_OK) {
+		static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+		pthread_once(&once, make_pass_copy_sql);
+		for (size_t k = 0; k < ARRAY_SIZE(copy_sql) + npass_copy && !err; k++)
+			if (run_bound(db, k < ARRAY_SIZE(copy_sql) ? copy_sql[k] : pass_copy_sql[k - ARRAY_SIZE(copy_sql)],
+				      from_us, to_us) != SQLITE_OK) {
 				char *name = store_reader__hour_name(set, i);
 
 				tract_err("cannot read '%s': %s", name, sqlite3_errmsg(db));

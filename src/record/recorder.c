@@ -19,6 +19,7 @@
 #include "procinfo.h"
 #include "privileges.h"
 #include "reader.h"
+#include "host_steal.h"
 #include "record.h"
 #include "runq.h"
 #include "sampler.h"
@@ -124,7 +125,10 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	uint64_t slot = start, at = pass_time(slot, interval, start, random_next(&rng));
 	struct targets *targets = targets__open(o->sampler.pids, o->sampler.nr_pids);
 	struct pass spare = { 0 };
+	struct host_steal steal;
 	int err = 0, taken = 0;
+
+	host_steal__open(&steal);
 
 	/*
 	 * The pass runs at the moment drawn, not with whatever timer expires
@@ -161,6 +165,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		err = sampler__pass(sampler, p);
 		if (err)
 			break;
+		host_steal__take(&steal, p);
 		/* the next pass drawn now: whether there is one says whether this is the last */
 		next = next_slot(start, interval, slot, mono_ns());
 		at = pass_time(next, interval, mono_ns(), random_next(&rng));
@@ -187,6 +192,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		slot = next;
 	}
 	pass__free_rows(&spare);
+	host_steal__close(&steal);
 	targets__free(targets);
 	return err;
 }

@@ -38,12 +38,19 @@ struct profile_row *profile_rows__add(struct profile_rows *pr)
 	return array_add((void **)&pr->rows, &pr->nr, &pr->cap, sizeof(*pr->rows));
 }
 
+struct steal_row *steal_rows__add(struct steal_rows *s)
+{
+	return array_add((void **)&s->rows, &s->nr, &s->cap, sizeof(*s->rows));
+}
+
 void pass__count_load(struct pass *p)
 {
-	p->load_rows = 0;
-	for (size_t i = 0; i < p->nr; i++)
+	p->load_rows = p->run_rows = 0;
+	for (size_t i = 0; i < p->nr; i++) {
 		p->load_rows += p->rows[i].state == TRACT_STATE_RUN || p->rows[i].state == TRACT_STATE_RUNQ ||
 				p->rows[i].state == TRACT_STATE_DISK;
+		p->run_rows += p->rows[i].state == TRACT_STATE_RUN;
+	}
 }
 
 /* One allocation for the strings of most passes, not one a string: traced rows keep one each. */
@@ -79,12 +86,12 @@ static void free_strs(struct pass *p)
 void pass__reset(struct pass *p)
 {
 	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist,
-			     .runq_hist = p->runq_hist, .wakeups = p->wakeups, .profile = p->profile,
+			     .runq_hist = p->runq_hist, .wakeups = p->wakeups, .profile = p->profile, .steal = p->steal,
 			     .str_blocks = p->str_blocks, .capstr_blocks = p->capstr_blocks };
 
 	free_strs(p);
 	*p = keep;
-	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = p->profile.nr = 0;
+	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = p->profile.nr = p->steal.nr = 0;
 }
 
 void pass__free_rows(struct pass *p)
@@ -95,6 +102,7 @@ void pass__free_rows(struct pass *p)
 	free(p->runq_hist.rows);
 	free(p->wakeups.rows);
 	free(p->profile.rows);
+	free(p->steal.rows);
 	free_strs(p);
 	free(p->str_blocks);
 	memset(p, 0, sizeof(*p));

@@ -53,6 +53,7 @@ struct sample {
 	uint32_t blocker_tid;		/* the holder of the lock it waits for; 0: none named */
 	/* with blocker_tid: the chain of holders at the pass (chains.h) */
 	uint32_t chain_root_tid, chain_len, chain_cycle;
+	uint64_t steal_us;		/* RUN: the time the host took from its CPU over the pass's interval */
 };
 
 /*
@@ -89,6 +90,17 @@ struct wakeup_rows {
 	size_t nr, cap;
 };
 
+/* The time the host took from one CPU over the pass's interval (a virtual machine's steal). */
+struct steal_row {
+	uint32_t cpu;
+	uint64_t steal_us;
+};
+
+struct steal_rows {
+	struct steal_row *rows;
+	size_t nr, cap;
+};
+
 /* On-CPU profile ticks of one thread with one pair of stacks, over the pass's interval. */
 struct profile_row {
 	uint32_t tid, tgid;
@@ -114,6 +126,9 @@ struct pass {
 	uint64_t displaced;		/* rows reported RUN that tract's own thread had taken the CPU from */
 	uint64_t unsampled_us;		/* time before this pass that no pass stands for (the recorder was late) */
 	uint64_t load_rows;		/* rows in RUN, RUNQ or DISK: what the load average counts */
+	uint64_t run_rows;		/* rows in RUN */
+	uint64_t steal_us;		/* the time the host took from all CPUs over the interval */
+	uint64_t run_steal_us;		/* Σ steal_us of the RUN rows: their time the host took */
 	uint64_t moment_read;		/* 1: each CPU's runner was read at the pass's moment */
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
@@ -132,6 +147,7 @@ struct pass {
 	struct hist_rows runq_hist;	/* switch-ins, by their wait for a CPU (--runq-latency) */
 	struct wakeup_rows wakeups;	/* waker -> wakee edges */
 	struct profile_rows profile;	/* on-CPU ticks (--profile-hz) */
+	struct steal_rows steal;	/* the CPUs the host took time from */
 	/* strings the rows point to that the pass owns (pass__keep_str()): blocks, the last one filling */
 	char **str_blocks;
 	size_t nstr_blocks, capstr_blocks, str_used, str_room;
@@ -141,6 +157,7 @@ struct sample *pass__add_row(struct pass *p);
 struct hist_row *hist_rows__add(struct hist_rows *h);
 struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
 struct profile_row *profile_rows__add(struct profile_rows *pr);
+struct steal_row *steal_rows__add(struct steal_rows *s);
 void pass__reset(struct pass *p);
 /* A copy of s that the pass owns: valid until it is reset. */
 const char *pass__keep_str(struct pass *p, const char *s);

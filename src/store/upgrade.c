@@ -5,6 +5,7 @@
 #include "columns.h"
 #include "pass_tables.h"
 #include "schema.h"
+#include "strbuf.h"
 #include "syscalls.h"
 #include "upgrade.h"
 #include "util.h"
@@ -249,6 +250,26 @@ static int add_blockers(sqlite3 *db)
 	return has < 0 ? -1 : has ? 0 : exec_ok(db, schema_blockers_sql());
 }
 
+/* The pass's tables an older tract did not have, made empty (with their views). */
+static int add_tables(sqlite3 *db)
+{
+	for (size_t t = 0; t < NR_PASS_TABLES; t++) {
+		int has = has_table(db, pass_tables[t].facts);
+		struct strbuf sql = { 0 };
+		int err;
+
+		if (has)
+			continue;
+		pass_table_sqlite_create(&sql, &pass_tables[t]);
+		pass_table_sqlite_view(&sql, &pass_tables[t]);
+		err = has < 0 || exec_ok(db, strbuf_str(&sql));
+		strbuf_free(&sql);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
 int store_upgrade(sqlite3 *db, const char *name)
 {
 	char sql[64];
@@ -256,7 +277,7 @@ int store_upgrade(sqlite3 *db, const char *name)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (move_traces(db) || add_blockers(db) || add_columns(db) || name_facts(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
+	if (move_traces(db) || add_blockers(db) || add_columns(db) || name_facts(db) || add_tables(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		tract_err("cannot upgrade '%s' to schema version %d: %s", name, TRACT_SCHEMA_VERSION,

@@ -3,11 +3,11 @@
 # The CSV store: RFC 4180 files that a CSV reader loads back whole.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 16
 
 start_workload --only spin,fsync,futex,client || exit 1
-"$TRACT" record -F 10 -d 2 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/record.err"
-ok "record --format csv exits 0" test $? -eq 0
+test_expect_success 'record --format csv exits 0' '
+	"$TRACT" record -F 10 -d 2 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/record.err"
+'
 stop_workload
 samples=$(one_csv "$WORK/csv" samples)
 stacks=$(one_csv "$WORK/csv" stacks)
@@ -19,11 +19,16 @@ ok "samples, stacks, passes and meta files are written" \
 # the header is the columns of the SQLite samples view, in their order
 "$TRACT" schema | sqlite3 "$WORK/empty.db"
 view=$(q "$WORK/empty.db" "select group_concat(name, ',') from pragma_table_info('samples')")
-ok "samples.csv starts with the columns of the samples view" \
-	sh -c "head -n 1 '$samples' | tr -d '\r' | grep -qx '$view'"
+# head_of FILE: its first line, without the CR that ends it
+head_of() { head -n 1 "$1" | tr -d '\r'; }
+test_expect_success 'samples.csv starts with the columns of the samples view' '
+	test_holds "$(head_of "$samples")" = "$view"
+'
 columns=$(q "$WORK/empty.db" "select group_concat(name, ',') from pragma_table_info('passes') where name != 'id'")
-ok "passes.csv starts with the columns of the passes table after its id, bpf_us last" \
-	sh -c "head -n 1 '$passes' | tr -d '\r' | grep -qx '$columns' && echo '$columns' | grep -q ',bpf_us\$'"
+test_expect_success 'passes.csv starts with the columns of the passes table after its id, the newest last' '
+	test_holds "$(head_of "$passes")" = "$columns" &&
+	case $columns in *,bpf_us,run_rows,steal_us,run_steal_us) ;; *) echo "not the newest last: $columns"; false ;; esac
+'
 
 # load it back with SQLite's CSV reader, which follows RFC 4180
 load="$WORK/load.db"
@@ -47,8 +52,10 @@ ok "query --sql reads passes.csv's bpf_us as the file has it ($bpf)" test "$bpf"
 # tract query and top read a CSV store as they read an SQLite one
 "$TRACT" query -D "$WORK/csv" --from -1h --sql "select count(*), count(kstack), count(distinct ts_us) from samples" \
 	--format csv > "$WORK/sql.csv" 2> "$WORK/sql.err"
-ok "query --sql reads every sample of the CSV store, stacks as text" \
-	sh -c "tail -n 1 '$WORK/sql.csv' | tr -d '\r' | grep -qx '$lines,$(q "$load" "select count(*) from samples where kstack_id != ''"),$(q "$load" "select count(*) from passes")'"
+want="$lines,$(q "$load" "select count(*) from samples where kstack_id != ''"),$(q "$load" "select count(*) from passes")"
+test_expect_success 'query --sql reads every sample of the CSV store, stacks as text' '
+	test_holds "$(tail -n 1 "$WORK/sql.csv" | tr -d "\r")" = "$want"
+'
 "$TRACT" query -D "$WORK/csv" --from -1h -g comm,state --format csv > "$WORK/groups.csv"
 ok "query groups it: spin is RUN or RUNQ" grep -Eq '^spin,(RUN|RUNQ),' "$WORK/groups.csv"
 # wait is the innermost kernel function outside the scheduler of a sample's
@@ -63,13 +70,17 @@ named=$("$TRACT" query -D "$WORK/csv" --from -1h -g comm,wait -w 'comm = "fsync"
 	tr -d '\r' | awk -F, '$1 == "fsync" && $2 ~ /^[a-z_]/ { n += $NF } END { print n + 0 }')
 ok "and the fsync thread waits in the kernel functions its stacks name ($named of $kfsync samples with one)" \
 	test "$kfsync" -gt 0 -a "$named" -eq "$kfsync"
-ok "top -b reads it too" sh -c "'$TRACT' top -D '$WORK/csv' --from -1h -b -n 1 | grep -q 'average active threads'"
+test_expect_success 'top -b reads it too' '
+	"$TRACT" top -D "$WORK/csv" --from -1h -b -n 1 > "$WORK/top.txt" &&
+	test_grep "average active threads" "$WORK/top.txt"
+'
 # a damaged CSV file is a runtime error that names it
 cp -r "$WORK/csv" "$WORK/bad"
 printf '%s\n' '1,2,"never closed' >> "$(ls "$WORK"/bad/tract-*.samples.csv | tail -n 1)"
-"$TRACT" query -D "$WORK/bad" --from -1h > /dev/null 2> "$WORK/bad.err"
-ok "a damaged samples.csv exits 1 and names the file and line" \
-	sh -c "[ $? -eq 1 ] && grep -q 'samples.csv. line [0-9]*: a quoted field is not closed' '$WORK/bad.err'"
+test_expect_success 'a damaged samples.csv exits 1 and names the file and line' '
+	test_expect_code 1 "$TRACT" query -D "$WORK/bad" --from -1h > /dev/null 2> "$WORK/bad.err" &&
+	test_grep "samples.csv. line [0-9]*: a quoted field is not closed" "$WORK/bad.err"
+'
 # an hour recorded in both formats is read from its SQLite file, and the
 # reader is told so (the file of another recording, named for that hour:
 # what record makes when told --format csv, then not, within the hour)
@@ -78,7 +89,11 @@ csv_hour=$(ls "$WORK"/csv/tract-*.samples.csv | tail -n 1)
 cp "$WORK"/csv/tract-* "$WORK/mixed/"
 "$TRACT" record -F 10 -d 1 -o "$WORK/sq" 2> /dev/null
 cp "$(one_store "$WORK/sq")" "$WORK/mixed/$(basename "${csv_hour%.samples.csv}").db"
-"$TRACT" query -D "$WORK/mixed" --from -2h > /dev/null 2> "$WORK/mixed.err"
-ok "an hour in both formats: query says it reads the SQLite file, not the CSV ones" sh -c \
-	"[ $? -eq 0 ] && [ \$(grep -c 'recorded in both formats: reading .*\\.db, not .*\\.samples\\.csv' '$WORK/mixed.err') -eq 1 ]"
+both='recorded in both formats: reading .*\.db, not .*\.samples\.csv'
+test_expect_success 'an hour in both formats: query says it reads the SQLite file, not the CSV ones' '
+	"$TRACT" query -D "$WORK/mixed" --from -2h > /dev/null 2> "$WORK/mixed.err" &&
+	test_grep "$both" "$WORK/mixed.err" &&
+	grep "$both" "$WORK/mixed.err" > "$WORK/mixed.said" &&
+	test_line_count = 1 "$WORK/mixed.said"
+'
 done_testing

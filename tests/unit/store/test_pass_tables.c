@@ -33,6 +33,7 @@ static void fill(struct pass *p, int i)
 	struct hist_row *h;
 	struct wakeup_row *w;
 	struct profile_row *pr;
+	struct steal_row *sr;
 
 	*p = (struct pass){ .seq = (uint64_t)i, .ts_us = FIXTURE_FIRST_US + (uint64_t)i * 1000000,
 			    .weight_us = 1000000, .visited = 9, .dropped = 1, .duration_us = 300, .cpu_us = 200,
@@ -57,6 +58,8 @@ static void fill(struct pass *p, int i)
 	pr = profile_rows__add(&p->profile);
 	*pr = (struct profile_row){ .tid = 1, .tgid = 100, .comm = "spin", .pcomm = "db", .kstack = &kernel,
 				    .ustack = &user, .ticks = 6 };
+	sr = steal_rows__add(&p->steal);
+	*sr = (struct steal_row){ .cpu = 1, .steal_us = 2500 };
 	pr = profile_rows__add(&p->profile);
 	*pr = (struct profile_row){ .tid = 7, .tgid = 7, .comm = "kworker/0:1", .pcomm = "kworker/0:1", .kstack = &kernel,
 				    .ticks = 1 };
@@ -97,11 +100,12 @@ static char *rows_of(sqlite3 *db, const struct pass_table *t)
 	}
 	/* the profile keeps its thread by id; every other table or view has its columns by name */
 	if (strcmp(t->name, "profile"))
-		strbuf_addf(&sql, " FROM %s h ORDER BY 1, 2, 3, 4", t->name);
+		strbuf_addf(&sql, " FROM %s h", t->name);
 	else
 		strbuf_add(&sql, " FROM (SELECT t.tid, t.tgid, t.comm, t.pcomm, p.kstack AS kstack_id, "
-			   "p.ustack AS ustack_id, p.ticks FROM profile p JOIN threads t ON t.id = p.thread) h "
-			   "ORDER BY 1, 2, 3, 4");
+			   "p.ustack AS ustack_id, p.ticks FROM profile p JOIN threads t ON t.id = p.thread) h");
+	for (size_t c = 0; c < t->ncolumns; c++)
+		strbuf_addf(&sql, "%s%zu", c ? ", " : " ORDER BY ", c + 1);
 	assert_int_equal(sqlite3_prepare_v2(db, strbuf_str(&sql), -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		for (int c = 0; c < sqlite3_column_count(st); c++)

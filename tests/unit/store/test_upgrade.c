@@ -366,8 +366,8 @@ static void cut_csv_columns(const char *dir, const char *suffix, const char *nam
 
 /*
  * The fixture's first CSV hour as schema 6 had it: the samples without
- * their last two columns (empty in the fixture's rows), the passes without
- * bpf_us (empty: not measured).
+ * their last columns (empty in the fixture's rows), the passes without
+ * bpf_us (empty: not measured) and the columns after it.
  */
 static char *old_csv_hour(void)
 {
@@ -375,9 +375,9 @@ static char *old_csv_hour(void)
 
 	assert_non_null(dir);
 	assert_int_equal(fixture_store(store_csv__open, dir), 0);
-	cut_csv_columns(dir, HOUR_CSV_SUFFIX, ",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle",
-			",,,,,,");
-	cut_csv_columns(dir, ".passes.csv", ",bpf_us", ",");
+	cut_csv_columns(dir, HOUR_CSV_SUFFIX,
+			",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle,steal_us", ",,,,,,,");
+	cut_csv_columns(dir, ".passes.csv", ",bpf_us,run_rows,steal_us,run_steal_us", ",,1,0,0");
 	return dir;
 }
 
@@ -423,7 +423,7 @@ static void a_csv_hour_an_older_tract_began_goes_on(void **state)
 	assert_non_null(f);
 	assert_non_null(fgets(header, sizeof(header), f));
 	fclose(f);
-	assert_non_null(strstr(header, ",moment_read,bpf_us\r\n"));
+	assert_non_null(strstr(header, ",moment_read,bpf_us,run_rows,steal_us,run_steal_us\r\n"));
 	free(passes);
 	fixture_remove(dir);
 }
