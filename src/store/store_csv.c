@@ -65,7 +65,7 @@ static const char *const stack_columns[] = { "id", "kind", "frames" };
  */
 static size_t columns_of(int i, const char **names, const char **alt)
 {
-	const struct pass_table *t = &pass_tables[i - CSV_PASS_TABLE];
+	const struct pass_table *t;
 	size_t n = 0;
 
 	if (i == CSV_SAMPLES) {
@@ -78,6 +78,7 @@ static size_t columns_of(int i, const char **names, const char **alt)
 			names[n] = stack_columns[n], alt[n] = NULL;
 		return n;
 	}
+	t = &pass_tables[i - CSV_PASS_TABLE];
 	if (!t->itself)
 		names[n] = "ts_us", alt[n++] = NULL;
 	for (size_t c = 0; c < t->ncolumns && n < MAX_COLUMNS; c++, n++) {

@@ -192,7 +192,9 @@ self=$!
 # and a process that ends while it records: its last syscalls, counted
 # after it is gone (the recorder's last take, at the latest), go under the
 # name it had (long enough for passes to see it on a CPU: a process that
-# lives and dies between two passes and two takes has no name to keep)
+# lives and dies between two passes and two takes has no name to keep);
+# one whose whole life fell within a take is folded into its command's row
+# (tgid NULL, hist_fold.h), however its life and the takes fell this time
 wait_attached $self
 dd if=/dev/zero of=/dev/null bs=1 count=500000 2> /dev/null &
 dd=$!
@@ -202,10 +204,11 @@ kill -INT $self
 wait $self
 host=$(one_store "$WORK/host")
 dd_rows=$(q "$host" "select group_concat(coalesce(pcomm, 'NULL') || ' ' || syscall || ' ' || n, ', ')
-	from (select pcomm, syscall, sum(count) n from syscall_latency where tgid = $dd and syscall in ('read', 'write') group by 1, 2)")
+	from (select pcomm, syscall, sum(count) n from syscall_latency where (tgid = $dd or (tgid is null and pcomm = 'dd'))
+		and syscall in ('read', 'write') group by 1, 2)")
 ok "the syscalls of a process that ended are all under its name, its last ones too ($dd_rows)" \
 	test "$(q "$host" "select count(*) = sum(pcomm = 'dd') and sum(case when syscall = 'write' then count end) >= 500000
-		from syscall_latency where tgid = $dd and syscall in ('read', 'write')")" = 1
+		from syscall_latency where (tgid = $dd or (tgid is null and pcomm = 'dd')) and syscall in ('read', 'write')")" = 1
 ok "tract's own threads (pid $self) are in no sample, syscall histogram or edge as wakee; the workload's are" \
 	test "$(q "$host" "select (select count(*) from samples where tgid=$self) + (select count(*) from syscall_latency where tgid=$self)
 		+ (select count(*) from wakeups where wakee_tgid=$self) = 0
