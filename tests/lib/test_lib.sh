@@ -207,15 +207,21 @@ done_testing() {
 
 # ---- assertions for snippets: each says what it found when it fails ----
 
-# test_show_file_ FILE: FILE's first 20 lines, or that it is empty
+# test_clip_: lines from stdin as diagnostics, each cut at 300 bytes (a
+# page's data: URL is one line), 20 of them at most
+test_clip_() {
+	awk 'NR > 20 { more++; next }
+	     { if (length($0) > 300) $0 = substr($0, 1, 300) " [...]"; print "  | " $0 }
+	     END { if (more) print "  (" NR " lines, the first 20 shown)" }' >&4
+}
+
+# test_show_file_ FILE: FILE's head, or that it is empty
 test_show_file_() {
-	if [ ! -s "$1" ]; then
+	if [ -s "$1" ]; then
+		test_clip_ < "$1"
+	else
 		echo "  ($1 is empty)" >&4
-		return
 	fi
-	tsf_lines=$(wc -l < "$1")
-	sed -n '1,20s/^/  | /p' "$1" >&4
-	[ "$tsf_lines" -le 20 ] || echo "  ($tsf_lines lines, the first 20 shown)" >&4
 }
 
 # test_cmp EXPECTED ACTUAL: the files are equal; if not, their diff -u
@@ -249,7 +255,7 @@ test_grep() {
 	else
 		grep "$@" > /dev/null || return 0
 		echo "test_grep: !$tg_cmd: these lines match:" >&4
-		grep -n "$@" | head -n 20 | sed 's/^/  | /' >&4
+		grep -n "$@" | test_clip_
 	fi
 	return 1
 }
