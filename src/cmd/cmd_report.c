@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "durable.h"
 #include "aggregate.h"
 #include "commands.h"
 #include "flame_select.h"
@@ -620,10 +621,8 @@ int cmd_report(int argc, char **argv)
 		}
 		if (err)
 			unlink(tmp);
-		else if (rename(tmp, output)) {
-			tract_err("cannot write %s: %s", output, strerror(errno));
-			err = -errno;
-		}
+		else if ((err = durable_rename(tmp, output)))
+			tract_err("cannot write %s: %s", output, strerror(-err));
 	} else if (!err && fflush(stdout)) {
 		err = -EIO;
 	}

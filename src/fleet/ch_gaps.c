@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ch_gaps.h"
+#include "durable.h"
 #include "util.h"
 
 static char *path_in(const char *dir, const char *name)
@@ -20,22 +21,9 @@ static char *path_in(const char *dir, const char *name)
 /* Replaces file name in dir with text, whole or not at all. */
 static int write_whole(const char *dir, const char *name, const char *text)
 {
-	char *path = path_in(dir, name), *tmp;
-	FILE *f;
-	int err = 0;
+	char *path = path_in(dir, name);
+	int err = durable_replace(path, text, strlen(text));
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		abort();
-	f = fopen(tmp, "we");
-	if (!f || fputs(text, f) == EOF || fflush(f) || fsync(fileno(f)))
-		err = errno ? -errno : -EIO;
-	if (f && fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
 	free(path);
 	return err;
 }

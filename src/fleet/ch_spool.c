@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ch_spool.h"
+#include "durable.h"
 #include "util.h"
 
 static char table_names[CH_TABLES][64];
@@ -62,22 +63,18 @@ static uint64_t file_size(const char *path)
 /* The manifest: "id done tried", then each table's rows. */
 static int write_manifest(const struct ch_spool *s, const struct ch_batch *b)
 {
-	char *path = path_of(s, b->seq, "batch"), *tmp = path_of(s, b->seq, "batch.tmp");
-	FILE *f = fopen(tmp, "w");
-	int err = 0, bad = !f || fprintf(f, "%" PRIu64 " %u %u", b->id, b->done, b->tried) < 0;
+	char *path = path_of(s, b->seq, "batch");
+	struct strbuf text = { 0 };
+	int err;
 
-	for (int t = 0; t < CH_TABLES && !bad; t++)
-		bad = fprintf(f, " %" PRIu64, b->rows[t]) < 0;
-	if (bad || fputc('\n', f) == EOF || fflush(f) || fsync(fileno(f)))
-		err = errno ? -errno : -EIO;
-	if (f && fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	/* its directory flushed after: the tables' files, written before it, are there too */
+	strbuf_addf(&text, "%" PRIu64 " %u %u", b->id, b->done, b->tried);
+	for (int t = 0; t < CH_TABLES; t++)
+		strbuf_addf(&text, " %" PRIu64, b->rows[t]);
+	strbuf_add(&text, "\n");
+	err = durable_replace(path, strbuf_str(&text), text.len);
+	strbuf_free(&text);
 	free(path);
-	free(tmp);
 	return err;
 }
 

@@ -16,6 +16,7 @@
 #include "columns.h"
 #include "csv.h"
 #include "dict.h"
+#include "durable.h"
 #include "retention.h"
 #include "schema.h"
 #include "hours.h"
@@ -157,8 +158,8 @@ static int upgrade_file(const char *path, const char *const *names, const char *
 	if (fclose(out) && !err)
 		err = -errno;
 	out = NULL;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	if (!err)
+		err = durable_rename(tmp, path);
 done:
 	if (err)
 		tract_err("cannot upgrade '%s' to this tract's columns: %s", path, strerror(-err));

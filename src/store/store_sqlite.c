@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include "clock.h"
 #include "dict.h"
+#include "durable.h"
 #include "retention.h"
 #include "columns.h"
 #include "schema.h"
@@ -215,10 +216,8 @@ static int create_hour_file(struct store_sqlite *st, uint64_t ts_us)
 	sqlite3_close(st->db);
 	st->db = NULL;
 	st->path = final;
-	if (!err && rename(tmp, final)) {
-		err = -errno;
-		tract_err("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
-	}
+	if (!err && (err = durable_rename(tmp, final)))
+		tract_err("cannot rename '%s' to '%s': %s", tmp, final, strerror(-err));
 	if (err)
 		unlink(tmp);
 	free(tmp);
