@@ -7,7 +7,6 @@
 # not UTF-8 in both, and bad input.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 25
 
 # the fsync file's path is a frame: a hostile one tests the escaping
 HOSTILE="$DISK_DIR/</text><script>alert(1)</script>&\"'"
@@ -42,7 +41,9 @@ ok "folded: the fsync thread's disk waits carry its user stack ($disk of their t
 	awk "BEGIN { exit !($disk >= 0.75 || (${copied:-0} > 0 && $disk >= 0.3 && $bare <= ${raced:-0} + ${lost:-0})) }"
 ok "folded: a lock wait reads as one" grep -q ';futex_thread;.*;SLEEP;futex [0-9]*$' "$WORK/folded"
 ok "folded: on-CPU code ends in RUN" grep -q ';workload_chain_inner;workload_chain_spin;RUN [0-9]*$' "$WORK/folded"
-ok "folded: every line ends in its weight" sh -c "! grep -v ' [0-9]*\$' '$WORK/folded'"
+test_expect_success 'folded: every line ends in its weight' '
+	test_grep ! -v " [0-9]*\$" "$WORK/folded"
+'
 "$TRACT" flame -D "$S" -w "comm = 'fsync'" --format folded > "$WORK/fsync.folded"
 want=$(q "$db" "select sum(weight_us) from samples where comm = 'fsync'")
 ok "-w selects: the fsync thread's graph holds its time only ($want us)" \
@@ -50,9 +51,11 @@ ok "-w selects: the fsync thread's graph holds its time only ($want us)" \
 
 "$TRACT" flame -D "$S" --profile --format folded > "$WORK/profile.folded"
 ticks=$(q "$db" "select sum(ticks) from profile")
-ok "--profile: every on-CPU tick ($ticks), the chain's among them" sh -c \
-	"test \"\$(awk '{ s += \$NF } END { print s }' '$WORK/profile.folded')\" = '$ticks' &&
-	 grep -q ';workload_chain_inner;workload_chain_spin [0-9]*\$' '$WORK/profile.folded'"
+weights='{ s += $NF } END { print s }'
+test_expect_success "--profile: every on-CPU tick ($ticks), the chain's among them" '
+	test_holds "$(awk "$weights" "$WORK/profile.folded")" = "$ticks" &&
+	test_grep ";workload_chain_inner;workload_chain_spin [0-9]*\$" "$WORK/profile.folded"
+'
 
 "$TRACT" flame -D "$S" -o "$WORK/flame.svg"
 ok "svg: written with -o, and it parses as XML" xmllint --noout "$WORK/flame.svg"
@@ -99,10 +102,12 @@ names = {f["name"] for f in json.load(open(sys.argv[1]))["shared"]["frames"]}
 sys.exit(0 if set(sys.argv[2:]) <= names else "not frames: %r" % (set(sys.argv[2:]) - names))' \
 	"$WORK/names.json" "$HOSTILE_TAG" "$HOSTILE_ATTR" "$HOSTILE_ENTITY" "$FFFD$FFFD;$(printf '\033')x"
 
-"$TRACT" flame -D "$S" -w "comm = 'nosuch'" -o "$WORK/none.svg" 2> "$WORK/none.err"
-ok "an empty selection exits 1 with a message, and writes no file" sh -c \
-	"test \$? -ne 0; '$TRACT' flame -D '$S' -w \"comm = 'nosuch'\" -o '$WORK/none.svg' 2> /dev/null; test \$? -eq 1 &&
-	 grep -q 'no samples' '$WORK/none.err' && test ! -e '$WORK/none.svg'"
+nosuch="comm = 'nosuch'"
+test_expect_success 'an empty selection exits 1 with a message, and writes no file' '
+	test_expect_code 1 "$TRACT" flame -D "$S" -w "$nosuch" -o "$WORK/none.svg" 2> "$WORK/none.err" &&
+	test_grep "no samples" "$WORK/none.err" &&
+	test_holds ! -e "$WORK/none.svg"
+'
 # a differential graph: a second window with the chain alone, against the first
 end1=$(q "$db" "select max(ts_us) / 1000000 + 1 from passes")
 sleep 2
@@ -115,9 +120,14 @@ delta=$(sed -n 's/.*data-k="user" data-delta="\([-0-9.]*\)"><title>chain_thread<
 ok "--diff-from/--diff-to: the chain, alone now, grew its share against the first window (+$delta)" \
 	awk -v d="${delta:-0}" 'BEGIN { exit !(d > 0.3) }'
 ok "and the graph parses" xmllint --noout "$WORK/diff.svg"
-ok "a half or a folded differential graph exits 2" sh -c \
-	"'$TRACT' flame -D '$S' --diff-from '@$start1' > /dev/null 2>&1; test \$? -eq 2 &&
-	 { '$TRACT' flame -D '$S' --diff-from '@$start1' --diff-to '@$end1' --format folded > /dev/null 2>&1; test \$? -eq 2; }"
-ok "a bad format exits 2" sh -c "'$TRACT' flame -D '$S' --format png 2> /dev/null; test \$? -eq 2"
-ok "-g does not apply, exit 2" sh -c "'$TRACT' flame -D '$S' -g comm 2> /dev/null; test \$? -eq 2"
+test_expect_success 'a half or a folded differential graph exits 2' '
+	test_expect_code 2 "$TRACT" flame -D "$S" --diff-from "@$start1" > /dev/null 2>&1 &&
+	test_expect_code 2 "$TRACT" flame -D "$S" --diff-from "@$start1" --diff-to "@$end1" --format folded > /dev/null 2>&1
+'
+test_expect_success 'a bad format exits 2' '
+	test_expect_code 2 "$TRACT" flame -D "$S" --format png 2> /dev/null
+'
+test_expect_success '-g does not apply, exit 2' '
+	test_expect_code 2 "$TRACT" flame -D "$S" -g comm 2> /dev/null
+'
 done_testing
