@@ -5,7 +5,6 @@
 # cells count what the store holds, the SVG parses and renders, bad input.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 10
 
 start_workload --only fsync,futex,pingpong || exit 1
 "$TRACT" record -F 10 -d 3 --syscall-latency -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
@@ -28,14 +27,24 @@ ok "inflight: a cell for every sampled wait still open ($want)" test "$(cells "$
 ok "inflight in chromium: it renders its cells, no errors, no network" \
 	node "${BROWSER_TESTS:-$(dirname "$0")/../browser}/render.js" "$WORK/inflight.svg" 'rect.c' 5 "$WORK/inflight.png"
 "$TRACT" heatmap -D "$S" --hist inflight -w 'pcomm != "</text><script>&"' -o "$WORK/hostile.svg"
-ok "a filter's text is escaped in the picture" sh -c "xmllint --noout '$WORK/hostile.svg' &&
-	grep -q '&lt;/text&gt;&lt;script&gt;&amp;' '$WORK/hostile.svg' && test \$(grep -c '<script' '$WORK/hostile.svg') -eq 0"
+test_expect_success "a filter's text is escaped in the picture" '
+	xmllint --noout "$WORK/hostile.svg" &&
+	test_grep -F "&lt;/text&gt;&lt;script&gt;&amp;" "$WORK/hostile.svg" &&
+	test_grep ! "<script" "$WORK/hostile.svg"
+'
 
 "$TRACT" record -F 10 -d 1 --no-syscall-latency -o "$WORK/nolat" 2> /dev/null
-"$TRACT" heatmap -D "$WORK/nolat" --hist syscall > /dev/null 2> "$WORK/nolat.err"
-ok "syscall without --syscall-latency recorded: exit 1, and says so" sh -c \
-	"'$TRACT' heatmap -D '$WORK/nolat' --hist syscall > /dev/null 2>&1; test \$? -eq 1 && grep -q 'syscall-latency' '$WORK/nolat.err'"
-ok "no --hist: exit 2" sh -c "'$TRACT' heatmap -D '$S' > /dev/null 2>&1; test \$? -eq 2"
-ok "a bad --hist: exit 2" sh -c "'$TRACT' heatmap -D '$S' --hist nosuch > /dev/null 2>&1; test \$? -eq 2"
-ok "-g does not apply: exit 2" sh -c "'$TRACT' heatmap -D '$S' --hist io -g comm > /dev/null 2>&1; test \$? -eq 2"
+test_expect_success 'syscall without --syscall-latency recorded: exit 1, and says so' '
+	test_expect_code 1 "$TRACT" heatmap -D "$WORK/nolat" --hist syscall > /dev/null 2> "$WORK/nolat.err" &&
+	test_grep syscall-latency "$WORK/nolat.err"
+'
+test_expect_success 'no --hist: exit 2' '
+	test_expect_code 2 "$TRACT" heatmap -D "$S" > /dev/null 2>&1
+'
+test_expect_success 'a bad --hist: exit 2' '
+	test_expect_code 2 "$TRACT" heatmap -D "$S" --hist nosuch > /dev/null 2>&1
+'
+test_expect_success '-g does not apply: exit 2' '
+	test_expect_code 2 "$TRACT" heatmap -D "$S" --hist io -g comm > /dev/null 2>&1
+'
 done_testing
