@@ -5,7 +5,6 @@
 # hostile process names escaped, and bad input.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 14
 
 start_workload --only pingpong,sleep || exit 1
 pid=$WL_PID
@@ -14,8 +13,11 @@ stop_workload
 S=$WORK/store
 db=$(one_store "$S")
 
-"$TRACT" wakes -D "$S" > "$WORK/wakes.dot"
-ok "dot: exits 0 and is a digraph" sh -c "test \$? -eq 0 && head -1 '$WORK/wakes.dot' | grep -q '^digraph wakes {'"
+test_expect_success 'dot: exits 0 and is a digraph' '
+	"$TRACT" wakes -D "$S" > "$WORK/wakes.dot" &&
+	head -n 1 "$WORK/wakes.dot" > "$WORK/wakes.head" &&
+	test_grep "^digraph wakes {" "$WORK/wakes.head"
+'
 self=$(q "$db" "select sum(count) from wakeups where waker_tgid = $pid and wakee_tgid = $pid")
 ok "dot: the workload's wakeups of itself are one edge, with the store's count ($self)" \
 	grep -q "\"workload $pid\" -> \"workload $pid\" \\[penwidth=[0-9.]*, label=\"$self wakeups" "$WORK/wakes.dot"
@@ -25,7 +27,10 @@ ok "svg: Graphviz lays it out, and it parses" xmllint --noout "$WORK/wakes.svg"
 ok "svg: in chromium it renders its edges, no errors, no network" \
 	node "${BROWSER_TESTS:-$(dirname "$0")/../browser}/render.js" "$WORK/wakes.svg" 'g.edge' 2 "$WORK/wakes.png"
 "$TRACT" wakes -D "$S" -w 'wakee != "\"</text><script>\\"' -o "$WORK/hostile.svg"
-ok "a hostile filter in the title stays text" sh -c "xmllint --noout '$WORK/hostile.svg' && test \$(grep -c '<script' '$WORK/hostile.svg') -eq 0"
+test_expect_success 'a hostile filter in the title stays text' '
+	xmllint --noout "$WORK/hostile.svg" &&
+	test_grep ! "<script" "$WORK/hostile.svg"
+'
 # Processes named with markup, entities XML rejects and bytes that are not
 # UTF-8.  Their hostile threads wait on a pipe no one writes, so they wake
 # no one and no one wakes them; but the graph is between processes, and a
@@ -62,14 +67,23 @@ one() {
 	grep -qF "	$top [" "$WORK/one.dot" || { echo "drew $(grep -- ' -> ' "$WORK/one.dot"), not $top"; return 1; }
 }
 ok "-n 1: the edge that ended the most time asleep ($top), the other $((edges - 1)) counted in a note" one
-ok "-n 0 draws every edge ($edges), with no note" sh -c "'$TRACT' wakes -D '$S' -n 0 > '$WORK/all.dot' &&
-	test \$(grep -c -- ' -> ' '$WORK/all.dot') -eq $edges && ! grep -q 'more edge' '$WORK/all.dot'"
-ok "bad -n: exit 2" sh -c "'$TRACT' wakes -D '$S' -n -1 2> /dev/null; test \$? -eq 2 &&
-	{ '$TRACT' wakes -D '$S' -n x 2> /dev/null; test \$? -eq 2; }"
+test_expect_success "-n 0 draws every edge ($edges), with no note" '
+	"$TRACT" wakes -D "$S" -n 0 > "$WORK/all.dot" &&
+	test_holds "$(drawn "$WORK/all.dot")" -eq "$edges" &&
+	test_grep ! "more edge" "$WORK/all.dot"
+'
+test_expect_success 'bad -n: exit 2' '
+	test_expect_code 2 "$TRACT" wakes -D "$S" -n -1 2> /dev/null &&
+	test_expect_code 2 "$TRACT" wakes -D "$S" -n x 2> /dev/null
+'
 
 "$TRACT" record -F 10 -d 1 -p "$$" --no-wakeup-edges -o "$WORK/none" 2> /dev/null
-ok "no edges recorded: exit 1, and it says how to keep them" sh -c \
-	"'$TRACT' wakes -D '$WORK/none' 2>&1 >/dev/null | grep -q 'wakeup-edges' && ! '$TRACT' wakes -D '$WORK/none' > /dev/null 2>&1"
-ok "bad input: --format png, -g: exit 2" sh -c "'$TRACT' wakes -D '$S' --format png 2> /dev/null; test \$? -eq 2 &&
-	{ '$TRACT' wakes -D '$S' -g comm 2> /dev/null; test \$? -eq 2; }"
+test_expect_success 'no edges recorded: exit 1, and it says how to keep them' '
+	test_expect_code 1 "$TRACT" wakes -D "$WORK/none" > /dev/null 2> "$WORK/none.err" &&
+	test_grep wakeup-edges "$WORK/none.err"
+'
+test_expect_success 'bad input: --format png, -g: exit 2' '
+	test_expect_code 2 "$TRACT" wakes -D "$S" --format png 2> /dev/null &&
+	test_expect_code 2 "$TRACT" wakes -D "$S" -g comm 2> /dev/null
+'
 done_testing
