@@ -7,7 +7,6 @@
 # README's form, bad input.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 13
 
 start_workload --only fsync,futex,pingpong,sleep || exit 1
 "$TRACT" record -F 10 -d 3 --wakeup-edges -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
@@ -16,18 +15,28 @@ S=$WORK/store
 
 "$TRACT" report -D "$S" -o "$WORK/r.html"
 ok "exits 0 and writes the file" test -s "$WORK/r.html"
-ok "every section is there" sh -c "for s in 'tract report' 'Average active threads over time' 'Where the time went' \
-	'by process' 'by wait, off CPU' 'Flame graph' 'Waits in flight' 'Block I/O latency' 'Syscall latency' 'Who wakes whom'; do
-	grep -q \"\$s\" '$WORK/r.html' || { echo \"no \$s\"; exit 1; }; done"
-ok "it names the host, the window and tract's own cost" sh -c \
-	"grep -q '<th>host</th>' '$WORK/r.html' && grep -q '<th>window</th>' '$WORK/r.html' && grep -q \"tract's own cost\" '$WORK/r.html'"
+test_expect_success 'every section is there' '
+	for s in "tract report" "Average active threads over time" "Where the time went" \
+		"by process" "by wait, off CPU" "Flame graph" "Waits in flight" "Block I/O latency" \
+		"Syscall latency" "Who wakes whom"; do
+		test_grep "$s" "$WORK/r.html" || return 1
+	done
+'
+own_cost="tract's own cost"
+test_expect_success "it names the host, the window and tract's own cost" '
+	test_grep "<th>host</th>" "$WORK/r.html" &&
+	test_grep "<th>window</th>" "$WORK/r.html" &&
+	test_grep "$own_cost" "$WORK/r.html"
+'
 ok "it is well-formed HTML (no script, no event attribute), and its pictures well-formed SVG, one script in all: the flame graph's" \
 	html_check --scripts 1 "$WORK/r.html"
 node "${BROWSER_TESTS:-$(dirname "$0")/../browser}/report.js" "$WORK/r.html" 4 "$WORK/r.png" > "$WORK/browser.tap" 2>&1
 browser=$?
 ms=$(sed -n 's/.* - it opens in \([0-9]*\) ms.*/\1/p' "$WORK/browser.tap")
-ok "in chromium, network off: it opens in ${ms:-?} ms (under 1 s and the machine's pace) with its four pictures loaded, the flame graph's frames drawn by its script inside it, no errors, no requests" \
-	sh -c "cat '$WORK/browser.tap'; exit $browser"
+test_expect_success "in chromium, network off: it opens in ${ms:-?} ms (under 1 s and the machine's pace) with its four pictures loaded, the flame graph's frames drawn by its script inside it, no errors, no requests" '
+	cat "$WORK/browser.tap" &&
+	test_holds "$browser" -eq 0
+'
 size=$(stat -c %s "$WORK/r.html")
 ok "it stays small ($size bytes, under 2 MB)" test "$size" -lt 2097152
 "$TRACT" report -D "$S" -w 'comm != "</script><script>alert(1)</script>"' -o "$WORK/hostile.html"
@@ -49,10 +58,18 @@ ok "its pictures, decoded, parse, and in its flame graph the names are the proce
 "$TRACT" report -D "$S" --from -1h -o "$WORK/r1h.html"
 ok "the README's form, report -D DIR --from -1h -o FILE: the recording seconds old, the default window's report" \
 	cmp "$WORK/r.html" "$WORK/r1h.html"
-"$TRACT" report -D "$S" -w "comm = 'nosuch'" -o "$WORK/none.html" 2> "$WORK/none.err"
-ok "an empty selection: exit 1, a message, and no file, not even a partial one" sh -c \
-	"'$TRACT' report -D '$S' -w \"comm = 'nosuch'\" -o '$WORK/none.html' 2> /dev/null; test \$? -eq 1 &&
-	 grep -q 'no samples' '$WORK/none.err' && test ! -e '$WORK/none.html' && [ -z \"\$(ls '$WORK' | grep partial)\" ]"
-ok "-g does not apply: exit 2" sh -c "'$TRACT' report -D '$S' -g comm > /dev/null 2>&1; test \$? -eq 2"
-ok "without -o it writes to standard output" sh -c "'$TRACT' report -D '$S' | grep -q '^<!DOCTYPE html>'"
+nosuch="comm = 'nosuch'"
+test_expect_success 'an empty selection: exit 1, a message, and no file, not even a partial one' '
+	test_expect_code 1 "$TRACT" report -D "$S" -w "$nosuch" -o "$WORK/none.html" 2> "$WORK/none.err" &&
+	test_grep "no samples" "$WORK/none.err" &&
+	test_holds ! -e "$WORK/none.html" &&
+	test_holds -z "$(ls "$WORK" | grep partial)"
+'
+test_expect_success '-g does not apply: exit 2' '
+	test_expect_code 2 "$TRACT" report -D "$S" -g comm > /dev/null 2>&1
+'
+test_expect_success 'without -o it writes to standard output' '
+	"$TRACT" report -D "$S" > "$WORK/stdout.html" &&
+	test_grep "^<!DOCTYPE html>" "$WORK/stdout.html"
+'
 done_testing
