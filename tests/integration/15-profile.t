@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 7
 
 start_workload --only spin,fsync || exit 1
 # 10 s: on a busy machine the spinner may have a fifth of a CPU, and its
@@ -72,8 +71,10 @@ tick="exists (select 1 from $prof join passes x on x.id = p.pass where x.ts_us =
 		and t.comm = 'spin' and t.tgid = $WL_PID and p.ustack is not null)"
 run=$(q "$db" "select count(*) from samples where comm = 'spin' and state = 'RUN' and $tick")
 with=$(q "$db" "select count(*) from samples where comm = 'spin' and state = 'RUN' and $tick and ustack_id is not null")
-ok "a RUN sample carries its thread's latest on-CPU stack ($with of the $run in passes with its ticks)" \
-	sh -c "[ '$run' -ge 1 ] && [ '$with' -ge '$((${run:-0} * 3 / 4))' ]"
+test_expect_success "a RUN sample carries its thread's latest on-CPU stack ($with of the $run in passes with its ticks)" '
+	test_holds "$run" -ge 1 &&
+	test_holds "$with" -ge $((${run:-0} * 3 / 4))
+'
 ok "tract's own threads are never counted" test "$(q "$db" "select count(*) from $prof where t.tgid = $rec")" -eq 0
 ok "kernel threads have no user stack" test \
 	"$(q "$db" "select count(*) from $prof where p.ustack is not null and t.comm like 'kworker/%'")" -eq 0
