@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 [ -w /proc/sys/kernel/bpf_stats_enabled ] || skip_all "needs a writable kernel.bpf_stats_enabled"
-plan 16
 
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 rec=
@@ -86,7 +85,10 @@ stats "$stats_was"
 db=$(one_store "$WORK/on")
 passes=$(q "$db" "select count(*) from passes")
 measured=$(q "$db" "select count(bpf_us) from passes")
-ok "stats on: every pass is measured ($measured of $passes)" sh -c "[ $passes -ge 40 ] && [ $measured -eq $passes ]"
+test_expect_success "stats on: every pass is measured ($measured of $passes)" '
+	test_holds "$passes" -ge 40 &&
+	test_holds "$measured" -eq "$passes"
+'
 ok "and its BPF time is above 0 in >= 90% of them" \
 	at_least "$(q "$db" "select count(*) from passes where bpf_us > 0")" "$((passes * 9 / 10))"
 # the passes stamped between the two readings stand for about the time between them
@@ -108,12 +110,18 @@ ok "CSV, stats on: every pass measured, above 0 ($csv)" \
 "$TRACT" report -D "$WORK/on" -o "$WORK/on.html"
 per_pass=$(sed -n "s/.*<th>tract's BPF programs<\/th><td>[0-9.]*% of a CPU (\([0-9]*\) µs a pass)<\/td>.*/\1/p" "$WORK/on.html")
 want=$(q "$db" "select cast(round(sum(bpf_us) * 1.0 / count(bpf_us)) as integer) from passes")
-ok "the report shows it as a share of a CPU and per pass ($per_pass us a pass, the store's mean $want)" \
-	sh -c "[ -n '$per_pass' ] && [ $per_pass -ge $((want - 1)) ] && [ $per_pass -le $((want + 1)) ] && [ $want -gt 0 ]"
+test_expect_success "the report shows it as a share of a CPU and per pass ($per_pass us a pass, the store's mean $want)" '
+	test_holds -n "$per_pass" &&
+	test_holds "$per_pass" -ge $((want - 1)) &&
+	test_holds "$per_pass" -le $((want + 1)) &&
+	test_holds "$want" -gt 0
+'
 
 off=$(one_store "$WORK/off")
-ok "stats off: NULL in every pass, not 0" \
-	sh -c "[ $(q "$off" "select count(*) from passes") -ge 15 ] && [ $(q "$off" "select count(bpf_us) from passes") -eq 0 ]"
+test_expect_success 'stats off: NULL in every pass, not 0' '
+	test_holds "$(q "$off" "select count(*) from passes")" -ge 15 &&
+	test_holds "$(q "$off" "select count(bpf_us) from passes")" -eq 0
+'
 csv=$("$TRACT" query -D "$WORK/off-csv" --from -1h --sql "select count(*), count(bpf_us) from passes" --format csv |
 	tail -n 1 | tr -d '\r')
 ok "CSV, stats off: NULL in every pass ($csv)" awk -v c="$csv" 'BEGIN { split(c, v, ","); exit !(v[1] >= 15 && v[2] == 0) }'
@@ -124,14 +132,19 @@ ok "the report says it was not measured" \
 mixed=$(one_store "$WORK/mixed")
 on_n=$(q "$mixed" "select count(bpf_us) from passes")
 all_n=$(q "$mixed" "select count(*) from passes")
-ok "switched off mid-run: measured before, NULL after ($on_n of $all_n measured)" sh -c \
-	"[ $on_n -ge 8 ] && [ $((all_n - on_n)) -ge 8 ] &&
-	 [ $(q "$mixed" "select max(ts_us) < (select min(ts_us) from passes where bpf_us is null) from passes where bpf_us is not null") -eq 1 ]"
+measured_first='select max(ts_us) < (select min(ts_us) from passes where bpf_us is null) from passes where bpf_us is not null'
+test_expect_success "switched off mid-run: measured before, NULL after ($on_n of $all_n measured)" '
+	test_holds "$on_n" -ge 8 &&
+	test_holds $((all_n - on_n)) -ge 8 &&
+	test_holds "$(q "$mixed" "$measured_first")" -eq 1
+'
 "$TRACT" report -D "$WORK/mixed" -o "$WORK/mixed.html"
 ok "and the report says over how many passes it was measured" \
 	grep -q "µs a pass), measured in $on_n of $all_n passes</td>" "$WORK/mixed.html"
 
 proc=$(one_store "$WORK/proc")
-ok "the /proc source, stats on: NULL (it runs no BPF program)" \
-	sh -c "[ $(q "$proc" "select count(*) from passes") -ge 5 ] && [ $(q "$proc" "select count(bpf_us) from passes") -eq 0 ]"
+test_expect_success 'the /proc source, stats on: NULL (it runs no BPF program)' '
+	test_holds "$(q "$proc" "select count(*) from passes")" -ge 5 &&
+	test_holds "$(q "$proc" "select count(bpf_us) from passes")" -eq 0
+'
 done_testing
