@@ -12,7 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 [ -n "${OTEL:-}" ] && [ -x "$OTEL/otel_desc" ] || skip_all "needs the thread-context test programs ('make' builds them in build/otel)"
-plan 17
 N=4
 
 # run PROGRAM ARGS...: record it for 2 s into $WORK/NAME (NAME the program's, unless set)
@@ -69,12 +68,17 @@ ok "-g trace_id,state: a row for each request" test "$(grep -c '^4bf92f3577b34da
 ok "--trace ID: that request's threads alone" test "$(tail -n +2 "$WORK/trace.csv" | cut -d, -f1 | tr -d '\r')" = ctx2
 "$TRACT" query -D "$WORK/otel_gd" --from @0 --to now --trace 00-4bf92f3577b34da6a3ce929d0e0e4703-00f067aa0ba90203-01 \
 	--format csv > "$WORK/tp.csv"
-ok "--trace takes a traceparent, and says where the time went by state, syscall, wait and file" sh -c \
-	"head -n 1 '$WORK/tp.csv' | grep -q '^state,syscall,wait,file,' && grep -q '^SLEEP,read,' '$WORK/tp.csv'"
+test_expect_success '--trace takes a traceparent, and says where the time went by state, syscall, wait and file' '
+	head -n 1 "$WORK/tp.csv" > "$WORK/tp.head" &&
+	test_grep "^state,syscall,wait,file," "$WORK/tp.head" &&
+	test_grep "^SLEEP,read," "$WORK/tp.csv"
+'
 "$TRACT" flame -D "$WORK/otel_gd" --from @0 --to now -w 'trace_id = 4bf92f3577b34da6a3ce929d0e0e4701' --format folded \
 	> "$WORK/trace.folded"
-ok "tract flame -w trace_id=...: its stacks only" sh -c \
-	"test -s '$WORK/trace.folded' && ! grep -qv 'worker;read' '$WORK/trace.folded'"
+test_expect_success 'tract flame -w trace_id=...: its stacks only' '
+	test_holds -s "$WORK/trace.folded" &&
+	test_grep ! -v "worker;read" "$WORK/trace.folded"
+'
 
 # ---- attributes, named by the process context ----
 q "$(one_store "$WORK/otel_attrs")" "select comm, trace_attrs, count(*) from samples
@@ -89,19 +93,27 @@ $(q "$(one_store "$WORK/otel_attrs")" "select count(*), count(case when trace_at
 	count(case when trace_attrs != 'http.route=/spin' then 1 end) from samples where comm = 'spin' and state = 'RUN'" |
 	tr '|' ' ')
 EOF
-ok "and a thread on its CPU, read twice, has its own (http.route=/spin in $spin_attrs of $spin_run RUN samples)" sh -c \
-	"test '$spin_run' -ge 3 && test \$(( $spin_attrs * 2 )) -ge '$spin_run' && test '$spin_other' -eq 0"
+test_expect_success "and a thread on its CPU, read twice, has its own (http.route=/spin in $spin_attrs of $spin_run RUN samples)" '
+	test_holds "$spin_run" -ge 3 &&
+	test_holds $((spin_attrs * 2)) -ge "$spin_run" &&
+	test_holds "$spin_other" -eq 0
+'
 ok "without a process context, no attributes" test \
 	"$(q "$(one_store "$WORK/otel_gd")" "select count(*) from samples where trace_attrs is not null")" -eq 0
 "$TRACT" query -D "$WORK/otel_attrs" --from @0 --to now -w "trace_attrs ~ 'route=/api/1 '" -g traceparent,trace_attrs \
 	--format csv > "$WORK/tp_attrs.csv"
-ok "-w on trace_attrs, -g traceparent: the W3C traceparent of that request" sh -c \
-	"tail -n +2 '$WORK/tp_attrs.csv' | cut -d, -f1 | grep -qx '00-4bf92f3577b34da6a3ce929d0e0e4701-00f067aa0ba90201-01' &&
-	 test \$(tail -n +2 '$WORK/tp_attrs.csv' | wc -l) -eq 1"
+test_expect_success '-w on trace_attrs, -g traceparent: the W3C traceparent of that request' '
+	tail -n +2 "$WORK/tp_attrs.csv" | cut -d, -f1 > "$WORK/tp_attrs.ids" &&
+	test_line_count = 1 "$WORK/tp_attrs.ids" &&
+	test_grep -x 00-4bf92f3577b34da6a3ce929d0e0e4701-00f067aa0ba90201-01 "$WORK/tp_attrs.ids"
+'
 
 "$TRACT" top -D "$WORK/otel_attrs" -b -n 1 -g trace_id,trace_attrs > "$WORK/top.txt" 2>&1
-ok "tract top -g trace_id,trace_attrs: a row for each request, with its attributes" sh -c \
-	"test \$(grep -c ' 4bf92f3577b34da6a3ce929d0e0e47[0-9a-f][0-9a-f]  http.route=/' '$WORK/top.txt') -eq $((N + 1))"
+test_expect_success 'tract top -g trace_id,trace_attrs: a row for each request, with its attributes' '
+	test_grep " 4bf92f3577b34da6a3ce929d0e0e47[0-9a-f][0-9a-f]  http.route=/" "$WORK/top.txt" &&
+	grep " 4bf92f3577b34da6a3ce929d0e0e47[0-9a-f][0-9a-f]  http.route=/" "$WORK/top.txt" > "$WORK/top.rows" &&
+	test_line_count = $((N + 1)) "$WORK/top.rows"
+'
 
 # ---- garbage ----
 "$OTEL/otel_garbage" > "$WORK/garbage.out" 2>&1 &
@@ -114,9 +126,13 @@ kill $prog
 db=$(one_store "$WORK/garbage")
 q "$db" "select comm, coalesce(trace_id, '-') || '/' || coalesce(span_id, '-'), count(*) from samples
 	group by 1, 2 order by 1, 2" > "$WORK/garbage.ids"
-ok "garbage published: unmapped memory, valid = 2, a zero trace: no id, and no crash (exit $rc)" sh -c \
-	"test $rc -eq 0 && ! grep -q '^\(unmapped\|invalid\|zero\)|[0-9a-f]' '$WORK/garbage.ids'"
-ok "a pointer swapped while read: one of its records' ids, or none, never a mix; a good one read" sh -c \
-	"grep '^churn|' '$WORK/garbage.ids' | cut -d'|' -f2 | grep -v '^-/-$' |
-	   grep -qv '^\(5\{32\}/5\{16\}\|6\{32\}/6\{16\}\)$' && exit 1;
-	 grep -q '^good|4\{32\}/\(45\)\{8\}|' '$WORK/garbage.ids'"
+test_expect_success "garbage published: unmapped memory, valid = 2, a zero trace: no id, and no crash (exit $rc)" '
+	test_holds "$rc" -eq 0 &&
+	test_grep ! "^\(unmapped\|invalid\|zero\)|[0-9a-f]" "$WORK/garbage.ids"
+'
+test_expect_success "a pointer swapped while read: one of its records' ids, or none, never a mix; a good one read" '
+	grep "^churn|" "$WORK/garbage.ids" | cut -d"|" -f2 > "$WORK/churn.ids" &&
+	test_grep ! -v -e "^-/-\$" -e "^5\{32\}/5\{16\}\$" -e "^6\{32\}/6\{16\}\$" "$WORK/churn.ids" &&
+	test_grep "^good|4\{32\}/\(45\)\{8\}|" "$WORK/garbage.ids"
+'
+done_testing
