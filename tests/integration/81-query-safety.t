@@ -5,7 +5,6 @@
 # within a time and a row limit; the store's files are as they were after.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 21
 
 # processes named as a formula and with a C1 control (CSI, as UTF-8), their
 # threads as the workload's hostile ones (an escape sequence, a newline, ...)
@@ -39,8 +38,10 @@ ok "query csv: exits 0" test $? -eq 0
 ok "query csv: no control reaches the output" no_controls "$WORK/groups.csv"
 ok "query csv: the escape sequence is text" grep -qF 'x1b[2J' "$WORK/groups.csv"
 ok "query csv: the formula is text, after a '" grep -q "^\"'=HYPERLINK(\"\"x\"\")\"," "$WORK/groups.csv"
-ok "query csv: sqlite's CSV reader imports a row a line" sh -c \
-	"sqlite3 :memory: '.import --csv $WORK/groups.csv t' 'select count(*) from t' | grep -qx \$(( \$(wc -l < '$WORK/groups.csv') - 1 ))"
+test_expect_success "query csv: sqlite's CSV reader imports a row a line" '
+	sqlite3 :memory: ".import --csv $WORK/groups.csv t" "select count(*) from t" > "$WORK/imported" &&
+	test_holds "$(cat "$WORK/imported")" = $(($(wc -l < "$WORK/groups.csv") - 1))
+'
 "$TRACT" query -D "$S" --from -1h -g pcomm,comm -n 0 > "$WORK/groups.txt"
 ok "query table: no control reaches the output" no_controls "$WORK/groups.txt"
 "$TRACT" top -D "$S" --from -1h -b -n 1 -g pcomm,comm --format csv > "$WORK/top.csv"
@@ -48,28 +49,38 @@ ok "top -b csv: no control reaches the output" no_controls "$WORK/top.csv"
 ok "top -b csv: the formula is text, after a '" grep -q "^\"'=HYPERLINK" "$WORK/top.csv"
 "$TRACT" query -D "$S" --from -1h --sql 'select distinct pcomm, comm, tid from samples' --format csv > "$WORK/sql.csv"
 ok "--sql csv: no control reaches the output" no_controls "$WORK/sql.csv"
-ok "--sql csv: the formula is text, the tid a number" sh -c \
-	"grep -q \"^\\\"'=HYPERLINK\" '$WORK/sql.csv' && grep -q ',[0-9][0-9]*.\$' '$WORK/sql.csv'"
+formula="^\"'=HYPERLINK"
+test_expect_success '--sql csv: the formula is text, the tid a number' '
+	test_grep "$formula" "$WORK/sql.csv" &&
+	test_grep ",[0-9][0-9]*.\$" "$WORK/sql.csv"
+'
 "$TRACT" query -D "$S" --from -1h --sql 'select distinct pcomm, comm from samples' > "$WORK/sql.txt"
 ok "--sql table: no control reaches the output but its tabs" no_controls "$WORK/sql.txt" "$(printf '\t')"
 
 # --sql reads, and nothing else
 for sql in 'PRAGMA optimize' 'PRAGMA wal_checkpoint' 'PRAGMA query_only = 0' "ATTACH '$WORK/x.db' AS x"; do
-	"$TRACT" query -D "$S" --from -1h --sql "$sql" > /dev/null 2> "$WORK/sql.err"
-	ok "--sql refuses '$sql' (2), saying what it allows" sh -c \
-		"[ $? -eq 2 ] && grep -q 'only statements that read' '$WORK/sql.err'"
+	test_expect_success "--sql refuses '$sql' (2), saying what it allows" '
+		test_expect_code 2 "$TRACT" query -D "$S" --from -1h --sql "$sql" > /dev/null 2> "$WORK/sql.err" &&
+		test_grep "only statements that read" "$WORK/sql.err"
+	'
 done
 start=$(date +%s)
 "$TRACT" query -D "$S" --from -1h --timeout 1 \
 	--sql 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c' > /dev/null 2> "$WORK/time.err"
 rc=$? took=$(($(date +%s) - start))
-ok "a recursion without end stops at --timeout, a runtime error (1) that says so (${took} s)" sh -c \
-	"[ $rc -eq 1 ] && [ $took -le 10 ] && grep -q 'ran for more than 1 s' '$WORK/time.err'"
+test_expect_success "a recursion without end stops at --timeout, a runtime error (1) that says so (${took} s)" '
+	test_holds "$rc" -eq 1 &&
+	test_holds "$took" -le 10 &&
+	test_grep "ran for more than 1 s" "$WORK/time.err"
+'
 "$TRACT" query -D "$S" --from -1h --max-rows 2 --format csv \
 	--sql 'with recursive c(x) as (select 1 union all select x + 1 from c) select x from c' > "$WORK/rows.csv" 2> "$WORK/rows.err"
 rc=$?
-ok "an answer of more rows than --max-rows: those rows, then a runtime error (1)" sh -c \
-	"[ $rc -eq 1 ] && [ \$(wc -l < '$WORK/rows.csv') -eq 3 ] && grep -q 'more than 2 rows' '$WORK/rows.err'"
+test_expect_success 'an answer of more rows than --max-rows: those rows, then a runtime error (1)' '
+	test_holds "$rc" -eq 1 &&
+	test_line_count = 3 "$WORK/rows.csv" &&
+	test_grep "more than 2 rows" "$WORK/rows.err"
+'
 "$TRACT" query -D "$S" --from -1h --timeout 1 > /dev/null 2>&1
 ok "--timeout without --sql is a usage error (2)" test $? -eq 2
 "$TRACT" query -D "$S" --from -1h --sql 'select 1' --max-rows lots > /dev/null 2>&1
