@@ -8,7 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 command -v tmux > /dev/null || skip_all "tmux is not installed"
-plan 32
 
 start_workload --only spin,fsync,futex,pingpong || exit 1
 "$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
@@ -22,9 +21,13 @@ range="--from -1h --to now"
 
 "$TRACT" top -D "$S" $range -b -n 2 -i 0.1 -g comm > "$WORK/batch.txt"
 ok "batch mode exits 0" test $? -eq 0
-ok "and prints two refreshes with a timeline and the rows" sh -c \
-	"[ \$(grep -c 'average active threads' '$WORK/batch.txt') -eq 2 ] && grep -q '^timeline |' '$WORK/batch.txt' &&
-	 grep -q ' spin$' '$WORK/batch.txt'"
+test_expect_success 'and prints two refreshes with a timeline and the rows' '
+	test_grep "average active threads" "$WORK/batch.txt" &&
+	grep "average active threads" "$WORK/batch.txt" > "$WORK/batch.heads" &&
+	test_line_count = 2 "$WORK/batch.heads" &&
+	test_grep "^timeline |" "$WORK/batch.txt" &&
+	test_grep " spin\$" "$WORK/batch.txt"
+'
 
 T="tract-test-$$"
 screen() { tmux capture-pane -p -t "$T"; }
@@ -40,8 +43,11 @@ tmux_started "$T"
 tmux new-session -d -s "$T" -x 150 -y 40 \
 	"cd '$WORK'; stty -g > '$WORK/stty.before'; '$TRACT' top -D '$S' $range -g state,comm 2> '$WORK/top.err'; echo \$? > '$WORK/top.rc'; stty -g > '$WORK/stty.after'; sleep 30"
 wait_screen 'avg_thr' > /dev/null
-ok "the screen shows the header and the grouped rows" sh -c "tmux capture-pane -p -t '$T' | grep -q 'tract top - history' &&
-	tmux capture-pane -p -t '$T' | grep -q 'group: state,comm'"
+test_expect_success 'the screen shows the header and the grouped rows' '
+	screen > "$WORK/screen.txt" &&
+	test_grep "tract top - history" "$WORK/screen.txt" &&
+	test_grep "group: state,comm" "$WORK/screen.txt"
+'
 tmux send-keys -t "$T" Home Enter
 ok "Enter drills into the selected row: its values become the filter" wait_screen 'filter: state = "[A-Z]*" and comm = '
 tmux send-keys -t "$T" BSpace
@@ -52,8 +58,11 @@ ok "g regroups: the futex threads fold into one row" wait_screen 'futex\*'
 tmux resize-window -t "$T" -x 150 -y 9
 tmux send-keys -t "$T" g C-u comm,state,syscall,wait,kstack Enter g C-u nosuch Enter
 wait_screen "cannot group by 'nosuch'" > /dev/null
-ok "a message takes its line whole: nothing of the rows shows after it" sh -c \
-	"tmux capture-pane -p -t '$T' | grep -qx \"cannot group by 'nosuch'; the columns are listed by ? *\""
+whole_line="cannot group by 'nosuch'; the columns are listed by ? *"
+test_expect_success 'a message takes its line whole: nothing of the rows shows after it' '
+	screen > "$WORK/screen.txt" &&
+	test_grep -x "$whole_line" "$WORK/screen.txt"
+'
 tmux send-keys -t "$T" g C-u Enter
 ok "an empty g is refused, saying what it wants" wait_screen 'group by what? one or more columns'
 tmux resize-window -t "$T" -x 150 -y 40
@@ -71,7 +80,10 @@ ok "and q leaves the peek" wait_screen 'avg_thr'
 tmux send-keys -t "$T" F
 ok "F writes the row's flame graph and says where" wait_screen 'flame graph of .* written to /'
 svg=$(screen | sed -n 's/.* written to \(\/[^ ]*\.svg\).*/\1/p' | head -n 1)
-ok "and it is an SVG of the row's samples ($svg)" sh -c "xmllint --noout '$svg' && grep -q 'futex' '$svg'"
+test_expect_success "and it is an SVG of the row's samples ($svg)" '
+	xmllint --noout "$svg" &&
+	test_grep futex "$svg"
+'
 # tall enough for the syscall latency (kept by default) and the block I/O below it
 tmux resize-window -t "$T" -x 150 -y 150
 tmux send-keys -t "$T" H
@@ -139,8 +151,10 @@ tmux new-session -d -s "$T" -x 120 -y 30 \
 wait_screen 'avg_thr' > /dev/null
 ok "SIGTERM reaches a running top" kill -TERM "$(cat "$WORK/top.pid")"
 for _ in $(seq 300); do [ -s "$WORK/stty.after" ] && break; sleep 0.1; done
-ok "SIGTERM gives the terminal back as it was, and top exits 0" sh -c \
-	"cmp -s '$WORK/stty.before' '$WORK/stty.after' && test \"\$(cat '$WORK/top.rc')\" = 0"
+test_expect_success 'SIGTERM gives the terminal back as it was, and top exits 0' '
+	test_cmp "$WORK/stty.before" "$WORK/stty.after" &&
+	test_holds "$(cat "$WORK/top.rc")" = 0
+'
 tmux kill-session -t "$T" 2> /dev/null
 
 # a closed terminal (a window closed, an ssh session dropped) ends it, whatever it shows
@@ -179,8 +193,12 @@ live=$!
 bg_started $live
 wait_attached $live
 wait $live
-ok "live batch mode samples this host ($(grep -c ' sampled in [0-9]* pass' "$WORK/live.txt") of 8 refreshes sampled)" sh -c \
-	"[ \$(grep -c 'tract top - live' '$WORK/live.txt') -eq 8 ] && grep -q ' sampled in [0-9]* pass' '$WORK/live.txt'"
+test_expect_success "live batch mode samples this host ($(grep -c ' sampled in [0-9]* pass' "$WORK/live.txt") of 8 refreshes sampled)" '
+	test_grep "tract top - live" "$WORK/live.txt" &&
+	grep "tract top - live" "$WORK/live.txt" > "$WORK/live.heads" &&
+	test_line_count = 8 "$WORK/live.heads" &&
+	test_grep " sampled in [0-9]* pass" "$WORK/live.txt"
+'
 ok "and leaves no BPF program" no_tract_programs $live
 # its own store, /tmp/tract-top.PID.*: other tops on the host come and go
 ok "and no store behind" test -z "$(ls -d /tmp/tract-top.$live.* 2> /dev/null)"
