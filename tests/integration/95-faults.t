@@ -5,7 +5,6 @@
 # and damaged store files.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 24
 
 # ---- least privilege -------------------------------------------------------
 start_workload --only spin,pingpong || exit 1
@@ -25,8 +24,11 @@ ok "its other threads (the store's writer) read-search alone ($others)" \
 bounds=$(for t in /proc/$rec/task/*; do caps_of "${t##*/}" CapBnd; done | sort -u | tr '\n' ' ')
 ok "and no thread can ever gain another ($bounds)" test "$bounds" = "$want "
 ok "and no_new_privs is set" test "$(awk '/^NoNewPrivs/ { print $2 }' /proc/$rec/status)" = 1
-ok "and every thread runs under the seccomp filter" sh -c \
-	"for t in /proc/$rec/task/*; do grep -q '^Seccomp:[[:space:]]*2\$' \$t/status || exit 1; done"
+test_expect_success 'and every thread runs under the seccomp filter' '
+	for t in /proc/$rec/task/*; do
+		test_grep "^Seccomp:[[:space:]]*2\$" "$t/status" || return 1
+	done
+'
 kill -TERM $rec
 wait $rec
 ok "it records all the same: exe paths of the sampled process are named" \
@@ -52,10 +54,12 @@ for _ in $(seq 300); do
 	[ -n "$db" ] && [ "$(sqlite3 "file:$db?mode=ro" "select count(*) from passes" 2> /dev/null || echo 0)" -gt 0 ] && break
 	sleep 0.1
 done
+# the passes whose rows are not all there
+torn_sql='select count(*) from passes p left join (select pass, count(*) n from sample_facts group by pass) f on f.pass = p.id where p.emitted != coalesce(f.n, 0)'
 torn=0
 for _ in 1 2 3 4 5 6 7 8; do
 	db=$(ls "$WORK"/killed/*.db 2> /dev/null | tail -n 1)
-	n=$(sqlite3 "file:$db?mode=ro" "select count(*) from passes p left join (select pass, count(*) n from sample_facts group by pass) f on f.pass = p.id where p.emitted != coalesce(f.n, 0)" 2> /dev/null || echo 0)
+	n=$(sqlite3 "file:$db?mode=ro" "$torn_sql" 2> /dev/null || echo 0)
 	torn=$((torn + n))
 	sleep 0.15
 done
@@ -64,10 +68,14 @@ kill -9 $rec
 wait $rec 2> /dev/null
 db=$(one_store "$WORK/killed")
 ok "kill -9: the store passes SQLite's integrity check" test "$(q "$db" "pragma integrity_check")" = ok
-ok "and tract query reads it" sh -c "'$TRACT' query -D '$WORK/killed' --from -1h --to now -g state > /dev/null"
+test_expect_success 'and tract query reads it' '
+	"$TRACT" query -D "$WORK/killed" --from -1h --to now -g state > /dev/null
+'
 # sqlite3's own message, if any, shows with a failure
-ok "and every stored pass is whole: its rows are all there" sh -c \
-	"n=\$(sqlite3 -batch -noheader '$db' 'select count(*) from passes p left join (select pass, count(*) n from sample_facts group by pass) f on f.pass = p.id where p.emitted != coalesce(f.n, 0)' 2>&1); echo \"\$n\"; [ \"\$n\" = 0 ]"
+test_expect_success 'and every stored pass is whole: its rows are all there' '
+	sqlite3 -batch -noheader "$db" "$torn_sql" > "$WORK/torn" &&
+	test_holds "$(cat "$WORK/torn")" = 0
+'
 ok "and no tract program stays loaded in the kernel" no_tract_programs $rec
 
 # ---- a full disk -------------------------------------------------------------
@@ -94,11 +102,14 @@ kill -TERM $rec
 wait $rec
 rc=$?
 ok "a full disk does not stop the recorder: it exits 0" test "$rc" -eq 0
-ok "and it says which passes it could not store, and that it stores again" sh -c \
-	"grep -q 'could not be stored' '$WORK/full.err' && grep -q 'storing again' '$WORK/full.err'"
+test_expect_success 'and it says which passes it could not store, and that it stores again' '
+	test_grep "could not be stored" "$WORK/full.err" &&
+	test_grep "storing again" "$WORK/full.err"
+'
 last=$(q "$(ls "$full"/store/*.db | tail -n 1)" "select max(ts_us) from passes")
-ok "passes after the space came back are stored" \
-	sh -c "[ \$(( $(date +%s%6N) - $last )) -lt 2000000 ]"
+test_expect_success 'passes after the space came back are stored' '
+	test_holds $(($(date +%s%6N) - last)) -lt 2000000
+'
 umount "$full"
 
 # ---- hostile thread names ------------------------------------------------------
@@ -115,8 +126,11 @@ ok "hostile names round-trip through SQLite byte for byte" \
 csv=$(ls "$WORK"/hostile-csv/*.samples.csv)
 ok "and through CSV" test "$(sqlite3 :memory: ".import --csv '$csv' s" \
 	"select count(distinct comm) from s where hex(comm) in ($names)")" -eq 5
-ok "tract query prints them without control characters" sh -c \
-	"! '$TRACT' query -D '$WORK/hostile' --from -1h --to now -g comm | grep -q \"\$(printf '\\033')\""
+esc=$(printf '\033')
+test_expect_success 'tract query prints them without control characters' '
+	"$TRACT" query -D "$WORK/hostile" --from -1h --to now -g comm > "$WORK/hostile.txt" &&
+	test_grep ! -F "$esc" "$WORK/hostile.txt"
+'
 
 # ---- a thread storm ----------------------------------------------------------------
 # tasks_left: how many more tasks (threads) this test may start: the least of
@@ -182,6 +196,8 @@ src=$(ls "$WORK"/storm/*.db "$WORK"/caps/*.db 2> /dev/null | head -n 1)
 cp "$src" "$WORK/t.db"
 mkdir "$WORK/trunc"
 head -c 20000 "$WORK/t.db" > "$WORK/trunc/$(basename "$src")"
-"$TRACT" query -D "$WORK/trunc" --from -1h --to now > /dev/null 2> "$WORK/trunc.err"
-ok "a truncated store file: query exits 1 and names it" sh -c "[ $? -eq 1 ] && grep -q 'tract-' '$WORK/trunc.err'"
+test_expect_success 'a truncated store file: query exits 1 and names it' '
+	test_expect_code 1 "$TRACT" query -D "$WORK/trunc" --from -1h --to now > /dev/null 2> "$WORK/trunc.err" &&
+	test_grep tract- "$WORK/trunc.err"
+'
 done_testing
