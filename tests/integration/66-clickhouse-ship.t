@@ -9,7 +9,6 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 19
 # the first recording with kernel.bpf_stats_enabled on, so its passes carry their BPF time; put back at exit
 stats_was=$(sysctl -n kernel.bpf_stats_enabled 2> /dev/null)
 trap 'ch_stop_all; [ -n "$stats_was" ] && sysctl -qw kernel.bpf_stats_enabled="$stats_was"; cleanup' EXIT
@@ -43,9 +42,12 @@ if [ "$measured" -eq 0 ]; then
 else
 	bpf='[0-9.]*% of a CPU ([0-9]* µs a pass)'
 fi
-ok "report over ClickHouse: the passes and what tract's BPF programs cost in them, as the server has them" sh -c \
-	"grep -q '<th>passes</th><td>$(q "$db" "select count(*) from passes"), ' '$WORK/fleet.html' &&
-	 grep -q \"<th>tract's BPF programs</th><td>$bpf</td>\" '$WORK/fleet.html'"
+passes_cell="<th>passes</th><td>$(q "$db" "select count(*) from passes"), "
+bpf_cell="<th>tract's BPF programs</th><td>$bpf</td>"
+test_expect_success "report over ClickHouse: the passes and what tract's BPF programs cost in them, as the server has them" '
+	test_grep "$passes_cell" "$WORK/fleet.html" &&
+	test_grep "$bpf_cell" "$WORK/fleet.html"
+'
 ok "and every stack a sample names" test "$(chq "SELECT count() FROM tract.samples s WHERE host = 'alpha' AND
 	((kstack_id IS NOT NULL AND kstack_id NOT IN (SELECT id FROM tract.stacks WHERE host = 'alpha')) OR
 	 (ustack_id IS NOT NULL AND ustack_id NOT IN (SELECT id FROM tract.stacks WHERE host = 'alpha')))")" = 0
@@ -68,17 +70,27 @@ passes=$(chq "SELECT count() FROM tract.passes WHERE host = 'nolocal'")
 # the recorder counts its passes as it exits: "tract: N passes, R rows, D rows dropped, S passes not stored"
 took=$(sed -n 's/^tract: \([0-9]*\) passes,.* \([0-9]*\) passes not stored$/\1 - \2/p' "$WORK/n.err")
 took=$((${took:-0}))
-ok "--no-local ships every pass it stored (exit $rc, $passes of $took) and leaves no store" sh -c \
-	"test $rc -eq 0 && test $took -gt 0 && test '$passes' = '$took' &&
-	 test -z \"\$(find '$WORK/n' -name '*.db' -o -name '*.csv')\""
-ok "and its spool is empty" sh -c "test -d '$WORK/n/spool' && ! ls '$WORK/n/spool/'*.batch > /dev/null 2>&1"
+test_expect_success "--no-local ships every pass it stored (exit $rc, $passes of $took) and leaves no store" '
+	test_holds "$rc" -eq 0 &&
+	test_holds "$took" -gt 0 &&
+	test_holds "$passes" = "$took" &&
+	find "$WORK/n" -name "*.db" -o -name "*.csv" > "$WORK/n.left" &&
+	test_must_be_empty "$WORK/n.left"
+'
+test_expect_success 'and its spool is empty' '
+	test_holds -d "$WORK/n/spool" &&
+	! ls "$WORK/n/spool/"*.batch 2> /dev/null
+'
 
 # the server down: batches wait in the spool, and the next start sends them
 ch_stop "$WORK/ch"
 "$TRACT" record -F 10 -d 2 -p "$WL_PID" --clickhouse "$URL" --host gamma -o "$WORK/g" 2> "$WORK/g1.err"
 rc=$?
-ok "with the server down the recorder records on (exit $rc) and says the batches wait" sh -c \
-	"test $rc -eq 0 && grep -q 'wait in' '$WORK/g1.err' && ls '$WORK/g/spool/'*.batch > /dev/null"
+test_expect_success "with the server down the recorder records on (exit $rc) and says the batches wait" '
+	test_holds "$rc" -eq 0 &&
+	test_grep "wait in" "$WORK/g1.err" &&
+	ls "$WORK/g/spool/"*.batch
+'
 ch_start "$WORK/ch" $P 19424 || exit 1
 "$TRACT" record -F 10 -d 1 -p "$WL_PID" --clickhouse "$URL" --host gamma -o "$WORK/g" 2> "$WORK/g2.err"
 stop_workload
@@ -86,16 +98,21 @@ db=$(one_store "$WORK/g")
 ok "a later start sends them: nothing lost, nothing doubled" test \
 	"$(chq "SELECT count(), sum(weight_us) FROM tract.samples WHERE host = 'gamma'")" = \
 	"$(q "$db" "select count(*) || '	' || sum(weight_us) from samples")"
-ok "and the spool is empty" sh -c "! ls '$WORK/g/spool/'*.batch > /dev/null 2>&1"
+test_expect_success 'and the spool is empty' '
+	! ls "$WORK/g/spool/"*.batch 2> /dev/null
+'
 
 printf 'secret\n' > "$WORK/pw"
 chmod 0644 "$WORK/pw"
-ok "a password file others may read is refused, exit 1" sh -c \
-	"'$TRACT' record -d 1 --clickhouse '$URL' --clickhouse-password-file '$WORK/pw' -o '$WORK/p' 2> '$WORK/pw.err';
-	 test \$? -eq 1 && grep -q '0600' '$WORK/pw.err'"
-ok "credentials in the URL, or --host without --clickhouse: exit 2" sh -c \
-	"'$TRACT' record -d 1 --clickhouse 'http://u:p@127.0.0.1:$P' 2> /dev/null; test \$? -eq 2 &&
-	 { '$TRACT' record -d 1 --host x 2> /dev/null; test \$? -eq 2; }"
+test_expect_success 'a password file others may read is refused, exit 1' '
+	test_expect_code 1 "$TRACT" record -d 1 --clickhouse "$URL" --clickhouse-password-file "$WORK/pw" \
+		-o "$WORK/p" 2> "$WORK/pw.err" &&
+	test_grep 0600 "$WORK/pw.err"
+'
+test_expect_success 'credentials in the URL, or --host without --clickhouse: exit 2' '
+	test_expect_code 2 "$TRACT" record -d 1 --clickhouse "http://u:p@127.0.0.1:$P" 2> /dev/null &&
+	test_expect_code 2 "$TRACT" record -d 1 --host x 2> /dev/null
+'
 
 # https, with a CA of our own
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" -days 2 \
@@ -127,6 +144,8 @@ ok "the passes' too: bpf_us in passes_local and its view, every pass in them" te
 ok "and queries come back over it" grep -q '^tls,' "$WORK/tq.csv"
 "$TRACT" query --clickhouse https://127.0.0.1:18435 -g host > /dev/null 2> "$WORK/tq.err"
 rc=$?
-ok "a certificate nobody vouches for: exit $rc, and what to do" sh -c \
-	"test $rc -eq 1 && grep -q 'clickhouse-ca' '$WORK/tq.err'"
+test_expect_success "a certificate nobody vouches for: exit $rc, and what to do" '
+	test_holds "$rc" -eq 1 &&
+	test_grep clickhouse-ca "$WORK/tq.err"
+'
 done_testing
