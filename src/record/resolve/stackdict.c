@@ -13,6 +13,8 @@
 
 /* copied stacks remembered: this many, then as many again in the older generation */
 #define COPIES_PER_GENERATION 65536
+/* a generation's slots: twice its entries, so that probes stay short */
+#define COPY_SLOTS (2 * COPIES_PER_GENERATION)
 /* the lookaside of stacks asked for lately (a power of two): a still thread's copied user stack has an id of its own, so as many as threads */
 #define RECENT_BITS 14
 /*
@@ -24,6 +26,35 @@
 #define COLLECT_AT 256
 #define RECENT (1u << RECENT_BITS)
 
+/*
+ * A copied stack's id and what it unwound to, in a table of fixed size:
+ * the ids are new at every copy, and a dictionary of them held a key of its
+ * own per id and grew for as long as its generation filled.  A free slot
+ * has id 0 (ids carry TRACT_COPY_ID); a forgotten stack leaves its id and a
+ * NULL stack, so that later probes go past it.
+ */
+struct copy_slot {
+	uint64_t id;
+	const struct kstack *stack;
+};
+
+struct copy_gen {
+	struct copy_slot *slots;	/* COPY_SLOTS of them */
+	size_t nr;
+};
+
+/*
+ * Frames text shared by the stacks that read alike: the same code in the
+ * same file gives the same frames in every process, while the raw hashes
+ * of user stacks carry their process (the addresses are its own).  Kernel
+ * stacks share theirs too: addresses within one function fold to one name.
+ */
+struct shared_text {
+	uint32_t refs;
+	uint32_t pooled;	/* in the pool under its hash (else a hash's second text, alone) */
+	char text[];
+};
+
 struct stackdict {
 	struct ksyms *ks;
 	struct usyms *us;
@@ -34,7 +65,9 @@ struct stackdict {
 	 * so only recent ids are asked for: two generations, the older dropped
 	 * when the newer fills.
 	 */
-	struct dict *copies, *old_copies;
+	struct copy_gen copies, old_copies;
+	/* the frames texts: hash of the text -> its struct shared_text */
+	struct dict *texts;
 	struct unwind_stats unwound;
 	/* ended processes whose user stacks are still kept: tgid -> the pass it ended in */
 	struct dict *ended;
@@ -70,45 +103,114 @@ struct stackdict *stackdict__new(struct ksyms *ks, struct usyms *us)
 	sd->ks = ks;
 	sd->us = us;
 	sd->by_raw = dict__new();
-	sd->copies = dict__new();
-	sd->old_copies = dict__new();
+	sd->texts = dict__new();
+	/*
+	 * Written now: a table of fixed size is as big from the start, so the
+	 * recorder's memory does not creep up as the generations fill.
+	 */
+	sd->copies.slots = xcalloc(COPY_SLOTS, sizeof(struct copy_slot));
+	sd->old_copies.slots = xcalloc(COPY_SLOTS, sizeof(struct copy_slot));
+	memset(sd->copies.slots, 0, COPY_SLOTS * sizeof(struct copy_slot));
+	memset(sd->old_copies.slots, 0, COPY_SLOTS * sizeof(struct copy_slot));
 	sd->ended = dict__new();
 	return sd;
+}
+
+static struct shared_text *text_of(const char *frames)
+{
+	return (struct shared_text *)(uintptr_t)(frames - offsetof(struct shared_text, text));
+}
+
+/* The shared copy of frames (taken: freed here), one per distinct text. */
+static char *share_text(struct stackdict *sd, char *frames, uint64_t hash)
+{
+	size_t len = strlen(frames) + 1;
+	uint32_t id = dict__find(sd->texts, &hash, sizeof(hash));
+	struct shared_text *t;
+	int added;
+
+	if (id) {
+		t = (struct shared_text *)(uintptr_t)*dict__value(sd->texts, id);
+		if (!strcmp(t->text, frames)) {
+			t->refs++;
+			free(frames);
+			return t->text;
+		}
+	}
+	t = xcalloc(1, sizeof(*t) + len);
+	memcpy(t->text, frames, len);
+	free(frames);
+	t->refs = 1;
+	/* two texts of one hash: the second is its stack's alone */
+	if (!id) {
+		t->pooled = 1;
+		*dict__value(sd->texts, dict__intern(sd->texts, &hash, sizeof(hash), &added)) = (uintptr_t)t;
+	}
+	return t->text;
+}
+
+/* A stack's frames given up: a text no stack shares is freed, now or when the pool is next rebuilt. */
+static void release_text(const char *frames)
+{
+	struct shared_text *t = text_of(frames);
+
+	if (!--t->refs && !t->pooled)
+		free(t);
+}
+
+static void free_stack(struct kstack *s)
+{
+	if (s->frames)
+		release_text(s->frames);
+	free(s);
 }
 
 void stackdict__free(struct stackdict *sd)
 {
 	if (!sd)
 		return;
-	for (uint32_t id = 1; id <= dict__size(sd->by_raw); id++) {
-		struct kstack *s = (struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id);
-
-		free(s->frames);
-		free(s);
-	}
+	for (uint32_t id = 1; id <= dict__size(sd->by_raw); id++)
+		free_stack((struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id));
 	dict__free(sd->by_raw);
+	for (uint32_t id = 1; id <= dict__size(sd->texts); id++)
+		free((void *)(uintptr_t)*dict__value(sd->texts, id));
+	dict__free(sd->texts);
 	free(sd->asked[0]);
 	free(sd->asked[1]);
-	dict__free(sd->copies);
-	dict__free(sd->old_copies);
+	free(sd->copies.slots);
+	free(sd->old_copies.slots);
 	dict__free(sd->ended);
 	free(sd);
 }
 
+/* The slot of copy_id in g, or the free slot where it would go. */
+static struct copy_slot *copy_slot(const struct copy_gen *g, uint64_t copy_id)
+{
+	size_t i = (size_t)((copy_id * 0x9e3779b97f4a7c15ull) >> 32) & (COPY_SLOTS - 1);
+
+	while (g->slots[i].id && g->slots[i].id != copy_id)
+		i = (i + 1) & (COPY_SLOTS - 1);
+	return &g->slots[i];
+}
+
 static void remember_copy(struct stackdict *sd, uint64_t copy_id, const struct kstack *s)
 {
-	int added;
-	uint32_t id;
+	struct copy_slot *slot;
 
-	if (dict__size(sd->copies) >= COPIES_PER_GENERATION) {
-		struct dict *older = sd->old_copies;
+	if (sd->copies.nr >= COPIES_PER_GENERATION) {
+		struct copy_gen older = sd->old_copies;
 
 		sd->old_copies = sd->copies;
 		sd->copies = older;
-		dict__clear(sd->copies);
+		memset(sd->copies.slots, 0, COPY_SLOTS * sizeof(struct copy_slot));
+		sd->copies.nr = 0;
 	}
-	id = dict__intern(sd->copies, &copy_id, sizeof(copy_id), &added);
-	*dict__value(sd->copies, id) = (uintptr_t)s;
+	slot = copy_slot(&sd->copies, copy_id);
+	if (!slot->id) {
+		slot->id = copy_id;
+		sd->copies.nr++;
+	}
+	slot->stack = s;
 }
 
 static const struct kstack *lookup(struct stackdict *sd, uint64_t raw_hash)
@@ -116,15 +218,15 @@ static const struct kstack *lookup(struct stackdict *sd, uint64_t raw_hash)
 	uint32_t id;
 
 	if (raw_hash & TRACT_COPY_ID) {
+		const struct copy_slot *slot = copy_slot(&sd->copies, raw_hash);
 		const struct kstack *s;
 
-		id = dict__find(sd->copies, &raw_hash, sizeof(raw_hash));
-		if (id)
-			return (const struct kstack *)(uintptr_t)*dict__value(sd->copies, id);
-		id = dict__find(sd->old_copies, &raw_hash, sizeof(raw_hash));
-		if (!id)
+		if (slot->id)
+			return slot->stack;
+		slot = copy_slot(&sd->old_copies, raw_hash);
+		if (!slot->stack)
 			return NULL;
-		s = (const struct kstack *)(uintptr_t)*dict__value(sd->old_copies, id);
+		s = slot->stack;
 		remember_copy(sd, raw_hash, s);
 		return s;
 	}
@@ -277,12 +379,13 @@ static struct kstack *new_stack(struct stackdict *sd, uint64_t raw_hash, int *ad
 	return s;
 }
 
-/* The hash of the text: the same stack hashes alike in every file. */
-static void finish_stack(struct kstack *s)
+/* The hash of the text: the same stack hashes alike in every file.  Takes s->frames, to share it. */
+static void finish_stack(struct stackdict *sd, struct kstack *s)
 {
 	char *last;
 
 	s->hash = hash_bytes(s->frames, strlen(s->frames), 0) >> 1; /* fits SQLite's signed 64 bits */
+	s->frames = share_text(sd, s->frames, s->hash);
 	last = strrchr(s->frames, ';');
 	s->wait = last ? last + 1 : s->frames;
 }
@@ -296,7 +399,7 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 	if (added) {
 		s->kind = "kernel";
 		s->frames = symbolize_kernel(sd->ks, ip, nr);
-		finish_stack(s);
+		finish_stack(sd, s);
 	}
 	return s;
 }
@@ -344,7 +447,7 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 		free(s->frames);
 		s->frames = marked;
 	}
-	finish_stack(s);
+	finish_stack(sd, s);
 	return s;
 }
 
@@ -357,7 +460,7 @@ const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kin
 	if (added) {
 		s->kind = kind;
 		s->frames = xstrdup(folded);
-		finish_stack(s);
+		finish_stack(sd, s);
 	}
 	return s;
 }
@@ -431,10 +534,23 @@ static int keep_stack(const void *key, size_t len, uint64_t value, void *ctx)
 	return 0;
 }
 
-static int keep_copy(const void *key, size_t len, uint64_t value, void *ctx)
+/* The copies of freed stacks forgotten, their ids left to keep the probes going. */
+static void forget_copies(const struct stackdict *sd, struct copy_gen *g)
 {
-	(void)key, (void)len;
-	return !expired(ctx, (const struct kstack *)(uintptr_t)value);
+	for (size_t i = 0; i < COPY_SLOTS; i++)
+		if (g->slots[i].stack && expired(sd, g->slots[i].stack))
+			g->slots[i].stack = NULL;
+}
+
+static int text_shared(const void *key, size_t len, uint64_t value, void *ctx)
+{
+	struct shared_text *t = (struct shared_text *)(uintptr_t)value;
+
+	(void)key, (void)len, (void)ctx;
+	if (t->refs)
+		return 1;
+	free(t);
+	return 0;
 }
 
 static int keep_ended(const void *key, size_t len, uint64_t value, void *ctx)
@@ -473,13 +589,12 @@ static void collect(struct stackdict *sd)
 	if (due < COLLECT_AT)
 		return;
 	rebuild(&sd->by_raw, keep_stack, &c);
-	rebuild(&sd->copies, keep_copy, sd);
-	rebuild(&sd->old_copies, keep_copy, sd);
-	for (size_t i = 0; i < c.nr; i++) {
-		free(c.dead[i]->frames);
-		free(c.dead[i]);
-	}
+	forget_copies(sd, &sd->copies);
+	forget_copies(sd, &sd->old_copies);
+	for (size_t i = 0; i < c.nr; i++)
+		free_stack(c.dead[i]);
 	free(c.dead);
+	rebuild(&sd->texts, text_shared, NULL);
 	rebuild(&sd->ended, keep_ended, sd);
 	memset(sd->recent, 0, sizeof(sd->recent));
 	sd->nr_asked[0] = sd->nr_asked[1] = 0;

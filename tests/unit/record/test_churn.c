@@ -52,6 +52,40 @@ static void the_stacks_of_ended_processes_go_after_their_grace(void **state)
 	stackdict__free(sd);
 }
 
+static void stacks_that_read_alike_share_their_frames(void **state)
+{
+	struct stackdict *sd = stackdict__new(NULL, NULL);
+	uint64_t ip[3] = { 0x401000, 0x402000, 0x403000 };
+	const struct kstack *a, *b, *k1, *k2;
+
+	(void)state;
+	/* the same code in two processes: a stack each, one text */
+	a = stackdict__add_user(sd, 1, 100, ip, 3, 0);
+	b = stackdict__add_user(sd, 2, 200, ip, 3, 0);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(a->tgid, 100);
+	assert_int_equal(b->tgid, 200);
+	assert_ptr_equal(a->frames, b->frames);
+	assert_true(a->hash == b->hash);
+	/* kernel stacks under two raw hashes that fold to the same names */
+	k1 = stackdict__add(sd, 7, ip, 3);
+	k2 = stackdict__add(sd, 8, ip, 3);
+	assert_ptr_equal(k1->frames, k2->frames);
+	/* the first process ends: the other's stack reads as before */
+	for (uint32_t pid = 1000; pid < 1000 + 300; pid++) {
+		stackdict__add_user(sd, (uint64_t)pid << 16, pid, ip, 3, 0);
+		stackdict__forget_process(sd, pid, 0);
+	}
+	stackdict__forget_process(sd, 100, 0);
+	for (int i = 0; i < 100; i++)
+		stackdict__end_pass(sd);
+	assert_null(stackdict__get(sd, 1));
+	assert_ptr_equal(stackdict__get(sd, 2), b);
+	assert_string_equal(b->frames, "[gone]");
+	assert_int_equal(stackdict__size(sd), 3);
+	stackdict__free(sd);
+}
+
 static void names_and_executables_of_ended_processes_go(void **state)
 {
 	struct procinfo *pi = procinfo__new("/nonexistent");
@@ -171,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_stacks_of_ended_processes_go_after_their_grace),
+		cmocka_unit_test(stacks_that_read_alike_share_their_frames),
 		cmocka_unit_test(names_and_executables_of_ended_processes_go),
 		cmocka_unit_test(short_lived_processes_fold_into_their_command),
 		cmocka_unit_test(past_the_budget_the_quietest_processes_fold),
