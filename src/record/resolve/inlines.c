@@ -10,12 +10,15 @@
 /* addresses remembered per module before the cache starts over */
 #define INLINES_CACHE_MAX 65536
 #define INLINES_TEXT_MAX 4096
+/* what a dictionary entry costs beside its key: its slot, its id's entry, its key's allocation */
+#define ENTRY_BYTES 128
 
 struct inlines {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct dict *by_addr;	/* address -> its answer, in names */
 	struct dict *names;	/* the answers, one copy each */
+	size_t names_bytes;	/* the answers' text */
 	int broken;		/* dwarf_getscopes() failed: the DWARF is damaged */
 	char text[INLINES_TEXT_MAX];
 };
@@ -125,8 +128,18 @@ const char *inlines__at(struct inlines *in, uint64_t addr)
 	if (dict__size(in->by_addr) >= INLINES_CACHE_MAX) {
 		dict__clear(in->by_addr);
 		dict__clear(in->names);
+		in->names_bytes = 0;
 	}
 	id = dict__intern(in->by_addr, &addr, sizeof(addr), &added);
+	if (!dict__find(in->names, in->text, strlen(in->text) + 1))
+		in->names_bytes += strlen(in->text) + 1;
 	*dict__value(in->by_addr, id) = (uintptr_t)dict__intern_str(in->names, in->text);
 	return (const char *)(uintptr_t)*dict__value(in->by_addr, id);
+}
+
+size_t inlines__bytes(const struct inlines *in)
+{
+	if (!in)
+		return 0;
+	return (dict__size(in->by_addr) + dict__size(in->names)) * ENTRY_BYTES + in->names_bytes;
 }

@@ -24,5 +24,7 @@ void inlines__free(struct inlines *in);
  * followed by '\n'; "" for none.  Valid until the next call.
  */
 const char *inlines__at(struct inlines *in, uint64_t addr);
+/* About what the answers cached take (not libdw's own memory, which the caller counts). */
+size_t inlines__bytes(const struct inlines *in);
 
 #endif

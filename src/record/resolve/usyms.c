@@ -18,6 +18,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,25 @@
 #include "util.h"
 
 #define USYMS_DEFAULT_MODULES	512
-/* of all tables together: a C++ binary alone can carry tens of MB of names */
+/*
+ * Of all modules together: their symbol tables (a C++ binary alone can
+ * carry tens of MB of names) and what libdw holds for them (mod_charge()).
+ */
 #define USYMS_MAX_SYMBOL_BYTES	(256ull << 20)
+/*
+ * A module no stack went through and no process kept mapped for this long
+ * is dropped: what the recorder holds follows the programs that run now,
+ * not every program the host ever ran.  One that comes back is read again.
+ */
+#define USYMS_MODULE_IDLE_NS	(60 * NSEC_PER_SEC)
+/*
+ * What libdw holds is counted at the size of the sections it reads:
+ * DWARF sections are decompressed into memory whole, and its caches of
+ * DIEs and of call frame entries parsed grow, as they are asked, to about
+ * the size of what they parse (a frame description entry and its tree node
+ * take some twice its bytes: CFI is counted three times over).
+ */
+#define CFI_CHARGE		3
 #define USYMS_MAX_PROCS		16384
 #define USYMS_MAX_MAPS		65536	/* executable mappings kept per process */
 #define USYMS_IDLE_NS		(60 * NSEC_PER_SEC)
@@ -63,6 +81,7 @@ struct umod {
 	int used;
 	uint32_t gen;		/* bumped at eviction: references to the slot go stale */
 	uint64_t last_used;
+	uint64_t last_used_ns;
 	struct usym *syms;
 	size_t nr_syms;
 	char *names;
@@ -188,6 +207,7 @@ static struct umod *mod_get(struct usyms *u, int32_t slot, uint32_t gen)
 	if (!m->used || m->gen != gen)
 		return NULL;
 	m->last_used = ++u->tick;
+	m->last_used_ns = u->now_ns;
 	return m;
 }
 
@@ -225,6 +245,40 @@ static struct umod *mod_lru(struct usyms *u, const struct umod *keep)
 			lru = m;
 	}
 	return lru;
+}
+
+/* Bytes more (or fewer) held for module m, the least used others dropped to stay within the budget. */
+static void mod_charge(struct usyms *u, struct umod *m, int64_t bytes)
+{
+	m->bytes += bytes;
+	u->st.symbol_bytes += bytes;
+	while (u->st.symbol_bytes > USYMS_MAX_SYMBOL_BYTES && u->nr_mods > 1)
+		mod_evict(u, mod_lru(u, m));
+}
+
+/* The bytes of the sections of elf whose names begin with prefix, as they are once decompressed. */
+static uint64_t sections_bytes(Elf *elf, const char *prefix)
+{
+	size_t shstrndx, n = strlen(prefix);
+	Elf_Scn *scn = NULL;
+	uint64_t bytes = 0;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		GElf_Chdr chdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) || strncmp(name, prefix, n))
+			continue;
+		if ((shdr.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &chdr))
+			bytes += chdr.ch_size;
+		else
+			bytes += shdr.sh_size;
+	}
+	return bytes;
 }
 
 static void key_put(struct usyms *u, const void *key, size_t len, int slot)
@@ -439,6 +493,13 @@ static void read_symbols(struct umod *m, Elf *elf, const char *name, uint64_t lo
 	*userdata = &h;
 	copy_symbols(m, mod);
 	m->inl = inlines__open(dwfl, mod);
+	if (m->inl) {
+		Dwarf_Addr bias;
+		Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+
+		/* the DWARF, in the module's own file or the debug file found by build-id */
+		m->bytes += sections_bytes(dw ? dwarf_getelf(dw) : NULL, ".debug_");
+	}
 	/* h goes out of scope: libdwfl has the file by now and asks for it no more */
 	*userdata = NULL;
 	if (m->inl)
@@ -497,11 +558,11 @@ static int mod_load(struct usyms *u, const unsigned char *key, size_t key_len, E
 	memcpy(m->key, key, key_len);
 	m->key_len = key_len;
 	m->last_used = ++u->tick;
+	m->last_used_ns = u->now_ns;
 	u->st.symbol_bytes += m->bytes;
 	u->st.modules_loaded++;
 	key_set(u, key, key_len, slot);
-	while (u->st.symbol_bytes > USYMS_MAX_SYMBOL_BYTES && u->nr_mods > 1)
-		mod_evict(u, mod_lru(u, m));
+	mod_charge(u, m, 0);
 	return slot;
 }
 
@@ -995,8 +1056,10 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 
 		if (sym && mod->inl) {
 			/* calls inlined here, each a frame of its own above the function */
+			size_t cached = inlines__bytes(mod->inl);
 			const char *inl = inlines__at(mod->inl, vaddr), *nl;
 
+			mod_charge(u, mod, (int64_t)inlines__bytes(mod->inl) - (int64_t)cached);
 			for (; (nl = strchr(inl, '\n')); inl = nl + 1) {
 				sb_reserve(out, (size_t)(nl - inl) + 64);
 				memcpy(out->buf + out->len, inl, (size_t)(nl - inl));
@@ -1090,7 +1153,7 @@ static int has_section(Elf *elf, const char *want)
  * copied: the file stays mapped (page cache, not heap) while the module is
  * cached, and libdw parses entries as they are asked for.
  */
-static void mod_read_cfi(const struct usyms *u, const struct uproc *p, const struct umap *m, struct umod *mod)
+static void mod_read_cfi(struct usyms *u, const struct uproc *p, const struct umap *m, struct umod *mod)
 {
 	Elf *elf = NULL;
 
@@ -1125,6 +1188,8 @@ static void mod_read_cfi(const struct usyms *u, const struct uproc *p, const str
 		mod->cfi_dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		mod->debug_cfi = mod->cfi_dwarf ? dwarf_getcfi(mod->cfi_dwarf) : NULL;
 	}
+	mod_charge(u, mod, CFI_CHARGE * (int64_t)(sections_bytes(elf, ".eh_frame") +
+						  sections_bytes(elf, ".debug_frame")));
 }
 
 int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struct usyms_cfi *out)
@@ -1166,6 +1231,15 @@ void usyms__end_pass(struct usyms *u, uint64_t now_ns)
 		u->now_ns = now_ns;
 	if (u->now_ns - u->sweep_ns < USYMS_SWEEP_NS)
 		return;
+	/* the modules of the processes still cached are in use */
+	for (size_t i = 0; i < u->nr_buckets; i++)
+		for (struct uproc *p = u->buckets[i]; p; p = p->next)
+			for (size_t j = 0; j < p->nr_maps; j++)
+				if (p->maps[j].looked_up)
+					mod_get(u, p->maps[j].mod, p->maps[j].mod_gen);
+	for (unsigned int i = 0; i < u->max_mods; i++)
+		if (u->mods[i].used && u->now_ns - u->mods[i].last_used_ns >= USYMS_MODULE_IDLE_NS)
+			mod_evict(u, &u->mods[i]);
 	/* over the cap: only processes seen since the last sweep stay */
 	crowded = u->st.procs > USYMS_MAX_PROCS;
 	for (size_t i = 0; i < u->nr_buckets; i++) {
@@ -1195,6 +1269,14 @@ struct usyms *usyms__new_at(unsigned int max_modules, const char *proc_root)
 	struct usyms *u = xcalloc(1, sizeof(*u));
 
 	elf_version(EV_CURRENT);
+	/*
+	 * Symbol tables and decompressed DWARF are big blocks that come and go
+	 * with the programs that run: each its own mapping, given back when
+	 * freed.  glibc's default raises this threshold to the size of every
+	 * such block freed, and the next ones then come from the heap, whose
+	 * holes the recorder's resident memory keeps.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	u->proc = xstrdup(proc_root ? proc_root : "/proc");
 	u->max_mods = max_modules ? max_modules : USYMS_DEFAULT_MODULES;
 	u->mods = xcalloc(u->max_mods, sizeof(*u->mods));

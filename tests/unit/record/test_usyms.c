@@ -347,6 +347,46 @@ static void reused_pids_and_idle_processes_are_forgotten(void **state)
 	usyms__free(NULL);
 }
 
+static void modules_no_stack_went_through_for_a_minute_go(void **state)
+{
+	struct usyms *u = usyms__new(0);
+	uint64_t mine = target() + 1;
+	struct usyms_stats st, before;
+	struct usyms_cfi cfi;
+	char want[256];
+
+	(void)state;
+	snprintf(want, sizeof(want), "usyms_test_target+0x1 (%s)", exe_name());
+	usyms__end_pass(u, 1 * SEC);
+	expect_text(u, getpid(), &mine, 1, want);
+	usyms__stats(u, &before);
+	assert_true(before.modules >= 1);
+	/* what libdw reads of a module's call frame information is counted with it */
+	assert_int_equal(usyms__cfi(u, getpid(), 0, mine, &cfi), 0);
+	usyms__stats(u, &st);
+	assert_true(st.symbol_bytes > before.symbol_bytes);
+	/* while a process that maps it is cached, it stays */
+	usyms__end_pass(u, 62 * SEC);
+	usyms__stats(u, &st);
+	assert_int_equal(st.modules, before.modules);
+	/* the process ended: a minute later, no stack having gone through them since, its modules go */
+	usyms__forget(u, getpid(), 0);
+	usyms__end_pass(u, 100 * SEC);
+	usyms__stats(u, &st);
+	assert_int_equal(st.modules, before.modules);
+	usyms__end_pass(u, 123 * SEC);
+	usyms__stats(u, &st);
+	assert_int_equal(st.modules, 0);
+	assert_int_equal(st.symbol_bytes, 0);
+	assert_int_equal(st.modules_evicted, st.modules_loaded);
+	/* and read again when a stack goes through it again */
+	expect_text(u, getpid(), &mine, 1, want);
+	usyms__stats(u, &st);
+	assert_true(st.modules >= 1);
+	assert_true(st.modules_loaded > before.modules_loaded);
+	usyms__free(u);
+}
+
 static void evicted_modules_come_back(void **state)
 {
 	struct usyms *u = usyms__new(1);
@@ -379,6 +419,7 @@ int main(void)
 		cmocka_unit_test(a_deleted_copy_mapped_elsewhere),
 		cmocka_unit_test(new_code_is_found_and_junk_is_paced),
 		cmocka_unit_test(reused_pids_and_idle_processes_are_forgotten),
+		cmocka_unit_test(modules_no_stack_went_through_for_a_minute_go),
 		cmocka_unit_test(evicted_modules_come_back),
 	};
 	return cmocka_run_group_tests_name("usyms", tests, NULL, NULL);
