@@ -10,7 +10,6 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 23
 proxy=
 trap 'ch_stop_all; [ -z "$proxy" ] || kill "$proxy" 2> /dev/null; cleanup' EXIT
 P=18429
@@ -62,14 +61,20 @@ wait $rec
 rc=$?
 stop_s=$(($(date +%s) - t0))
 # the drain is 5 s (4 on whole seconds), the progress callback up to 1 s late
-ok "stopped with a send in flight, it gives the send its drain and stops ($stop_s s; the HTTP timeout is 15 s)" \
-	sh -c "test $held -eq 0 && test $stop_s -ge 4 && test $stop_s -lt 12"
+test_expect_success "stopped with a send in flight, it gives the send its drain and stops ($stop_s s; the HTTP timeout is 15 s)" '
+	test_holds "$held" -eq 0 &&
+	test_holds "$stop_s" -ge 4 &&
+	test_holds "$stop_s" -lt 12
+'
 passes=$(q "$(one_store "$WORK/s")" "select count(*) from passes")
 # what the recorder says it took; on a loaded machine fewer than 60 passes
 # run, but every one it took is stored, none lost waiting for the network
 took=$(sed -n 's/^tract: \([0-9]*\) passes, .* 0 passes not stored$/\1/p' "$WORK/s.err")
-ok "a server that never answers: the recorder exits $rc, every pass stored locally ($passes of ${took:-?})" \
-	sh -c "test $rc -eq 0 && test '$took' -ge 1 && test $passes -eq '$took'"
+test_expect_success "a server that never answers: the recorder exits $rc, every pass stored locally ($passes of ${took:-?})" '
+	test_holds "$rc" -eq 0 &&
+	test_holds "$took" -ge 1 &&
+	test_holds "$passes" -eq "$took"
+'
 kill "$proxy"
 proxy=
 # The same store and spool, the server itself: what it took unanswered is
@@ -80,7 +85,9 @@ proxy=
 "$TRACT" record -F 20 -p "$WL_PID" --clickhouse "$URL" $auth --host silent -o "$WORK/s" 2> "$WORK/s2.err" &
 rec=$!
 bg_started $rec
-wait_until 60 sh -c "! ls '$WORK/s/spool/'*.batch > /dev/null 2>&1"
+# spool_empty DIR: no batch waits in the spool DIR
+spool_empty() { ! ls "$1"/*.batch > /dev/null 2>&1; }
+wait_until 60 spool_empty "$WORK/s/spool"
 kill -TERM $rec
 wait $rec
 ok "batches sent without an answer are counted before they go again: nothing doubled ($(in_server silent); local $(in_store "$WORK/s"))" \
@@ -91,8 +98,10 @@ ok "batches sent without an answer are counted before they go again: nothing dou
 	-o "$WORK/f" 2> "$WORK/f.err"
 rc=$?
 kb=$(du -sk "$WORK/f/spool" | cut -f1)
-ok "a full spool: the recorder exits $rc, the spool stays near its bound (${kb} KiB)" \
-	sh -c "test $rc -eq 0 && test $kb -le 1600"
+test_expect_success "a full spool: the recorder exits $rc, the spool stays near its bound (${kb} KiB)" '
+	test_holds "$rc" -eq 0 &&
+	test_holds "$kb" -le 1600
+'
 ok "and says how many of the oldest batches it dropped" grep -q "the spool's bound dropped [1-9][0-9]* batches" "$WORK/f.err"
 "$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host full --spool-max 1M -o "$WORK/f" 2> /dev/null
 "$TRACT" ship -D "$WORK/f" --clickhouse "$URL" $auth --host full 2> "$WORK/f.ship"
@@ -135,16 +144,26 @@ chmod 0600 "$WORK/wrong"
 "$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" --clickhouse-user writer \
 	--clickhouse-password-file "$WORK/wrong" --host denied -o "$WORK/d" 2> "$WORK/d.err"
 rc=$?
-ok "a wrong password: exit $rc, and a clear error" sh -c "test $rc -eq 1 && grep -q \"refuses tract's user\" '$WORK/d.err'"
+refused="refuses tract's user"
+test_expect_success "a wrong password: exit $rc, and a clear error" '
+	test_holds "$rc" -eq 1 &&
+	test_grep "$refused" "$WORK/d.err"
+'
 ok "and the spool kept ($before batches)" test "$(ls "$WORK/d/spool/"*.batch | wc -l)" -eq "$before"
 "$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" --clickhouse-user reader --host denied -o "$WORK/d" \
 	2> "$WORK/r.err"
 rc=$?
-ok "a read-only user: exit $rc, a clear error, the spool kept" sh -c \
-	"test $rc -eq 1 && grep -q \"refuses tract's user\" '$WORK/r.err' && test \$(ls '$WORK/d/spool/'*.batch | wc -l) -eq $before"
+test_expect_success "a read-only user: exit $rc, a clear error, the spool kept" '
+	test_holds "$rc" -eq 1 &&
+	test_grep "$refused" "$WORK/r.err" &&
+	test_holds "$(ls "$WORK/d/spool/"*.batch | wc -l)" -eq "$before"
+'
 "$TRACT" query --clickhouse "$URL" --clickhouse-user writer --clickhouse-password-file "$WORK/wrong" > /dev/null 2> "$WORK/q.err"
 rc=$?
-ok "query with a wrong password: exit $rc, and a clear error" sh -c "test $rc -eq 1 && grep -q 'refused' '$WORK/q.err'"
+test_expect_success "query with a wrong password: exit $rc, and a clear error" '
+	test_holds "$rc" -eq 1 &&
+	test_grep refused "$WORK/q.err"
+'
 "$TRACT" query --clickhouse "$URL" --clickhouse-user reader --host killed -g host --format csv > "$WORK/reader.csv" 2>&1
 ok "a read-only user queries" grep -q '^killed,' "$WORK/reader.csv"
 
@@ -153,10 +172,15 @@ first=$(ls "$WORK/d/spool/"*.batch | head -n 1)
 printf 'not\ta\tpass\n' > "${first%.batch}.passes"
 "$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host denied -o "$WORK/d" 2> "$WORK/qr.err"
 rc=$?
-ok "a batch the server refuses as bad data: exit $rc, and it says where it set it aside" sh -c \
-	"test $rc -eq 0 && grep -q \"refused a batch's passes_local .*set aside in .*quarantine\" '$WORK/qr.err'"
-ok "it is in the quarantine, and the batches after it were sent" sh -c \
-	"ls '$WORK/d/spool/quarantine/'*.passes && ! ls '$WORK/d/spool/'*.batch"
+set_aside="refused a batch's passes_local .*set aside in .*quarantine"
+test_expect_success "a batch the server refuses as bad data: exit $rc, and it says where it set it aside" '
+	test_holds "$rc" -eq 0 &&
+	test_grep "$set_aside" "$WORK/qr.err"
+'
+test_expect_success 'it is in the quarantine, and the batches after it were sent' '
+	ls "$WORK/d/spool/quarantine/"*.passes &&
+	! ls "$WORK/d/spool/"*.batch
+'
 
 # ---- tract's database dropped under a recording: made again, and the rows after go in ----
 # (no -d: it runs until the rows after the drop are in, however long a loaded
@@ -172,12 +196,14 @@ wait_until 60 grep -q 'creating tract.s tables again' "$WORK/x.err" && wait_unti
 kill -TERM $rec
 wait $rec
 rc=$?
-ok "the database dropped while recording: the recorder exits $rc and says it creates the tables again" \
-	sh -c "test $rc -eq 0 && grep -q 'creating tract.s tables again' '$WORK/x.err'"
+test_expect_success "the database dropped while recording: the recorder exits $rc and says it creates the tables again" '
+	test_holds "$rc" -eq 0 &&
+	test_grep "creating tract.s tables again" "$WORK/x.err"
+'
 # the rows sent before the drop went with it; the batches after it must arrive
-ok "and the passes after the drop arrive ($(in_server dropped) of $(in_store "$WORK/x"))" \
-	sh -c "test \"\$(echo '$(in_server dropped)' | cut -d' ' -f1)\" -gt 0 ||
-		{ cat '$WORK/drop.out' '$WORK/x.err'; ls -R '$WORK/x/spool'; exit 1; }"
+test_expect_success "and the passes after the drop arrive ($(in_server dropped) of $(in_store "$WORK/x"))" '
+	rows_in || { cat "$WORK/drop.out" "$WORK/x.err"; ls -R "$WORK/x/spool"; false; }
+'
 stop_workload
 
 # ---- two shards ----
@@ -206,3 +232,4 @@ ok "the Distributed tables answer for both shards, each host with its own rows (
 shard_sum=$(( $(ch_query 18432 "SELECT count() FROM tract.samples_local") + $(ch_query 18433 "SELECT count() FROM tract.samples_local") ))
 ok "a query over the cluster is the sum of the shards ($shard_sum)" test \
 	"$("$TRACT" query --clickhouse http://127.0.0.1:18433 --sql 'SELECT count() AS n FROM tract.samples' --format csv | tail -n 1 | tr -d '\r')" = "$shard_sum"
+done_testing
