@@ -99,6 +99,12 @@ void agg_result__add_bucket_passes(struct agg_result *r, int64_t key, uint64_t s
 void agg_result__finish(struct agg_result *r);
 struct ch_store;
 int ch_aggregate(struct ch_store *s, const struct agg_query *q, struct agg_result *r);
+/*
+ * What the fleet's table gives column c of catalog cat from: its inputs'
+ * names (up to max, each cut to 127 bytes) as ClickHouse reads them, how
+ * many, or -ENOTSUP when it cannot.  For tests, without a server.
+ */
+int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[128], size_t max);
 void agg_result__free(struct agg_result *r);
 /*
  * Rows by measure, largest first; ties by values so output is stable.  With

@@ -1,40 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "activity.h"
 #include "catalog.h"
 #include "columns.h"
+#include "derived.h"
 #include "schema.h"
 #include "strbuf.h"
 #include "util.h"
 
 #define TIME_FMT(fmt) "strftime('" fmt "', p.ts_us / 1000000, 'unixepoch', 'localtime')"
 
-static const struct catalog_column sample_columns_def[] = {
-	/* the samples view's columns, from the column table */
+/* The samples' columns, then their derived ones (derived_columns.def: fill_derived()), then the time buckets. */
+static struct catalog_column sample_columns_def[NR_SAMPLE_COLUMNS + NR_DERIVED + 3] = {
 #define COLUMN(name, where, type, sql, joins, base, value, doc) { #name, sql, joins, doc, base, 0, type, 0 },
 #include "sample_columns.def"
 #undef COLUMN
-	/* derived dimensions */
-	{ "comm_folded", "fold_digits(t.comm)", JOIN_THREAD, "thread name, digits as *, a kworker's +/- as - (kworker/*:*)",
-	  "f.thread", 0, NULL, 0 },
-	{ "pcomm_folded", "fold_digits(t.pcomm)", JOIN_THREAD, "process name, digits as *", "f.thread", 0, NULL, 0 },
-	{ "file_dir", "dir_name(fl.name)", JOIN_FILE, "directory of the file", "f.file", 0, NULL, 0 },
-	{ "file_ext", "file_ext(fl.name)", JOIN_FILE, "extension of the file", "f.file", 0, NULL, 0 },
-	{ "wait", "top_frame(ks.frames)", JOIN_KSTACK, "where in the kernel it waits", "f.kstack", 0, NULL, 0 },
-	{ "activity", "activity(st.name, sc.name, " COARSE_US("sc_us") ", " COARSE_US("state_us") ", fl.name, c.a1, c.a2)", JOIN_STATE | JOIN_CALL | JOIN_SYSCALL | JOIN_FILE,
-	  "cpu, runq, disk, lock, waiting, input (a terminal, or 10 s without data), idle, stopped", NULL, 0, NULL, 0 },
-	{ "traceparent", TRACEPARENT_SQL("tr.trace_id", "tr.span_id", "tr.trace_flags"), JOIN_TRACE,
-	  "its trace and span as a W3C traceparent (00-trace_id-span_id-flags), to paste into a tracing UI", "f.trace",
-	  0, NULL, 0 },
-	{ "kstack", "ks.frames", JOIN_KSTACK, "kernel stack, outermost first", "f.kstack", 0, NULL, 0 },
-	{ "ustack", "us.frames", JOIN_USTACK, "user stack, outermost first", "f.ustack", 0, NULL, 0 },
+	[NR_SAMPLE_COLUMNS + NR_DERIVED] =
 	{ "hour", TIME_FMT("%Y-%m-%d %H:00"), 0, "local hour", "p.ts_us / 3600000000 * 3600000000", 3600000000, NULL, 0 },
 	{ "minute", TIME_FMT("%Y-%m-%d %H:%M"), 0, "local minute, for timelines", "p.ts_us / 60000000 * 60000000",
 	  60000000, NULL, 0 },
 	{ "second", TIME_FMT("%H:%M:%S"), 0, "local second", "p.ts_us / 1000000 * 1000000", 1000000, NULL, 0 },
 };
+
+/* Each derived column's SQL over the facts, from its inputs' (held for the process's life). */
+__attribute__((constructor)) static void fill_derived(void)
+{
+	for (size_t i = 0; i < NR_DERIVED; i++) {
+		struct catalog_column *c = &sample_columns_def[NR_SAMPLE_COLUMNS + i];
+		char *sql;
+
+		if (derived_local(&derived_columns[i], &sql, &c->joins, &c->base))
+			abort();	/* an input that is no column: derived_columns.def is wrong */
+		c->name = derived_columns[i].name;
+		c->sql = sql;
+		c->doc = derived_columns[i].doc;
+	}
+}
 
 const struct catalog catalog_samples = {
 	.name = "samples",

@@ -12,10 +12,6 @@
 #include <stdint.h>
 #include "expr.h"
 
-/* A W3C traceparent from SQL for the trace id, span id and flags: NULL without a trace. */
-#define TRACEPARENT_SQL(trace, span, flags) \
-	"'00-' || " trace " || '-' || " span " || '-' || printf('%02x', " flags ")"
-
 struct catalog_column {
 	const char *name;
 	const char *sql;

@@ -21,6 +21,7 @@
 #include "aggregate.h"
 #include "ch_sql.h"
 #include "columns.h"
+#include "derived.h"
 #include "pass_tables.h"
 #include "ch_store.h"
 #include "expr.h"
@@ -37,27 +38,6 @@ static const struct catalog_column host_column = {
 	"host", "host", 0, "the host that recorded the sample (--host of tract record)", NULL, 0, "TEXT", 0,
 };
 
-/*
- * The samples catalog's derived columns: what they follow from in
- * tract.samples, and their value from those inputs ($1, $2, ...) in SQLite.
- * Time buckets follow from their own catalog SQL (ch_column_of()).
- */
-static const struct {
-	const char *name;
-	const char *inputs[8];
-	const char *local;
-} derived[] = {
-	{ "comm_folded", { "comm" }, "fold_digits($1)" },
-	{ "pcomm_folded", { "pcomm" }, "fold_digits($1)" },
-	{ "file_dir", { "file" }, "dir_name($1)" },
-	{ "file_ext", { "file" }, "file_ext($1)" },
-	{ "wait", { KFRAMES }, "top_frame($1)" },
-	{ "activity", { "state", "syscall", "sc_us", "state_us", "file", "sc_arg1", "sc_arg2" },
-	  "activity($1, $2, $3, $4, $5, $6, $7)" },
-	{ "traceparent", { "trace_id", "span_id", "trace_flags" }, TRACEPARENT_SQL("$1", "$2", "$3") },
-	{ "kstack", { KFRAMES }, NULL },
-	{ "ustack", { UFRAMES }, NULL },
-};
 
 /* A column as the fleet's store has it: its inputs, and its value from them (NULL: the one input). */
 struct ch_column {
@@ -242,12 +222,18 @@ static int ch_column_of(const struct catalog *cat, const struct catalog_column *
 		out->ninputs = 1;
 		return 0;
 	}
-	for (size_t i = 0; is_samples(cat) && i < ARRAY_SIZE(derived); i++) {
-		if (strcmp(c->name, derived[i].name))
+	/* a derived column: its value over the inputs tract.samples has by their names (a stack's frames joined) */
+	for (size_t i = 0; is_samples(cat) && i < NR_DERIVED; i++) {
+		const struct derived_column *d = &derived_columns[i];
+
+		if (strcmp(c->name, d->name))
 			continue;
-		for (; out->ninputs < ARRAY_SIZE(derived[i].inputs) && derived[i].inputs[out->ninputs]; out->ninputs++)
-			out->inputs[out->ninputs] = derived[i].inputs[out->ninputs];
-		out->local = derived[i].local ? xstrdup(derived[i].local) : NULL;
+		for (; out->ninputs < DERIVED_MAX_INPUTS && d->inputs[out->ninputs]; out->ninputs++) {
+			const char *in = d->inputs[out->ninputs];
+
+			out->inputs[out->ninputs] = !strcmp(in, "kframes") ? KFRAMES : !strcmp(in, "uframes") ? UFRAMES : in;
+		}
+		out->local = strcmp(d->value, "$1") ? xstrdup(d->value) : NULL;
 		return 0;
 	}
 	/* a column of the samples view is a column of tract.samples, by the same name */
@@ -264,6 +250,18 @@ static void ch_column_free(struct ch_column *c)
 	free(c->local);
 	free(c->bucket_key);
 	free(c->bucket_input);
+}
+
+int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[128], size_t max)
+{
+	struct ch_column col;
+	int n = ch_column_of(cat, c, &col);
+
+	for (size_t i = 0; !n && i < col.ninputs && i < max; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", col.inputs[i]);
+	n = n ? n : (int)col.ninputs;
+	ch_column_free(&col);
+	return n;
 }
 
 /* What one query reads: the distinct inputs, and SQL over them. */
