@@ -5,7 +5,6 @@
 # order with partial buckets marked, and time no pass stands for is a gap,
 # not zero.  Runs anywhere: no root, no BPF, and the store's hour is fixed.
 . "$(dirname "$0")/lib.sh"
-plan 14
 export TZ=UTC
 # top draws with UTF-8 under a UTF-8 locale only (a gap is "·", "_" in ASCII):
 # the locale is the test's, whatever the caller's
@@ -67,10 +66,17 @@ ok "and RUN is half of every second's threads" \
 line=$(grep '^timeline' "$WORK/top.txt")
 ok "top's timeline peaks at the busiest minute's average, not below the headline ($line)" \
 	grep -q 'max 30.00' "$WORK/top.txt"
-ok "and shows the time before the first pass, the stop and the time after the last as gaps" \
-	sh -c "printf '%s\n' '$line' | grep -Eq '^timeline \|·+[^·|]+·+[^·|]+·+\|'"
+test_expect_success 'and shows the time before the first pass, the stop and the time after the last as gaps' '
+	printf "%s\n" "$line" > "$WORK/line" &&
+	test_grep -E "^timeline \|·+[^·|]+·+[^·|]+·+\|" "$WORK/line"
+'
 line=$(LC_ALL=C "$TRACT" top -D "$S" -b -n 1 --from "2026-11-30 12:00" --to "2026-11-30 12:03" 2>&1 | grep '^timeline')
-ok "under LC_ALL=C the timeline is ASCII, its gaps _ ($line)" \
-	sh -c "printf '%s\n' '$line' | LC_ALL=C grep -Eq '^timeline \|_+[^_|]+_+[^_|]+_+\|' &&
-	       ! printf '%s\n' '$line' | LC_ALL=C grep -q '[^ -~]'"
+test_expect_success "under LC_ALL=C the timeline is ASCII, its gaps _ ($line)" '
+	printf "%s\n" "$line" > "$WORK/line.c" &&
+	(
+		LC_ALL=C && export LC_ALL &&
+		test_grep -E "^timeline \|_+[^_|]+_+[^_|]+_+\|" "$WORK/line.c" &&
+		test_grep ! "[^ -~]" "$WORK/line.c"
+	)
+'
 done_testing
