@@ -3,7 +3,6 @@
 # Without -o, record prints each pass as an aligned table; --all shows idle threads.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 12
 
 start_workload --only spin,idle,client --pool 3 || exit 1
 "$TRACT" record -F 4 -d 1.2 -p "$WL_PID" > "$WORK/out.txt" 2> "$WORK/err.txt"
@@ -13,7 +12,9 @@ ok "column titles are printed" grep -q 'TID PROCESS .*THREAD .*STATE .*SYSCALL' 
 ok "the spin thread is listed as RUN or RUNQ" grep -Eq ' spin +RUNQ? ' "$WORK/out.txt"
 ok "the client is listed in recvfrom with its wait location and socket" \
 	grep -Eq ' client +SLEEP .* recvfrom .* [a-z_]+  tcp 127\.0\.0\.1:[0-9]+->127\.0\.0\.1:[0-9]+ ESTABLISHED$' "$WORK/out.txt"
-ok "idle pool threads are not listed by default" sh -c "! grep -q ' idle[0-9]' '$WORK/out.txt'"
+test_expect_success 'idle pool threads are not listed by default' '
+	test_grep ! " idle[0-9]" "$WORK/out.txt"
+'
 "$TRACT" record -F 4 -d 0.6 --all -p "$WL_PID" > "$WORK/all.txt" 2>&1
 ok "--all lists the idle pool" test "$(grep -c ' idle[0-9] ' "$WORK/all.txt")" -ge 3
 . "$(dirname "$0")/../lib/truth.sh"
@@ -31,8 +32,14 @@ fast="$(q "$fastdb" "select count(*) || ' ' || count(distinct ts_us) from passes
 # as long as its lateness and duration; and the slots skipped are no more
 # than the sampler's lateness explains: its passes' durations and its time on
 # a CPU and on a run queue over the window, as the kernel counted them.
-ok "100 Hz: a pass for each 10 ms slot of the 1 s that the sampler was on time for (passes, distinct; covered, short, tail; skipped, allowed: $fast)" \
-	sh -c "set -- $fast; [ \$1 -ge 1 ] && [ \$1 -eq \$2 ] && [ \$4 -ge 0 ] && [ \$4 -le \$5 ] && [ \$6 -le \$7 ]"
+test_expect_success "100 Hz: a pass for each 10 ms slot of the 1 s that the sampler was on time for (passes, distinct; covered, short, tail; skipped, allowed: $fast)" '
+	set -- $fast &&
+	test_holds "$1" -ge 1 &&
+	test_holds "$1" -eq "$2" &&
+	test_holds "$4" -ge 0 &&
+	test_holds "$4" -le "$5" &&
+	test_holds "$6" -le "$7"
+'
 ok "--no-kstacks --no-ustacks stores no stacks, not even the profile's" test "$(q "$(one_store "$WORK/fast")" "select count(*) from stacks")" -eq 0
 
 # syscall latency, by default: per-process histograms, kept in the kernel and emptied every pass
@@ -49,8 +56,10 @@ ok "its slow replies land in the 1-2 s or 2-4 s buckets" \
 rec=$!
 bg_started $rec
 wait_attached $rec
-ok "no sys_exit program is loaded with --no-syscall-latency" \
-	sh -c "grep -q ' tract_sys_enter\$' '$WORK/bpf.$rec' && ! grep ' tract_sys_exit\$' '$WORK/bpf.$rec'"
+test_expect_success 'no sys_exit program is loaded with --no-syscall-latency' '
+	test_grep " tract_sys_enter\$" "$WORK/bpf.$rec" &&
+	test_grep ! " tract_sys_exit\$" "$WORK/bpf.$rec"
+'
 kill -TERM $rec
 wait $rec
 stop_workload
