@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/steal.sh"
-plan 14
 
 cpus=$(nproc)
 # sched TGID: "tid ns-on-CPU ns-on-a-run-queue" per thread, the kernel's own
@@ -38,8 +37,10 @@ stolen=$(steal_us "$st0" "$st1")
 echo "$t0 $t1" > "$WORK/window"
 wait $rec
 ok "record exits 0" test $? -eq 0
-ok "the window lies inside the recording: the sampler was there at both ends" \
-	sh -c "grep -q '^$rec ' '$WORK/rec0' && grep -q '^$rec ' '$WORK/rec1'"
+test_expect_success 'the window lies inside the recording: the sampler was there at both ends' '
+	test_grep "^$rec " "$WORK/rec0" &&
+	test_grep "^$rec " "$WORK/rec1"
+'
 db=$(one_store "$WORK/store")
 passes=$(q "$db" "select count(*) from passes")
 # A late pass does not move the next one: the slots it overran are skipped
@@ -55,8 +56,10 @@ tail=$(q "$db" "with k as (select ts_us, duration_us,
 			(row_number() over (order by ts_us) - 1) * 20000 + sum(unsampled_us) over (order by ts_us) as kw
 			from passes)
 		select (select ts_us - kw + duration_us from k order by ts_us desc limit 1) - (select min(ts_us - kw) from k) + 20000")
-ok "stored passes and unsampled time account for the 9 s ($passes passes, $covered us, up to $tail us short)" \
-	sh -c "[ $((9000000 - covered)) -ge 0 ] && [ $((9000000 - covered)) -le $tail ]"
+test_expect_success "stored passes and unsampled time account for the 9 s ($passes passes, $covered us, up to $tail us short)" '
+	test_holds $((9000000 - covered)) -ge 0 &&
+	test_holds $((9000000 - covered)) -le "$tail"
+'
 # A slot is skipped only when the sampler overran it: from the moment drawn
 # for the pass before, through its wakeup (a wait on a run queue), the pass
 # and its bookkeeping (time on a CPU) to the next slot.  So the time skipped
@@ -171,7 +174,11 @@ ok "after a 2 s stop at 10 Hz every pass still stands for its 0.1 s ($(q "$stop"
 # (at most the steal from the stop to the pass).
 gap=$(q "$stop" "select max(unsampled_us) from passes where ts_us > $sb")
 late=$(join "$WORK/stop0" "$WORK/stop1" | awk -v t="$rec" -v st="$(steal_us "$stst0" "$stst1")" '$1 == t { printf "%d", ($4 - $2 + $5 - $3) / 1000 + st }')
-ok "and the stop is counted as unsampled time ($gap us for a stop of $((sc - sb)) to $((sd - sa)) us, $late us late)" \
-	sh -c "[ -n '$gap' ] && [ -n '$late' ] && [ $gap -ge $(((sc - sb) / 100000 * 100000 - 200000)) ] && [ $gap -le $((sd - sa + 100000 + ${late:-0})) ]"
+test_expect_success "and the stop is counted as unsampled time ($gap us for a stop of $((sc - sb)) to $((sd - sa)) us, $late us late)" '
+	test_holds -n "$gap" &&
+	test_holds -n "$late" &&
+	test_holds "$gap" -ge $(((sc - sb) / 100000 * 100000 - 200000)) &&
+	test_holds "$gap" -le $((sd - sa + 100000 + ${late:-0}))
+'
 stop_workload
 done_testing
