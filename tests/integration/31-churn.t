@@ -7,7 +7,6 @@
 # (The memory and the store's growth over minutes: make soak.)
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 10
 
 "$TRACT" record -F 10 -o "$WORK/churn" 2> "$WORK/churn.err" &
 rec=$!
@@ -25,17 +24,22 @@ wait $rec
 rc=$?
 db=$(one_store "$WORK/churn")
 ok "SIGHUP (a closed terminal) stops the recorder as SIGINT does: exit 0 ($rc)" test "$rc" -eq 0
-ok "and it says why, then its summary" sh -c \
-	"grep -q 'stopped by SIGHUP' '$WORK/churn.err' && grep -q 'passes, .* rows' '$WORK/churn.err'"
+test_expect_success 'and it says why, then its summary' '
+	test_grep "stopped by SIGHUP" "$WORK/churn.err" &&
+	test_grep "passes, .* rows" "$WORK/churn.err"
+'
 ok "every histogram row and edge names its process or command" \
 	test "$(q "$db" "select count(*) from processes where name is null")" -eq 0
 dd_rows=$(q "$db" "select count(*) from syscall_latency where pcomm = 'dd'")
 ok "a process that lived a few ms has its syscalls under its command's name ($dd_rows rows)" test "$dd_rows" -gt 0
 ok "in rows of the command, not of its pid" \
 	test "$(q "$db" "select count(*) from syscall_latency where pcomm = 'dd' and tgid is not null")" -eq 0
-ok "all of its 3000 reads and 3000 writes, and its exit's" sh -c \
-	"[ \$(sqlite3 '$db' \"select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'read'\") -ge 3000 ] &&
-	 [ \$(sqlite3 '$db' \"select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'write'\") -ge 3000 ]"
+dd_reads="select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'read'"
+dd_writes="select sum(count) from syscall_latency where pcomm = 'dd' and syscall = 'write'"
+test_expect_success "all of its 3000 reads and 3000 writes, and its exit's" '
+	test_holds "$(q "$db" "$dd_reads")" -ge 3000 &&
+	test_holds "$(q "$db" "$dd_writes")" -ge 3000
+'
 # one run at a time: only the one alive as a take read the kernel's tables
 # keeps rows of its own, so as not to be split between two takes
 true_pids=$(q "$db" "select count(distinct tgid) from syscall_latency where pcomm = 'true'")
