@@ -224,10 +224,14 @@ test_show_file_() {
 	fi
 }
 
-# test_cmp EXPECTED ACTUAL: the files are equal; if not, their diff -u
+# test_cmp EXPECTED ACTUAL: the files are equal; if not, their diff -u (its
+# first 50 lines)
 test_cmp() {
 	[ $# -eq 2 ] || test_bug_ "test_cmp takes EXPECTED ACTUAL"
-	diff -u "$1" "$2" >&4
+	diff -u "$1" "$2" > "$WORK/.test-cmp" && return 0
+	awk 'NR <= 50 { print; next } END { if (NR > 50) print "(" NR " lines of diff, the first 50 shown)" }' \
+		"$WORK/.test-cmp" >&4
+	return 1
 }
 
 # test_grep [!] [GREP-OPTIONS] PATTERN FILE: a line of FILE matches (with
