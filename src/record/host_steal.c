@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "clock.h"
 #include "host_steal.h"
 #include "util.h"
 
@@ -33,18 +32,20 @@ int host_steal__parse(const char *text, uint64_t *ticks, size_t max)
 	return n;
 }
 
-void host_steal__apply(struct pass *p, const uint64_t *was, const uint64_t *now, size_t n, long hz,
-		       uint64_t elapsed_us)
+void host_steal__apply(struct pass *p, const uint64_t *was, const uint64_t *now, size_t n, long hz)
 {
 	uint64_t *cpu_us = xcalloc(n ? n : 1, sizeof(*cpu_us));
 
 	p->steal_us = p->run_steal_us = 0;
-	for (size_t c = 0; c < n && elapsed_us && hz > 0; c++) {
+	for (size_t c = 0; c < n && hz > 0; c++) {
 		uint64_t us = now[c] > was[c] ? (now[c] - was[c]) * 1000000 / (uint64_t)hz : 0;
 		struct steal_row *r;
 
-		/* a pass stands for weight_us: a late one's steal is scaled down to that, never past it */
-		us = us * p->weight_us / elapsed_us;
+		/*
+		 * All of it since the previous pass's read, so that the passes add
+		 * up to the host's steal; a pass stands for weight_us, and a late
+		 * one's is cut to that
+		 */
 		cpu_us[c] = us < p->weight_us ? us : p->weight_us;
 		if (!cpu_us[c])
 			continue;
@@ -105,27 +106,24 @@ int host_steal__open(struct host_steal *hs)
 		return -EINVAL;
 	}
 	hs->ncpus = (size_t)n;
-	hs->at_ns = mono_ns();
 	return 0;
 }
 
 void host_steal__take(struct host_steal *hs, struct pass *p)
 {
-	uint64_t *now = hs->now, at;
+	uint64_t *now = hs->now;
 	int n;
 
 	if (hs->fd < 0 || read_stat(hs))
 		return;
-	at = mono_ns();
 	n = host_steal__parse(hs->buf, now, MAX_CPUS);
 	if (n > 0) {
 		/* a CPU brought online since starts from what it has */
 		for (size_t c = hs->ncpus; c < (size_t)n; c++)
 			hs->ticks[c] = now[c];
-		host_steal__apply(p, hs->ticks, now, (size_t)n, hs->hz, (at - hs->at_ns) / 1000);
+		host_steal__apply(p, hs->ticks, now, (size_t)n, hs->hz);
 		memcpy(hs->ticks, now, (size_t)n * sizeof(*now));
 		hs->ncpus = (size_t)n;
-		hs->at_ns = at;
 	}
 }
 

@@ -19,7 +19,6 @@ struct host_steal {
 	uint64_t *ticks;		/* each CPU's steal at the last read */
 	uint64_t *now;			/* and at this one */
 	size_t ncpus;
-	uint64_t at_ns;			/* when it was read */
 	char *buf;
 	size_t cap;
 };
@@ -37,10 +36,9 @@ void host_steal__close(struct host_steal *hs);
  */
 int host_steal__parse(const char *text, uint64_t *ticks, size_t max);
 /*
- * The pass's share of steal: each CPU's ticks since was (n CPUs, hz a
- * second) over elapsed_us, scaled to the pass's weight_us.
+ * The pass's steal: each CPU's ticks (n CPUs, hz a second) from was to
+ * now, at most the pass's weight_us.
  */
-void host_steal__apply(struct pass *p, const uint64_t *was, const uint64_t *now, size_t n, long hz,
-		       uint64_t elapsed_us);
+void host_steal__apply(struct pass *p, const uint64_t *was, const uint64_t *now, size_t n, long hz);
 
 #endif

@@ -2,8 +2,8 @@
 /*
  * The host's steal per pass: /proc/stat's per-CPU steal read right (the
  * 8th figure, the summed "cpu" line left out, CPUs with gaps), turned into
- * each CPU's time over the pass (scaled to its weight when the pass came
- * late, never past it), and given to the RUN samples on each CPU.
+ * each CPU's time since the previous pass (never past the pass's weight),
+ * and given to the RUN samples on each CPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,8 +51,8 @@ static void a_pass_gets_its_cpus_steal(void **state)
 	on2->state = TRACT_STATE_RUN, on2->cpu = 2;
 	queued = pass__add_row(&p);
 	queued->state = TRACT_STATE_RUNQ, queued->cpu = 0;
-	/* 100 ticks a second over exactly the pass's second: 15 ticks are 150 ms */
-	host_steal__apply(&p, was, now, 3, 100, 1000000);
+	/* 100 ticks a second: 15 ticks are 150 ms */
+	host_steal__apply(&p, was, now, 3, 100);
 	assert_int_equal(p.steal.nr, 2);
 	assert_int_equal(p.steal.rows[0].cpu, 0);
 	assert_int_equal(p.steal.rows[0].steal_us, 150000);
@@ -68,17 +68,17 @@ static void a_pass_gets_its_cpus_steal(void **state)
 	assert_int_equal(p.run_steal_us, 1150000);
 	pass__free_rows(&p);
 
-	/* a pass 2 s after the last stands for 1 s: half the ticks are its own */
-	p = (struct pass){ .weight_us = 1000000 };
-	host_steal__apply(&p, was, now, 3, 100, 2000000);
+	/* a pass that stands for 100 ms takes at most that from a CPU, however late it came */
+	p = (struct pass){ .weight_us = 100000 };
+	host_steal__apply(&p, was, now, 3, 100);
 	assert_int_equal(p.steal.nr, 2);
-	assert_int_equal(p.steal.rows[0].steal_us, 75000);
-	assert_int_equal(p.steal.rows[1].steal_us, 500000);
+	assert_int_equal(p.steal.rows[0].steal_us, 100000);
+	assert_int_equal(p.steal.rows[1].steal_us, 100000);
 	pass__free_rows(&p);
 
 	/* a counter that went back (a CPU replaced) takes nothing */
 	p = (struct pass){ .weight_us = 1000000 };
-	host_steal__apply(&p, now, was, 3, 100, 1000000);
+	host_steal__apply(&p, now, was, 3, 100);
 	assert_int_equal(p.steal.nr, 0);
 	assert_int_equal(p.steal_us, 0);
 	pass__free_rows(&p);
