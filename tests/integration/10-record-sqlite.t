@@ -4,7 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 . "$(dirname "$0")/../lib/truth.sh"
-plan 43
 
 start_workload || exit 1
 pid=$WL_PID
@@ -29,13 +28,18 @@ passes=$(q "$db" "select count(*) from passes")
 # as unsampled, but for a tail after the last pass as long as its lateness
 # and duration (slot_account)
 acct=$(slot_account "$db" 100000 4000000)
-ok "every 100 ms slot of the 4 s is a stored pass or unsampled time ($passes passes; covered, short, tail: $acct)" \
-	sh -c "set -- $acct; [ \$2 -ge 0 ] && [ \$2 -le \$3 ]"
+test_expect_success "every 100 ms slot of the 4 s is a stored pass or unsampled time ($passes passes; covered, short, tail: $acct)" '
+	set -- $acct &&
+	test_holds "$2" -ge 0 &&
+	test_holds "$2" -le "$3"
+'
 # and the slots skipped are no more than the sampler's lateness explains:
 # its passes' durations, its time on a CPU and on a run queue (skipped_account)
 skip=$(skipped_account "$db" "$WORK/win" $rec)
-ok "skipped slots are what the sampler's lateness explains (skipped, allowed: $skip us)" \
-	sh -c "set -- $skip; [ \$1 -le \$2 ]"
+test_expect_success "skipped slots are what the sampler's lateness explains (skipped, allowed: $skip us)" '
+	set -- $skip &&
+	test_holds "$1" -le "$2"
+'
 weight=$(q "$db" "select sum(weight_us) from passes")
 ok "weights add up to the sampled time: each pass stands for its 100 ms ($weight us, $passes passes)" \
 	test "$weight" -eq "$((passes * 100000))"
@@ -49,11 +53,20 @@ takes=$(q "$db" "with t as (select id from passes where id in
 	select group_concat(id || ':' || coalesce((select sum(p.weight_us + p.unsampled_us) from passes p
 		where p.id <= t.id and p.id > (select max(id) from t u where u.id < t.id)), 0), ' ') from t")
 last=$(q "$db" "select max(id) from passes")
-ok "the histograms, edges and profile are taken once a second, and at the last pass (pass:us since the previous: $takes; last $last)" sh -c "
-	set -- $takes; test \$# -ge 3 && test \$# -le 6 || exit 1
-	shift; n=\$#
-	for t; do n=\$((n - 1)); test \$n -eq 0 || test \${t#*:} -ge 1000000 || exit 1; done
-	test \${t%:*} -eq $last"
+# each take after the first a second or more after the one before, but the
+# last (the recording's end); the last at the last pass
+test_expect_success "the histograms, edges and profile are taken once a second, and at the last pass (pass:us since the previous: $takes; last $last)" '
+	set -- $takes &&
+	test_holds $# -ge 3 &&
+	test_holds $# -le 6 &&
+	shift &&
+	take_left=$# &&
+	for take; do
+		take_left=$((take_left - 1))
+		test "$take_left" -eq 0 || test_holds "${take#*:}" -ge 1000000 || return 1
+	done &&
+	test_holds "${take%:*}" -eq "$last"
+'
 
 # spin's share of the window's passes in which it is RUN or RUNQ, against
 # its time on a CPU or on a run queue over the window as the kernel counted
@@ -108,8 +121,11 @@ client_us=$(q "$db" "select max(sc_us) from samples where comm='client' and sysc
 # timer slack (50 us) and the wakeups' paths.
 late=$(awk -v s="$(tid_named "$pid" server)" -v c="$(tid_named "$pid" client)" \
 	'$1 == s { l += ($2 + $3) / 1000 } $1 == c { l += $3 / 1000 } END { printf "%d", l + 1000 }' "$WORK/wl.after")
-ok "the client waits in recv on the slow server, up to 2 s and the server's lateness so far ($client_us us, at most 2000000 + $late)" sh -c \
-	"[ -n '$client_us' ] && [ $client_us -ge 1000000 ] && [ $client_us -le $((2000000 + late)) ]"
+test_expect_success "the client waits in recv on the slow server, up to 2 s and the server's lateness so far ($client_us us, at most 2000000 + $late)" '
+	test_holds -n "$client_us" &&
+	test_holds "$client_us" -ge 1000000 &&
+	test_holds "$client_us" -le $((2000000 + late))
+'
 ping=$(q "$db" "select tid from samples where comm='ping' limit 1")
 pong=$(q "$db" "select tid from samples where comm='pong' limit 1")
 ok "ping is woken by pong" test "$(q "$db" "select count(*) from samples where comm='ping' and waker_tid=$pong")" -gt 0
@@ -234,8 +250,12 @@ rows_of() {
 rows_of "$all" > "$WORK/once.rows"
 cat "$WORK/once.rows" "$WORK/once.rows" | LC_ALL=C sort > "$WORK/twice.want"
 rows_of "$twice" | LC_ALL=C sort > "$WORK/twice.rows"
-ok "two hours' files merged for the tests hold every row of each, by name ($(wc -l < "$WORK/once.rows") rows each)" \
-	sh -c "test '$twice' != '$all' && test -s '$WORK/once.rows' && grep -q '^wakeups' '$WORK/once.rows' &&
-		grep -q '^syscall_latency' '$WORK/once.rows' && cmp -s '$WORK/twice.want' '$WORK/twice.rows'"
+test_expect_success "two hours' files merged for the tests hold every row of each, by name ($(wc -l < "$WORK/once.rows") rows each)" '
+	test_holds "$twice" != "$all" &&
+	test_holds -s "$WORK/once.rows" &&
+	test_grep "^wakeups" "$WORK/once.rows" &&
+	test_grep "^syscall_latency" "$WORK/once.rows" &&
+	test_cmp "$WORK/twice.want" "$WORK/twice.rows"
+'
 stop_workload
 done_testing
