@@ -10,7 +10,6 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 22
 trap 'ch_stop_all; cleanup' EXIT
 P=18425
 ch_start "$WORK/ch" $P 19425 || exit 1
@@ -72,7 +71,10 @@ ok "numbers compared with text, regexes on enums and numbers: the same on both s
 	same -g comm,state -w 'comm = 123 or pcomm = 4.5 or state ~ "^R" or tid ~ 1$' --format csv
 "$TRACT" query --clickhouse "$URL" $range -g nosuch > /dev/null 2> "$WORK/nosuch.err"
 rc=$?
-ok "an unknown column: exit $rc, and it says which" sh -c "test $rc -eq 2 && grep -q nosuch '$WORK/nosuch.err'"
+test_expect_success "an unknown column: exit $rc, and it says which" '
+	test_holds "$rc" -eq 2 &&
+	test_grep nosuch "$WORK/nosuch.err"
+'
 ok "hostile names print the same" same -g comm -w 'comm ~ DROP or comm ~ "a,b"'
 ok "flame graphs: the same folded stacks, of samples and of the profile" flames
 ok "the waker graph and the heatmaps draw the same" others
@@ -90,8 +92,11 @@ sum_hosts=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.2f", s }' "$WORK/hosts.c
 total=$("$TRACT" query --clickhouse "$URL" $range --format json | head -n 1 | sed -n 's/.*"avg_threads":\([0-9.]*\),.*/\1/p' | awk '{ printf "%.2f", $1 }')
 ok "the fleet's active threads are its hosts' added up ($total, $sum_hosts)" test "$total" = "$sum_hosts"
 "$TRACT" top -b --clickhouse "$URL" $range > "$WORK/top.out" 2>&1
-ok "top -b follows the fleet's store: its window and groups" sh -c \
-	"grep -q 'history of $URL' '$WORK/top.out' && grep -q avg_thr '$WORK/top.out' && grep -q 'timeline |' '$WORK/top.out'"
+test_expect_success "top -b follows the fleet's store: its window and groups" '
+	test_grep "history of $URL" "$WORK/top.out" &&
+	test_grep avg_thr "$WORK/top.out" &&
+	test_grep "timeline |" "$WORK/top.out"
+'
 
 # --sql is the server's SQL, read-only
 ok "--sql runs ClickHouse's SQL over tract's tables" test \
@@ -103,18 +108,27 @@ ok "--sql: a comment at its end, and names that repeat ($(tr '\n' ' ' < "$WORK/s
 "$TRACT" query --clickhouse "$URL" --sql "DROP TABLE tract.samples_local" > /dev/null 2> "$WORK/drop.err"
 rc=$?
 left=$(ch_query $P 'SELECT count() FROM tract.samples_local')
-ok "and refuses what would write, as a local --sql does (exit $rc, $left rows left)" sh -c \
-	"test $rc -eq 2 && grep -q 'only statements that read' '$WORK/drop.err' && test $left -gt 0"
+test_expect_success "and refuses what would write, as a local --sql does (exit $rc, $left rows left)" '
+	test_holds "$rc" -eq 2 &&
+	test_grep "only statements that read" "$WORK/drop.err" &&
+	test_holds "$left" -gt 0
+'
 
 # hostile values are values: quotes, backslashes and SQL in them match nothing
 for v in "x' OR 1=1 --" "x\\\\' OR 1=1 --" "\\\\'; DROP TABLE tract.samples_local; --" "\\\\"; do
 	"$TRACT" query --clickhouse "$URL" $range -w "comm = \"$v\" or pcomm = \"$v\"" --format csv 2>&1
 done > "$WORK/inject.out"
 left=$(ch_query $P 'SELECT count() FROM tract.samples_local')
-ok "hostile filter values match nothing and break nothing ($left rows left)" sh -c \
-	"test \"\$(grep -c '^state,syscall,pcomm,avg_threads' '$WORK/inject.out')\" -eq 4 && \
-	 test \"\$(wc -l < '$WORK/inject.out')\" -eq 4 && test $left -gt 0"
+test_expect_success "hostile filter values match nothing and break nothing ($left rows left)" '
+	test_line_count = 4 "$WORK/inject.out" &&
+	grep "^state,syscall,pcomm,avg_threads" "$WORK/inject.out" > "$WORK/inject.heads" &&
+	test_line_count = 4 "$WORK/inject.heads" &&
+	test_holds "$left" -gt 0
+'
 "$TRACT" query --clickhouse "$URL" --host "a' OR host != '" > /dev/null 2> "$WORK/host.err"
 rc=$?
-ok "a host name is a value too: no such host, exit $rc" sh -c \
-	"test $rc -eq 1 && grep -q 'no passes of host' '$WORK/host.err'"
+test_expect_success "a host name is a value too: no such host, exit $rc" '
+	test_holds "$rc" -eq 1 &&
+	test_grep "no passes of host" "$WORK/host.err"
+'
+done_testing
