@@ -9,7 +9,6 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 11
 trap 'ch_stop_all; cleanup' EXIT
 P=18426
 ch_start "$WORK/ch" $P 19426 || exit 1
@@ -48,31 +47,41 @@ counts() {
 
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host back 2> "$WORK/ship1.err"
 rc=$?
-ok "tract ship exits 0 and says what it sent ($(cat "$WORK/ship1.err"))" sh -c \
-	"test $rc -eq 0 && grep -q 'passes (.* samples) of host back sent' '$WORK/ship1.err'"
+test_expect_success "tract ship exits 0 and says what it sent ($(cat "$WORK/ship1.err"))" '
+	test_holds "$rc" -eq 0 &&
+	test_grep "passes (.* samples) of host back sent" "$WORK/ship1.err"
+'
 ok "every table's rows are what the recorder shipped of the same passes" same_as_live
 before=$(counts back)
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host back 2> "$WORK/ship2.err"
-ok "run again, it sends nothing ($(cat "$WORK/ship2.err"))" sh -c \
-	"grep -q '^tract: 0 passes' '$WORK/ship2.err' && test '$(counts back)' = '$before'"
+test_expect_success "run again, it sends nothing ($(cat "$WORK/ship2.err"))" '
+	test_grep "^tract: 0 passes" "$WORK/ship2.err" &&
+	test_holds "$(counts back)" = "$before"
+'
 live=$(counts live)
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host live 2> "$WORK/ship3.err"
-ok "over the passes the recorder shipped itself, it sends nothing" sh -c \
-	"grep -q '^tract: 0 passes' '$WORK/ship3.err' && test '$(counts live)' = '$live'"
+test_expect_success 'over the passes the recorder shipped itself, it sends nothing' '
+	test_grep "^tract: 0 passes" "$WORK/ship3.err" &&
+	test_holds "$(counts live)" = "$live"
+'
 
 # a batch half in the server: its samples there, its passes not
 ch_query $P "ALTER TABLE tract.passes_local DELETE WHERE host = 'back'" > /dev/null
 for _ in $(seq 100); do [ "$(chq "SELECT count() FROM tract.passes_local WHERE host = 'back'")" -eq 0 ] && break; sleep 0.1; done
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host back 2> "$WORK/ship4.err"
-ok "a batch half sent is completed, its samples not sent twice" sh -c \
-	"test '$(counts back)' = '$before'"
+test_expect_success 'a batch half sent is completed, its samples not sent twice' '
+	test_holds "$(counts back)" = "$before"
+'
 ok "and it all still equals what the recorder shipped" same_as_live
 
 # the server away: exit 1, and the next run goes on
 ch_stop "$WORK/ch"
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host third 2> "$WORK/down.err"
 rc=$?
-ok "with the server away, exit $rc and a message" sh -c "test $rc -eq 1 && test -s '$WORK/down.err'"
+test_expect_success "with the server away, exit $rc and a message" '
+	test_holds "$rc" -eq 1 &&
+	test_holds -s "$WORK/down.err"
+'
 ch_start "$WORK/ch" $P 19426 || exit 1
 "$TRACT" ship -D "$WORK/s" --clickhouse "$URL" --host third 2> /dev/null
 ok "the next run sends it all" test "$(counts third)" = "$live"
@@ -82,7 +91,11 @@ script -qfec "'$TRACT' ship -D '$WORK/s' --clickhouse '$URL' --host fourth" /dev
 sed 's/\r/\\r/g; s/\x1b/\\e/g' "$WORK/tty.raw" > "$WORK/tty.txt"
 ok "on a terminal: 'ship: hour 1 of $hours, 0%', cleared before the summary ($(cat "$WORK/tty.txt"))" \
 	grep -q "^\\\\rship: hour 1 of $hours, 0%\\\\e\\[K.*\\\\r\\\\e\\[Ktract: [0-9]* passes" "$WORK/tty.txt"
-ok "not on a terminal: nothing of it" sh -c "! grep -q \"\$(printf '\\r')\" '$WORK/ship1.err'"
+cr=$(printf '\r')
+test_expect_success 'not on a terminal: nothing of it' '
+	test_grep ! -F "$cr" "$WORK/ship1.err"
+'
 "$TRACT" ship -D "$WORK/s" > /dev/null 2>&1
 rc=$?
 ok "without --clickhouse: a usage error (exit $rc)" test $rc -eq 2
+done_testing
