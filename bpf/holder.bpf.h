@@ -17,8 +17,9 @@
  * What user memory names is a tid as the process sees it, and may be a
  * word that is no lock at all: it is a candidate (TRACT_SF_BLOCKER_USER)
  * that user space keeps only for a live thread of the waiter's process.
- * A process in a pid namespace of its own names tids the recorder cannot
- * check: none.
+ * A process in a pid namespace of its own names tids of its namespace
+ * (TRACT_BLOCKER_IN_NS): user space finds the host's tid of the thread
+ * (src/record/source/nspid.c), and such a holder is not kept for being one.
  *
  * A holder is often asleep in no lock wait of its own (it holds a lock and
  * waits for something else), which the active policy would leave out; a
@@ -97,12 +98,13 @@ static __always_inline bool mutexes_differ(const struct tract_glibc_mutex *a, co
  */
 static __noinline int user_lock_holder(struct task_struct *task, struct tract_sample *s)
 {
-	__u32 zero = 0, owner, kind;
+	__u32 zero = 0, owner, kind, level;
 	struct holder_scratch_buf *b = bpf_map_lookup_elem(&holder_scratch, &zero);
 	void *word = (void *)s->sc_args[0];
 
-	if (!b || !user_holders || BPF_CORE_READ(task, thread_pid, level))
+	if (!b || !user_holders)
 		return 0;
+	level = BPF_CORE_READ(task, thread_pid, level);
 	if ((s->sc_args[1] & TRACT_FUTEX_CMD_MASK) == TRACT_FUTEX_WAIT) {
 		if (bpf_copy_from_user_task(&b->m, sizeof(b->m), word, task, 0) ||
 		    bpf_copy_from_user_task(&b->again, sizeof(b->again), word, task, 0))
@@ -123,9 +125,11 @@ static __noinline int user_lock_holder(struct task_struct *task, struct tract_sa
 	if (!owner)
 		return 0;
 	s->blocker_tid = owner;
-	s->blocker_kind = kind;
+	s->blocker_kind = kind | (level ? TRACT_BLOCKER_IN_NS : 0);
 	s->flags |= TRACT_SF_BLOCKER_USER;
-	mark_holder(owner);
+	/* a namespace's tid is not the host's: the tid may be another thread's here */
+	if (!level)
+		mark_holder(owner);
 	holders_named++;
 	return 0;
 }

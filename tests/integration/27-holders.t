@@ -7,7 +7,7 @@
 # too.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 24
+plan 26
 
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
@@ -120,6 +120,28 @@ PW=$(tid_of pi piwaiter)
 record_locks pi
 ok "a PI mutex's waiter is in every pass" test "$(samples_where "tid = $PW and syscall = 'futex'")" = "$PASSES"
 ok "... blocked by its owner" test "$(samples_where "tid = $PW and blocker_tid = $PH and chain_root_tid = $PH")" = "$PASSES"
+
+# ---- a process in a pid namespace of its own: glibc names the holder by the namespace's tid ----
+if command -v unshare > /dev/null && unshare -p -f true 2> /dev/null; then
+	unshare -p -f "$LOCKS" hold 600 > "$WORK/ns.out" 2> "$WORK/ns.err" &
+	WL_PID=$!
+	wait_ready "$WORK/ns.out" || exit 1
+	# the workload's own pid on the host: unshare's child; its threads by name
+	NS_PID=$(pgrep -P "$WL_PID" | head -n 1)
+	host_tid() { grep -lx "$1" /proc/"$NS_PID"/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|'; }
+	NA=$(host_tid holder)
+	NB=$(host_tid waiter1)
+	"$TRACT" record -F 10 -d 3 -p "$NS_PID" -o "$WORK/ns.store" 2> "$WORK/ns.rec.err"
+	stop_workload
+	DB=$(one_store "$WORK/ns.store")
+	PASSES=$(q "$DB" "select count(*) from passes")
+	ok "in a pid namespace, the waiter is named its holder by the host's tid, not the namespace's ($(tid_of ns holder))" \
+		test "$(samples_where "tid = $NB and blocker_tid = $NA")" = "$PASSES"
+	ok "and no tid of the namespace's is taken for a host's" test "$(samples_where "blocker_tid is not null and blocker_tid != $NA")" = 0
+else
+	skip "in a pid namespace, the waiter is named its holder by the host's tid" "unshare cannot make a pid namespace here"
+	skip "and no tid of the namespace's is taken for a host's" "unshare cannot make a pid namespace here"
+fi
 
 # ---- the kernel's own lock: writers of one file wait for its inode lock ----
 # kholder writes from a page whose fault never ends, holding the file's lock
