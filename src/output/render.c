@@ -20,11 +20,12 @@ double render_avg(const struct agg_result *r, uint64_t measure)
 
 int render_steal(char *buf, size_t len, const struct agg_result *r)
 {
-	if (!r->steal_us || !r->sampled_us)
+	double pct = r->run ? 100.0 * (double)r->run_steal_us / (double)r->run : 0;
+
+	/* a tick here and there is no news: half a percent of the time on a CPU, or of a CPU */
+	if (!r->steal_us || !r->sampled_us || (pct < 0.5 && render_avg(r, r->steal_us) < 0.005))
 		return 0;
 	if (r->run) {
-		double pct = 100.0 * (double)r->run_steal_us / (double)r->run;
-
 		snprintf(buf, len, "the host took %.*f%% of the threads' time on a CPU (steal: %.2f CPUs)",
 			 pct < 10 ? 1 : 0, pct, render_avg(r, r->steal_us));
 	} else {

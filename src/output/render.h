@@ -15,7 +15,8 @@
 double render_avg(const struct agg_result *r, uint64_t measure);
 /*
  * The host's steal over the range, as a phrase ("the host took 15% of the
- * threads' time on a CPU (steal: 0.30 CPUs)") into buf; 0 when it took none.
+ * threads' time on a CPU (steal: 0.30 CPUs)") into buf; 0 when it took
+ * none worth saying (under 0.5% of that time and 0.005 CPUs).
  */
 int render_steal(char *buf, size_t len, const struct agg_result *r);
 /* The time range line: "2026-11-30 13:00:00 .. 13:59:59, 3600 s sampled in 3600 passes" */
