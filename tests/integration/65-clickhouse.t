@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../lib/clickhouse.sh"
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-plan 8
 trap 'ch_stop_all; cleanup' EXIT
 ch_start "$WORK/ch" 18423 19423 || exit 1
 
@@ -29,8 +28,11 @@ syscall_latency syscall_latency_local wakeups wakeups_local "
 ch_query 18423 "SELECT name FROM system.columns WHERE database = 'tract' AND table = 'samples' FORMAT TSV" |
 	grep -v '^host$\|^batch_id$' > "$WORK/ch.cols"
 ok "samples has the SQLite samples view's columns, in order, plus host and batch_id" cmp "$WORK/view.cols" "$WORK/ch.cols"
-ok "a second load changes nothing (IF NOT EXISTS)" sh -c "while IFS= read -r s; do
-	curl -sf --data-binary \"\$s\" http://127.0.0.1:18423/ > /dev/null || exit 1; done < '$WORK/schema.sql'"
+test_expect_success 'a second load changes nothing (IF NOT EXISTS)' '
+	while IFS= read -r s; do
+		curl -sSf --data-binary "$s" http://127.0.0.1:18423/ > /dev/null || return 1
+	done < "$WORK/schema.sql"
+'
 # the one quoting function, asked of the server itself: each literal holds exactly its bytes
 LITERALS=$(dirname "$TRACT")/tests/fleet/test_ch_sql
 "$LITERALS" --print-literals > "$WORK/literals"
@@ -44,6 +46,8 @@ ok "quoted literals hold exactly their bytes in ClickHouse: quotes, backslashes,
 	test $bad -eq 0
 ok "and the injection attempt among them dropped nothing" test "$(ch_query 18423 \
 	"SELECT count() FROM system.tables WHERE database = 'tract' AND name = 'samples' FORMAT TSV")" = 1
-ok "bad database or cluster names exit 2" sh -c "'$TRACT' clickhouse-schema --database 'x; DROP TABLE y' 2> /dev/null;
-	test \$? -eq 2 && { '$TRACT' clickhouse-schema --cluster 'a b' 2> /dev/null; test \$? -eq 2; }"
+test_expect_success 'bad database or cluster names exit 2' '
+	test_expect_code 2 "$TRACT" clickhouse-schema --database "x; DROP TABLE y" > /dev/null 2>&1 &&
+	test_expect_code 2 "$TRACT" clickhouse-schema --cluster "a b" > /dev/null 2>&1
+'
 done_testing
