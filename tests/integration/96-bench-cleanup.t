@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 command -v sqlite3 > /dev/null || skip_all "needs sqlite3"
-plan 4
 BENCH=$(cd "$(dirname "$0")/../../bench" && pwd)
 
 ls -d /var/tmp/tract-qstore.* 2> /dev/null | sort > "$WORK/before"
@@ -18,8 +17,10 @@ leftovers() {
 
 "$BENCH/query_store.sh" "$TRACT" "$WORKLOAD" "$WORK/q" 100 > "$WORK/q.out" 2>&1
 rc=$?
-ok "query_store.sh makes its store (exit $rc)" sh -c \
-	"test $rc -eq 0 && test \"\$(sqlite3 '$WORK/q/tract-20260101-00.db' 'select count(*) from passes')\" -eq 100"
+test_expect_success "query_store.sh makes its store (exit $rc)" '
+	test_holds "$rc" -eq 0 &&
+	test_holds "$(sqlite3 "$WORK/q/tract-20260101-00.db" "select count(*) from passes")" -eq 100
+'
 ok "and leaves nothing behind ($(leftovers | tr '\n' ' '))" test -z "$(leftovers)"
 
 # stopped while it records
