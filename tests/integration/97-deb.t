@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make deb builds a Debian package with Debian's tools, and what it installs runs.
 . "$(dirname "$0")/lib.sh"
-plan 5
 top=$(cd "$(dirname "$0")/../.." && pwd)
 arch=$(dpkg --print-architecture)
 version=$(cat "$top/VERSION")
@@ -18,12 +17,20 @@ if ! ok "make deb builds tract_${version}_$arch.deb (make exits $rc)" test "$rc"
 	tail -n 40 "$log" | sed 's/^/#   /'
 fi
 dpkg -x "$deb" "$WORK/root"
-ok "it holds the binary, man page, completion and systemd unit" sh -c \
-	"test -x '$WORK/root/usr/bin/tract' && test -f '$WORK/root/usr/share/man/man8/tract.8.gz' &&
-	 test -f '$WORK/root/usr/share/bash-completion/completions/tract' &&
-	 grep -q '^ExecStart=/usr/bin/tract record' '$WORK/root/usr/lib/systemd/system/tract.service'"
-ok "the installed tract runs: tract --version" sh -c "'$WORK/root/usr/bin/tract' --version | grep -qx 'tract $version'"
-ok "and depends on the libraries it links" sh -c "dpkg-deb -f '$deb' Depends | grep -q libsqlite3"
+test_expect_success 'it holds the binary, man page, completion and systemd unit' '
+	test_holds -x "$WORK/root/usr/bin/tract" &&
+	test_holds -f "$WORK/root/usr/share/man/man8/tract.8.gz" &&
+	test_holds -f "$WORK/root/usr/share/bash-completion/completions/tract" &&
+	test_grep "^ExecStart=/usr/bin/tract record" "$WORK/root/usr/lib/systemd/system/tract.service"
+'
+test_expect_success 'the installed tract runs: tract --version' '
+	"$WORK/root/usr/bin/tract" --version > "$WORK/version" &&
+	test_grep -x "tract $version" "$WORK/version"
+'
+test_expect_success 'and depends on the libraries it links' '
+	dpkg-deb -f "$deb" Depends > "$WORK/depends" &&
+	test_grep libsqlite3 "$WORK/depends"
+'
 # its postinst, run where no tract user exists (stand-ins for getent and
 # useradd record what it asks; those of systemd's helpers leave this machine alone)
 dpkg-deb -e "$deb" "$WORK/control"
@@ -33,6 +40,7 @@ printf '#!/bin/sh\necho "$*" >> %s/useradd.args\n' "$WORK" > "$WORK/fakebin/user
 for helper in deb-systemd-helper deb-systemd-invoke systemctl; do printf '#!/bin/sh\nexit 0\n' > "$WORK/fakebin/$helper"; done
 chmod +x "$WORK"/fakebin/*
 PATH="$WORK/fakebin:$PATH" sh "$WORK/control/postinst" configure > /dev/null 2>&1
-ok "installing it makes the recorder's own system user, without a shell or home" sh -c \
-	"grep -q -- '--system .*--no-create-home .*--shell /usr/sbin/nologin .* tract\$' '$WORK/useradd.args'"
+test_expect_success "installing it makes the recorder's own system user, without a shell or home" '
+	test_grep -e "--system .*--no-create-home .*--shell /usr/sbin/nologin .* tract\$" "$WORK/useradd.args"
+'
 done_testing
