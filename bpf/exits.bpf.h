@@ -27,6 +27,7 @@ int BPF_PROG(tract_process_exit, struct task_struct *task)
 	struct tract_exit *e;
 	int group_dead;
 
+	forget_wait(task);
 	/* the verifier never reaches the argument a kernel does not pass: the flag is constant */
 	if (exit_has_group_dead)
 		group_dead = (__u8)ctx[1];

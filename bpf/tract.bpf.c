@@ -204,6 +204,7 @@ static __always_inline __u32 task_state_bits(struct task_struct *task)
 
 #include "runq.bpf.h"
 #include "window.bpf.h"
+#include "wait_ends.bpf.h"
 #include "wakeup.bpf.h"
 #include "stacks.bpf.h"
 #include "window_ustack.bpf.h"
@@ -879,6 +880,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct tract_sample *s = bpf_map_lookup_elem(&sample_scratch, &zero);
 	__u64 fresh_switches = 0, switches;
 	struct tract_slot *slot;
+	__u8 visited_state;
 	bool on_cpu;
 	__u32 tag;
 
@@ -908,6 +910,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s->tid = task->pid;
 	s->state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
 	on_cpu = s->state == TRACT_STATE_RUN;
+	visited_state = s->state;
 	stacks_from = STACKS_NOW;
 	as_at_pass_start(task, s);
 	if (task->flags & PF_KTHREAD)
@@ -981,6 +984,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (bpf_seq_write(seq, s, sizeof(*s)))
 		return 0;
 	otel_remember();
+	mark_wait(task, tag, s, visited_state);
 	if (at_moment)
 		window_seen(s->tid, tag);
 	if (fresh_switches && slot) {

@@ -124,6 +124,7 @@ int BPF_PROG(tract_sched_waking, struct task_struct *p)
 	struct tract_waker *w = waker_of(p->pid);
 	__u32 label = waker_label(cur);
 
+	end_wait(p, cur, label);
 	if (!w)
 		return 0;
 	if (w->tag != owner_tag(p))

@@ -110,8 +110,6 @@ enum tract_blocker_kind {
 	TRACT_BLOCKER_RWSEM,		/* a kernel rw-semaphore's writer */
 	TRACT_BLOCKER_SEM,		/* a kernel semaphore's last holder */
 };
-/* with a kind: blocker_tid is a tid of the waiter's pid namespace, not the host's */
-#define TRACT_BLOCKER_IN_NS 0x80
 
 struct tract_sample {
 	__u32 kind;		/* TRACT_REC_SAMPLE */
@@ -176,6 +174,21 @@ struct tract_exit {
 	__u64 start_ns;		/* the process's start (boot time), as tract_sample.proc_start_ns */
 	__u64 end_ns;		/* its last thread's exit (boot time) */
 	char comm[TRACT_COMM_LEN];	/* the main thread's name */
+};
+
+/*
+ * A sampled wait as it ended, from the wait_ends ring buffer: the sampler
+ * marks each waiting thread it samples (bpf/wait_ends.bpf.h), and the
+ * wakeup that ends that wait tells who ended it.
+ */
+#define TRACT_WAIT_ENDS_RING (256 * 1024)
+struct tract_wait_end {
+	__u32 tid, tgid;	/* the thread that waited */
+	__u32 ender_tid;	/* the thread that woke it, or TRACT_WAKER_TIMER or TRACT_WAKER_IRQ */
+	__u32 ender_tgid;	/* its process; 0 for a timer or an interrupt */
+	__u64 start_ns;		/* when it went to sleep, as its sample had it (boot time) */
+	__u64 end_ns;		/* the wakeup (boot time) */
+	char ender_comm[TRACT_COMM_LEN];	/* the waking thread's name; empty for a timer or an interrupt */
 };
 
 #define TRACT_OTEL_PROCS 4096
@@ -386,6 +399,7 @@ _Static_assert(sizeof(struct tract_hist_val) == 16, "tract_hist_val layout chang
 _Static_assert(sizeof(struct tract_sample) == 304, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_otel_proc) == 40, "tract_otel_proc layout changed");
 _Static_assert(sizeof(struct tract_exit) == 40, "tract_exit layout changed");
+_Static_assert(sizeof(struct tract_wait_end) == 48, "tract_wait_end layout changed");
 _Static_assert(sizeof(struct tract_otel_attrs) == 16, "tract_otel_attrs layout changed");
 _Static_assert(sizeof(struct tract_ustack_copy) == 160, "tract_ustack_copy layout changed");
 _Static_assert(sizeof(struct tract_tick) == 224, "tract_tick layout changed");

@@ -43,6 +43,11 @@ struct steal_row *steal_rows__add(struct steal_rows *s)
 	return array_add((void **)&s->rows, &s->nr, &s->cap, sizeof(*s->rows));
 }
 
+struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w)
+{
+	return array_add((void **)&w->rows, &w->nr, &w->cap, sizeof(*w->rows));
+}
+
 void pass__count_load(struct pass *p)
 {
 	p->load_rows = p->run_rows = 0;
@@ -87,11 +92,13 @@ void pass__reset(struct pass *p)
 {
 	struct pass keep = { .rows = p->rows, .cap = p->cap, .io_hist = p->io_hist, .sc_hist = p->sc_hist,
 			     .runq_hist = p->runq_hist, .wakeups = p->wakeups, .profile = p->profile, .steal = p->steal,
+			     .wait_ends = p->wait_ends,
 			     .str_blocks = p->str_blocks, .capstr_blocks = p->capstr_blocks };
 
 	free_strs(p);
 	*p = keep;
 	p->io_hist.nr = p->sc_hist.nr = p->runq_hist.nr = p->wakeups.nr = p->profile.nr = p->steal.nr = 0;
+	p->wait_ends.nr = 0;
 }
 
 void pass__free_rows(struct pass *p)
@@ -103,6 +110,7 @@ void pass__free_rows(struct pass *p)
 	free(p->wakeups.rows);
 	free(p->profile.rows);
 	free(p->steal.rows);
+	free(p->wait_ends.rows);
 	free_strs(p);
 	free(p->str_blocks);
 	memset(p, 0, sizeof(*p));

@@ -134,7 +134,8 @@ static const struct pass_column all_columns[NR_PASS_COLUMNS] = {
 #undef ITSELF
 
 #define ADD_ROW(r) _Generic((r), struct hist_rows *: hist_rows__add, struct wakeup_rows *: wakeup_rows__add, \
-			    struct profile_rows *: profile_rows__add, struct steal_rows *: steal_rows__add)(r)
+			    struct profile_rows *: profile_rows__add, struct steal_rows *: steal_rows__add, \
+			    struct wait_end_rows *: wait_end_rows__add)(r)
 #define ROWS(m) ADD_ROW(&p->m)
 #define ITSELF NULL
 #define PASS_TABLE(name, row, rows, facts, doc) \

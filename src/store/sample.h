@@ -101,6 +101,23 @@ struct steal_rows {
 	size_t nr, cap;
 };
 
+/*
+ * A sampled wait as it ended, and what ended it: its samples are the
+ * thread's with ts_us from start_us to end_us.
+ */
+struct wait_end_row {
+	uint32_t tid, tgid;
+	uint64_t start_us, end_us;	/* UTC microseconds */
+	uint32_t ender_tid, ender_tgid;	/* 0: a timer or an interrupt ended it */
+	char ender[TRACT_COMM_LEN];	/* the waking thread's name, or "timer" or "irq" */
+	const char *wait_class;		/* "blocked", "sleeping" or "input" (static, or the pass's) */
+};
+
+struct wait_end_rows {
+	struct wait_end_row *rows;
+	size_t nr, cap;
+};
+
 /* On-CPU profile ticks of one thread with one pair of stacks, over the pass's interval. */
 struct profile_row {
 	uint32_t tid, tgid;
@@ -148,6 +165,7 @@ struct pass {
 	struct wakeup_rows wakeups;	/* waker -> wakee edges */
 	struct profile_rows profile;	/* on-CPU ticks (--profile-hz) */
 	struct steal_rows steal;	/* the CPUs the host took time from */
+	struct wait_end_rows wait_ends;	/* sampled waits that ended */
 	/* strings the rows point to that the pass owns (pass__keep_str()): blocks, the last one filling */
 	char **str_blocks;
 	size_t nstr_blocks, capstr_blocks, str_used, str_room;
@@ -158,6 +176,7 @@ struct hist_row *hist_rows__add(struct hist_rows *h);
 struct wakeup_row *wakeup_rows__add(struct wakeup_rows *w);
 struct profile_row *profile_rows__add(struct profile_rows *pr);
 struct steal_row *steal_rows__add(struct steal_rows *s);
+struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w);
 void pass__reset(struct pass *p);
 /* A copy of s that the pass owns: valid until it is reset. */
 const char *pass__keep_str(struct pass *p, const char *s);

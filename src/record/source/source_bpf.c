@@ -20,7 +20,6 @@
 #include "clock.h"
 #include "cgroups.h"
 #include "chains.h"
-#include "nspid.h"
 #include "files.h"
 #include "observer.h"
 #include "procinfo.h"
@@ -36,6 +35,7 @@
 #include "syscalls.h"
 #include "tract.skel.h"
 #include "util.h"
+#include "wait_ends.h"
 
 struct source_bpf {
 	struct sampler base;
@@ -43,9 +43,9 @@ struct source_bpf {
 	struct resolvers res;
 	struct pass_sums *sums;		/* the histograms and the wakeup edges */
 	struct profile *profile;	/* NULL: no on-CPU profile */
+	struct wait_ends *wait_ends;	/* the sampled waits that ended */
 	struct otel_procs *otel;	/* the processes that publish thread contexts */
 	struct otel_attrs *attrs;	/* by thread, the text of its context's attributes */
-	struct nspid *nspid;		/* the host's tids of holders named in a pid namespace */
 	struct bpf_cost *cost;		/* what the programs cost between passes */
 	struct {			/* the attributes record just before a sample */
 		uint32_t tid;
@@ -146,8 +146,7 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 	row->syscall_nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
 	row->waker_tid = s->waker_tid;
 	if (s->flags & (TRACT_SF_BLOCKER | TRACT_SF_BLOCKER_USER))
-		row->blocker_tid = (s->blocker_kind & TRACT_BLOCKER_IN_NS) ?
-				   nspid__global(sb->nspid, s->tgid, s->blocker_tid) : s->blocker_tid;
+		row->blocker_tid = s->blocker_tid;
 	if (s->flags & TRACT_SF_WAKER) {
 		row->waker = waker_label(s->waker_tid);
 		if (row->waker)
@@ -403,6 +402,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	if (!sb->readied)
 		ready_pass(sb);
 	sb->readied = 0;
+	bss->pass_boot_ns = wait_ends__boot_ns_of(p->ts_us);
 	fd = bpf_iter_create(bpf_link__fd(sb->skel->links.tract_sample_pass));
 	if (fd < 0) {
 		err = -errno;
@@ -454,6 +454,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	chains__resolve(p, thread_alive, NULL);
 	p->hist_lost = maps_full(bss) - lost0;
 	profile__drain(sb->profile);
+	wait_ends__drain(sb->wait_ends, p);
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));
@@ -557,10 +558,13 @@ static void bpf_free(struct sampler *base)
 			    (unsigned long long)sb->skel->bss->stacks_raced);
 	otel_procs__free(sb->otel);
 	otel_attrs__free(sb->attrs);
-	nspid__free(sb->nspid);
 	profile__free(sb->profile);
 	bpf_cost__free(sb->cost);
 	pass_sums__free(sb->sums);
+	if (sb->skel && sb->skel->bss->wait_ends_lost)
+		tract_warn("%llu ends of sampled waits lost to a full ring buffer",
+			   (unsigned long long)sb->skel->bss->wait_ends_lost);
+	wait_ends__free(sb->wait_ends);
 	tract_bpf__destroy(sb->skel);
 	free(sb->buf);
 	free(sb);
@@ -738,6 +742,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.bio_last, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.still_reads, slots < STILL_MAX ? slots : STILL_MAX) ?:
 	       bpf_map__set_max_entries(skel->maps.holder_marks, slots < STILL_MAX ? slots : STILL_MAX) ?:
+	       bpf_map__set_max_entries(skel->maps.wait_marks, slots < STILL_MAX ? slots : STILL_MAX) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.timer_running, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:
@@ -837,7 +842,9 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	};
 
 	sb->sums = pass_sums__open(&sums, res);
-	if (!sb->sums) {
+	sb->wait_ends = sb->sums ? wait_ends__open(bpf_map__fd(skel->maps.wait_ends)) : NULL;
+	if (!sb->wait_ends) {
+		pass_sums__free(sb->sums);
 		tract_bpf__destroy(skel);
 		free(sb);
 		return -ENOMEM;
@@ -855,7 +862,6 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	}
 	sb->otel = otel_procs__new(bpf_map__fd(skel->maps.otel_procs), &skel->bss->otel_gen, NULL);
 	sb->attrs = otel_attrs__new();
-	sb->nspid = nspid__new();
 	sb->cost = bpf_cost__new(skel->obj, skel->progs.tract_sample_pass);
 	/* opened by the thread that samples: the recorder may run in a thread of its own */
 	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);

@@ -34,6 +34,7 @@ static void fill(struct pass *p, int i)
 	struct wakeup_row *w;
 	struct profile_row *pr;
 	struct steal_row *sr;
+	struct wait_end_row *we;
 
 	*p = (struct pass){ .seq = (uint64_t)i, .ts_us = FIXTURE_FIRST_US + (uint64_t)i * 1000000,
 			    .weight_us = 1000000, .visited = 9, .dropped = 1, .duration_us = 300, .cpu_us = 200,
@@ -60,6 +61,13 @@ static void fill(struct pass *p, int i)
 				    .ustack = &user, .ticks = 6 };
 	sr = steal_rows__add(&p->steal);
 	*sr = (struct steal_row){ .cpu = 1, .steal_us = 2500 };
+	/* a wait a thread ended, and one a timer did (no thread: NULLs) */
+	we = wait_end_rows__add(&p->wait_ends);
+	*we = (struct wait_end_row){ .tid = 5, .tgid = 100, .start_us = p->ts_us - 300000, .end_us = p->ts_us - 1000,
+				     .ender_tid = 6, .ender_tgid = 100, .ender = "kick,er", .wait_class = "blocked" };
+	we = wait_end_rows__add(&p->wait_ends);
+	*we = (struct wait_end_row){ .tid = 7, .tgid = 100, .start_us = p->ts_us - 200000, .end_us = p->ts_us - 5,
+				     .ender = "timer", .wait_class = "sleeping" };
 	pr = profile_rows__add(&p->profile);
 	*pr = (struct profile_row){ .tid = 7, .tgid = 7, .comm = "kworker/0:1", .pcomm = "kworker/0:1", .kstack = &kernel,
 				    .ticks = 1 };

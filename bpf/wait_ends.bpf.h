@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What ended each sampled wait.  The sampler marks a thread it finds
+ * asleep (SLEEP, DISK, IDLE) with the wait's start and its sched_info
+ * switch-in count; the wakeup that finds the mark with that count unchanged
+ * ends that very wait, and writes one record: the wait's start and end and
+ * its ender (a thread, a timer or an interrupt, as sched_waking tells them
+ * apart).  Only sampled waits cost a record; every other wakeup reads one
+ * entry of wait_marks and finds no mark of its wakee there.
+ *
+ * A mark left by a wait whose wakeup came before the mark was written is
+ * stale: the thread has been switched in since, its count moved, and the
+ * next wakeup clears the mark without a record.
+ */
+#ifndef TRACT_WAIT_ENDS_BPF_H
+#define TRACT_WAIT_ENDS_BPF_H
+
+/* A sampled wait, by still_index(): a host of more threads than entries loses some */
+struct wait_mark {
+	__u32 tag;		/* owner_tag() of the waiting thread */
+	__u32 pcount;		/* its sched_info.pcount as sampled: unchanged until it is switched in */
+	__u64 start_ns;		/* when it went to sleep (boot time); 0: no mark */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set at load: as still_reads */
+	__type(key, __u32);
+	__type(value, struct wait_mark);
+} wait_marks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, TRACT_WAIT_ENDS_RING);
+} wait_ends SEC(".maps");
+
+/* records the ring had no room for, and waits that ended so */
+__u64 wait_ends_lost;
+
+/*
+ * The pass's time (its ts_us) in boot time, set by user space before each
+ * pass: a wait's start is that less its sample's state_ns, as user space
+ * has the sample's.  Samples of one wait give starts that differ by the
+ * sampler's lateness at each pass; the earliest is kept, so that every
+ * sample of the wait falls within it.
+ */
+__u64 pass_boot_ns;
+
+/*
+ * After the sample s of task is written: a thread asleep when visited, and
+ * in the same state as its sample shows, waits in what the sample shows.
+ */
+static __always_inline void mark_wait(struct task_struct *task, __u32 tag, const struct tract_sample *s,
+				      __u8 visited_state)
+{
+	__u32 i, pcount = (__u32)task->sched_info.pcount;
+	__u64 start = pass_boot_ns - s->state_ns;
+	struct wait_mark *m;
+
+	if ((visited_state != TRACT_STATE_SLEEP && visited_state != TRACT_STATE_DISK &&
+	     visited_state != TRACT_STATE_IDLE) ||
+	    s->state != visited_state || !(s->flags & TRACT_SF_STATE_TIME) || s->state_ns >= pass_boot_ns)
+		return;
+	i = still_index(s->tid);
+	m = bpf_map_lookup_elem(&wait_marks, &i);
+	if (!m)
+		return;
+	if (m->start_ns && m->tag == tag && m->pcount == pcount && m->start_ns <= start)
+		return;
+	m->tag = tag;
+	m->pcount = pcount;
+	m->start_ns = start;
+}
+
+/*
+ * A function of its own: its record on the stack would make sched_waking's
+ * frame 64 bytes or more, a private stack from 6.13 (wakeup.bpf.h).
+ */
+static __noinline void write_wait_end(struct task_struct *p, struct task_struct *cur, __u32 label,
+				      struct wait_mark *m)
+{
+	__u64 start = m->start_ns;
+	struct tract_wait_end *e;
+
+	m->start_ns = 0;
+	/* switched in since it was sampled: another wait ends here */
+	if (m->pcount != (__u32)p->sched_info.pcount)
+		return;
+	e = bpf_ringbuf_reserve(&wait_ends, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&wait_ends_lost, 1);
+		return;
+	}
+	e->tid = p->pid;
+	e->tgid = p->tgid;
+	e->start_ns = start;
+	e->end_ns = bpf_ktime_get_boot_ns();
+	if (label) {
+		e->ender_tid = label;
+		e->ender_tgid = 0;
+		__builtin_memset(e->ender_comm, 0, sizeof(e->ender_comm));
+	} else {
+		e->ender_tid = cur->pid;
+		e->ender_tgid = cur->tgid;
+		__builtin_memcpy(e->ender_comm, cur->comm, sizeof(e->ender_comm));
+	}
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* At every wakeup (sched_waking), in the waker's context: label as waker_label() gave it. */
+static __always_inline void end_wait(struct task_struct *p, struct task_struct *cur, __u32 label)
+{
+	__u32 i = still_index(p->pid);
+	struct wait_mark *m = bpf_map_lookup_elem(&wait_marks, &i);
+
+	if (m && m->start_ns && m->tag == owner_tag(p))
+		write_wait_end(p, cur, label, m);
+}
+
+/* A thread that exits: its mark, if it left one, goes with it. */
+static __always_inline void forget_wait(struct task_struct *task)
+{
+	__u32 i = still_index(task->pid);
+	struct wait_mark *m = bpf_map_lookup_elem(&wait_marks, &i);
+
+	if (m && m->start_ns && m->tag == owner_tag(task))
+		m->start_ns = 0;
+}
+
+#endif
