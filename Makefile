@@ -74,7 +74,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/*/t
 NOBPF_TESTS = $(filter $(foreach l,base store query output top fleet,$(OUT)/tests/$(l)/%),$(UNIT_TESTS))
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(wildcard bench/*.c))
 
-all: $(OUT)/tract $(OUT)/workload $(OUT)/workload-nofp $(OUT)/locks $(OUT)/empty.bpf.o
+all: $(OUT)/tract $(OUT)/workload $(OUT)/workload-nofp $(OUT)/locks $(OUT)/waits $(OUT)/empty.bpf.o
 
 deps:
 	$(Q)./scripts/deps.sh
@@ -118,6 +118,11 @@ $(OUT)/workload: tests/workload/workload.c | $(OUT)
 
 # threads waiting for locks others hold, in known chains and cycles
 $(OUT)/locks: tests/workload/locks.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 -pthread $< -o $@
+
+# threads whose waits end in known ways: a peer thread, a timer, another process
+$(OUT)/waits: tests/workload/waits.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 -pthread $< -o $@
 

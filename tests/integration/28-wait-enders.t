@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Every sampled wait is recorded as it ends, with what ended it (the
+# wait_ends table): a peer thread's eventfd write ends an epoll_wait
+# (blocked by that thread), a timer a nanosleep (sleeping), a thread of
+# another process a read on a Unix socket (blocked by it).  A read on a TCP
+# connection over loopback is ended by the network's softirq, which runs
+# on the interrupt stack of whatever the CPU was running (on a busy CPU, by
+# ksoftirqd): input, not the writer.  Each wait holds the samples of its
+# thread taken while it lasted.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+
+WAITS=${WAITS:-$(dirname "$WORKLOAD")/waits}
+[ -x "$WAITS" ] || test_bug_ "no wait workload at $WAITS (make all builds it)"
+
+"$WAITS" 600 > "$WORK/waits.out" 2> "$WORK/waits.err" &
+WL_PID=$!
+wait_ready "$WORK/waits.out" || exit 1
+# role: the tid the workload printed for it
+role() { sed -n "s/^$1=//p" "$WORK/waits.out"; }
+POLLER=$(role poller) KICKER=$(role kicker) SLEEPER=$(role sleeper)
+TCPREADER=$(role tcpreader) UNIXREADER=$(role unixreader) UNIXWRITER=$(role unixwriter)
+WRITERS=$(role writers)
+# --all: these waits are in idle syscalls, which the default policy leaves out
+"$TRACT" record -F 10 -d 3 --all -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
+record_rc=$?
+PID=$WL_PID
+stop_workload
+DB=$(one_store "$WORK/store")
+
+test_expect_success 'the recording of the waits succeeds' '
+	test_holds "$record_rc" -eq 0 &&
+	test_grep ! "lost to a full ring buffer" "$WORK/record.err"
+'
+# ends WHERE: the count of the wait ends that meet WHERE
+ends() { q "$DB" "select count(*) from wait_ends where $1"; }
+# Each role's wait lasts ~300 ms: ~10 in 3 s, all of them sampled at 10 Hz.
+# At least 3 each, however late a busy host runs the threads.
+test_expect_success 'the poller: its waits end, each blocked by the kicker thread of its process' '
+	n=$(ends "tid = $POLLER") &&
+	test_holds "$n" -ge 3 &&
+	test_holds "$(ends "tid = $POLLER and wait_class = '"'blocked'"' and ender_tid = $KICKER and
+			    ender_tgid = $PID and ender = '"'kicker'"' and tgid = $PID")" -eq "$n"
+'
+test_expect_success 'the sleeper: a timer ends each nanosleep, with no thread named' '
+	n=$(ends "tid = $SLEEPER") &&
+	test_holds "$n" -ge 3 &&
+	test_holds "$(ends "tid = $SLEEPER and wait_class = '"'sleeping'"' and ender = '"'timer'"' and
+			    ender_tid is null and ender_tgid is null")" -eq "$n"
+'
+test_expect_success 'a nanosleep of 300 ms lasts from start_us to end_us: 300 ms or more, under 5 s' '
+	test_holds "$(ends "tid = $SLEEPER and (end_us - start_us < 299000 or end_us - start_us > 5000000)")" -eq 0
+'
+test_expect_success 'the Unix socket reader: blocked by the writer thread of the other process' '
+	n=$(ends "tid = $UNIXREADER") &&
+	test_holds "$n" -ge 3 &&
+	test_holds "$WRITERS" != "$PID" &&
+	test_holds "$(ends "tid = $UNIXREADER and wait_class = '"'blocked'"' and ender_tid = $UNIXWRITER and
+			    ender_tgid = $WRITERS and ender = '"'unixwriter'"'")" -eq "$n"
+'
+# Loopback TCP: the writer queues the packet to the loopback device, whose
+# receive softirq wakes the reader, on the interrupt stack of the CPU it
+# runs on (x86_64), or in ksoftirqd when softirqs are deferred.
+test_expect_success 'the TCP reader: its waits end by the network softirq (input), never the writer itself' '
+	n=$(ends "tid = $TCPREADER") &&
+	test_holds "$n" -ge 3 &&
+	test_holds "$(ends "tid = $TCPREADER and wait_class = '"'input'"' and ender = '"'irq'"' and ender_tid is null")" -ge 1 &&
+	test_holds "$(ends "tid = $TCPREADER and not (wait_class = '"'input'"' or ender like '"'ksoftirqd/%'"')")" -eq 0
+'
+test_expect_success 'each wait holds at least one sample of its thread (samples.ts_us between start_us and end_us)' '
+	test_holds "$(q "$DB" "select count(*) from wait_ends w where not exists (select 1 from samples s
+			where s.tid = w.tid and s.ts_us between w.start_us and w.end_us)")" -eq 0
+'
+test_expect_success 'and each such sample waits: none of them ran' '
+	test_holds "$(q "$DB" "select count(*) from wait_ends w join samples s on s.tid = w.tid and
+			s.ts_us between w.start_us and w.end_us where s.state in ('"'RUN'"', '"'RUNQ'"')")" -eq 0
+'
+test_expect_success 'no wait ends before it starts' '
+	test_holds "$(ends "end_us < start_us")" -eq 0
+'
+
+# The table in CSV, read back by query --sql like the other pass tables
+"$WAITS" 600 > "$WORK/csv.out" 2>&1 &
+WL_PID=$!
+wait_ready "$WORK/csv.out" || exit 1
+"$TRACT" record -F 10 -d 2 --all -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/csv.err"
+stop_workload
+# (CRLF line ends: no $ in the patterns)
+test_expect_success 'CSV: a wait_ends file with its header and the sleeper'"'"'s ends' '
+	f=$(ls "$WORK"/csv/*.wait_ends.csv | head -n 1) &&
+	test_grep "^ts_us,tid,tgid,start_us,end_us,ender_tid,ender_tgid,ender,wait_class.\{0,1\}\$" "$f" &&
+	test_grep ",,,timer,sleeping" "$f"
+'
+done_testing

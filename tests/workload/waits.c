@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Threads whose waits end in known ways, each every ~300 ms, for tract to
+ * name what ended them.  It prints each thread's role and tid (role=tid),
+ * and the other process's pid (writers=pid), then "ready", and ends at the
+ * deadline (argument 1, seconds; default 60).
+ *
+ *   poller      waits in epoll_wait on an eventfd that kicker, a thread
+ *               of the same process, writes
+ *   sleeper     waits in nanosleep: a timer ends each wait
+ *   tcpreader   waits in read on a TCP connection over loopback that
+ *               tcpwriter, a thread of another process, writes to
+ *   unixreader  waits in read on a Unix socket that unixwriter, a thread
+ *               of that other process, writes to
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PERIOD_NS 300000000L
+
+static void die(const char *what)
+{
+	fprintf(stderr, "waits: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* every thread of a process announced: then it is ready */
+static pthread_barrier_t announced;
+
+/* The thread's role and tid on stdout, and its name; then it waits for the others'. */
+static void announce(const char *role)
+{
+	pthread_setname_np(pthread_self(), role);
+	printf("%s=%ld\n", role, (long)syscall(SYS_gettid));
+	fflush(stdout);
+	pthread_barrier_wait(&announced);
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, PERIOD_NS };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void start(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, fn, arg))
+		die("pthread_create");
+	pthread_detach(t);
+}
+
+/* A byte every period into fd, by a thread named role. */
+struct writer {
+	const char *role;
+	int fd;
+};
+
+static void *writer_thread(void *arg)
+{
+	struct writer *w = arg;
+	uint64_t one = 1;
+
+	announce(w->role);
+	for (;;) {
+		nap();
+		if (write(w->fd, &one, sizeof(one)) < 0)
+			die(w->role);
+	}
+	return NULL;
+}
+
+/* Reads from fd forever, by a thread named role. */
+struct reader {
+	const char *role;
+	int fd;
+};
+
+static void *reader_thread(void *arg)
+{
+	struct reader *r = arg;
+	char buf[64];
+
+	announce(r->role);
+	for (;;)
+		if (read(r->fd, buf, sizeof(buf)) <= 0)
+			die(r->role);
+	return NULL;
+}
+
+static void *poller_thread(void *arg)
+{
+	int efd = *(int *)arg, ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = efd };
+	uint64_t n;
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev))
+		die("epoll");
+	announce("poller");
+	for (;;) {
+		if (epoll_wait(ep, &ev, 1, -1) == 1 && read(efd, &n, sizeof(n)) < 0)
+			die("eventfd read");
+	}
+	return NULL;
+}
+
+static void *sleeper_thread(void *arg)
+{
+	(void)arg;
+	announce("sleeper");
+	for (;;)
+		nap();
+	return NULL;
+}
+
+/* The other process: its two writers, then a byte on ready_fd. */
+static void writers(int tcp_fd, int unix_fd, int ready_fd)
+{
+	static struct writer tw, uw;
+
+	pthread_barrier_init(&announced, NULL, 3);
+	tw = (struct writer){ "tcpwriter", tcp_fd };
+	uw = (struct writer){ "unixwriter", unix_fd };
+	start(writer_thread, &tw);
+	start(writer_thread, &uw);
+	pthread_barrier_wait(&announced);
+	if (write(ready_fd, "", 1) != 1)
+		die("ready");
+	for (;;)
+		pause();
+}
+
+/* A TCP connection over loopback: *server_side and *client_side. */
+static void tcp_pair(int *server_side, int *client_side)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &len))
+		die("listen");
+	*client_side = socket(AF_INET, SOCK_STREAM, 0);
+	if (*client_side < 0 || connect(*client_side, (struct sockaddr *)&a, sizeof(a)))
+		die("connect");
+	*server_side = accept(l, NULL, NULL);
+	if (*server_side < 0)
+		die("accept");
+	close(l);
+}
+
+int main(int argc, char **argv)
+{
+	static int efd;
+	static struct writer kicker;
+	static struct reader tcp_reader, unix_reader;
+	int tcp_in, tcp_out, unix_sv[2], ready[2];
+	long seconds = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
+	pid_t child;
+	char c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	tcp_pair(&tcp_in, &tcp_out);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, unix_sv) || pipe(ready))
+		die("socketpair");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		/* it ends with the workload, however that ends */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			exit(1);
+		printf("writers=%ld\n", (long)getpid());
+		pthread_setname_np(pthread_self(), "waits-writers");
+		close(tcp_in);
+		close(unix_sv[0]);
+		writers(tcp_out, unix_sv[1], ready[1]);
+	}
+	close(tcp_out);
+	close(unix_sv[1]);
+	if (read(ready[0], &c, 1) != 1)
+		die("the writers' process");
+	efd = eventfd(0, 0);
+	if (efd < 0)
+		die("eventfd");
+	pthread_barrier_init(&announced, NULL, 6);
+	kicker = (struct writer){ "kicker", efd };
+	tcp_reader = (struct reader){ "tcpreader", tcp_in };
+	unix_reader = (struct reader){ "unixreader", unix_sv[0] };
+	start(poller_thread, &efd);
+	start(sleeper_thread, NULL);
+	start(reader_thread, &tcp_reader);
+	start(reader_thread, &unix_reader);
+	start(writer_thread, &kicker);
+	pthread_barrier_wait(&announced);
+	printf("ready\n");
+	sleep((unsigned int)seconds);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return 0;
+}
