@@ -110,6 +110,8 @@ enum tract_blocker_kind {
 	TRACT_BLOCKER_RWSEM,		/* a kernel rw-semaphore's writer */
 	TRACT_BLOCKER_SEM,		/* a kernel semaphore's last holder */
 };
+/* with a kind: blocker_tid is a tid of the waiter's pid namespace, not the host's */
+#define TRACT_BLOCKER_IN_NS 0x80
 
 struct tract_sample {
 	__u32 kind;		/* TRACT_REC_SAMPLE */

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "cgroups.h"
 #include "chains.h"
+#include "nspid.h"
 #include "files.h"
 #include "observer.h"
 #include "procinfo.h"
@@ -46,6 +47,7 @@ struct source_bpf {
 	struct wait_ends *wait_ends;	/* the sampled waits that ended */
 	struct otel_procs *otel;	/* the processes that publish thread contexts */
 	struct otel_attrs *attrs;	/* by thread, the text of its context's attributes */
+	struct nspid *nspid;		/* the host's tids of holders named in a pid namespace */
 	struct bpf_cost *cost;		/* what the programs cost between passes */
 	struct {			/* the attributes record just before a sample */
 		uint32_t tid;
@@ -146,7 +148,8 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 	row->syscall_nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
 	row->waker_tid = s->waker_tid;
 	if (s->flags & (TRACT_SF_BLOCKER | TRACT_SF_BLOCKER_USER))
-		row->blocker_tid = s->blocker_tid;
+		row->blocker_tid = (s->blocker_kind & TRACT_BLOCKER_IN_NS) ?
+				   nspid__global(sb->nspid, s->tgid, s->blocker_tid) : s->blocker_tid;
 	if (s->flags & TRACT_SF_WAKER) {
 		row->waker = waker_label(s->waker_tid);
 		if (row->waker)
@@ -558,6 +561,7 @@ static void bpf_free(struct sampler *base)
 			    (unsigned long long)sb->skel->bss->stacks_raced);
 	otel_procs__free(sb->otel);
 	otel_attrs__free(sb->attrs);
+	nspid__free(sb->nspid);
 	profile__free(sb->profile);
 	bpf_cost__free(sb->cost);
 	pass_sums__free(sb->sums);
@@ -862,6 +866,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	}
 	sb->otel = otel_procs__new(bpf_map__fd(skel->maps.otel_procs), &skel->bss->otel_gen, NULL);
 	sb->attrs = otel_attrs__new();
+	sb->nspid = nspid__new();
 	sb->cost = bpf_cost__new(skel->obj, skel->progs.tract_sample_pass);
 	/* opened by the thread that samples: the recorder may run in a thread of its own */
 	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
