@@ -880,7 +880,6 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	struct tract_sample *s = bpf_map_lookup_elem(&sample_scratch, &zero);
 	__u64 fresh_switches = 0, switches;
 	struct tract_slot *slot;
-	__u8 visited_state;
 	bool on_cpu;
 	__u32 tag;
 
@@ -984,7 +983,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (bpf_seq_write(seq, s, sizeof(*s)))
 		return 0;
 	otel_remember();
-	mark_wait(task, tag, s, visited_state);
+	mark_wait(task, tag, s);
 	if (at_moment)
 		window_seen(s->tid, tag);
 	if (fresh_switches && slot) {

@@ -47,19 +47,26 @@ __u64 wait_ends_lost;
 __u64 pass_boot_ns;
 
 /*
+ * The state the thread being sampled was in when the sampler came to it.
+ * Kept in memory, not in a register: a value the verifier would carry
+ * through the rest of the sampler, one state for each, makes it too long
+ * to verify on 6.12.
+ */
+volatile __u8 visited_state;
+
+/*
  * After the sample s of task is written: a thread asleep when visited, and
  * in the same state as its sample shows, waits in what the sample shows.
  */
-static __always_inline void mark_wait(struct task_struct *task, __u32 tag, const struct tract_sample *s,
-				      __u8 visited_state)
+static __always_inline void mark_wait(struct task_struct *task, __u32 tag, const struct tract_sample *s)
 {
 	__u32 i, pcount = (__u32)task->sched_info.pcount;
 	__u64 start = pass_boot_ns - s->state_ns;
+	__u8 visited = visited_state;
 	struct wait_mark *m;
 
-	if ((visited_state != TRACT_STATE_SLEEP && visited_state != TRACT_STATE_DISK &&
-	     visited_state != TRACT_STATE_IDLE) ||
-	    s->state != visited_state || !(s->flags & TRACT_SF_STATE_TIME) || s->state_ns >= pass_boot_ns)
+	if ((visited != TRACT_STATE_SLEEP && visited != TRACT_STATE_DISK && visited != TRACT_STATE_IDLE) ||
+	    s->state != visited || !(s->flags & TRACT_SF_STATE_TIME) || s->state_ns >= pass_boot_ns)
 		return;
 	i = still_index(s->tid);
 	m = bpf_map_lookup_elem(&wait_marks, &i);
