@@ -19,10 +19,10 @@ while IFS= read -r stmt; do
 done < "$WORK/schema.sql"
 ok "its DDL loads into ClickHouse 18.16" test $loaded -eq 0
 ch_query 18423 "SELECT name FROM system.tables WHERE database = 'tract' ORDER BY name FORMAT TSV" > "$WORK/tables"
-ok "the tables and the views queries read, the pass's histograms, wakeups, profile and steal too" \
+ok "the tables and the views queries read, the pass's histograms, wakeups, profile, steal and wait ends too" \
 	test "$(tr '\n' ' ' < "$WORK/tables")" = "io_latency io_latency_local passes passes_local profile profile_local \
 runq_latency runq_latency_local samples samples_local stacks stacks_local steal steal_local \
-syscall_latency syscall_latency_local wakeups wakeups_local "
+syscall_latency syscall_latency_local wait_ends wait_ends_local wakeups wakeups_local "
 # the samples view's columns, as tract schema prints them
 "$TRACT" schema | sed -n 's/^--   \([a-z_0-9]*\) .*/\1/p' > "$WORK/view.cols"
 ch_query 18423 "SELECT name FROM system.columns WHERE database = 'tract' AND table = 'samples' FORMAT TSV" |
