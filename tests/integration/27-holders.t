@@ -7,7 +7,7 @@
 # too.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 26
+plan 28
 
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
@@ -121,9 +121,23 @@ record_locks pi
 ok "a PI mutex's waiter is in every pass" test "$(samples_where "tid = $PW and syscall = 'futex'")" = "$PASSES"
 ok "... blocked by its owner" test "$(samples_where "tid = $PW and blocker_tid = $PH and chain_root_tid = $PH")" = "$PASSES"
 
+# ---- words that wait as glibc's mutex does but are none, naming a live thread of theirs ----
+run_locks fake || exit 1
+F1=$(tid_of fake fake1)
+F2=$(tid_of fake fake2)
+record_locks fake
+ok "a lock word counting no user names no holder, though a live thread's tid is where __owner would be" \
+	test "$(samples_where "tid = $F1 and syscall = 'futex'")" = "$PASSES" -a "$(samples_where "tid = $F1 and blocker_tid is not null")" = 0
+ok "nor one whose kind has bits glibc never sets" \
+	test "$(samples_where "tid = $F2 and syscall = 'futex'")" = "$PASSES" -a "$(samples_where "tid = $F2 and blocker_tid is not null")" = 0
+
 # ---- a process in a pid namespace of its own: glibc names the holder by the namespace's tid ----
-if command -v unshare > /dev/null && unshare -p -f true 2> /dev/null; then
-	unshare -p -f "$LOCKS" hold 600 > "$WORK/ns.out" 2> "$WORK/ns.err" &
+if command -v unshare > /dev/null && unshare -p -f --kill-child true 2> /dev/null; then
+	# unshare ignores TERM while its child runs, and the child, the
+	# namespace's init, ignores it too: the child is killed (KILL) once
+	# recorded, with unshare should the test end first (--kill-child), and
+	# ends by itself in 60 s whatever happens
+	unshare -p -f --kill-child "$LOCKS" hold 60 > "$WORK/ns.out" 2> "$WORK/ns.err" &
 	WL_PID=$!
 	wait_ready "$WORK/ns.out" || exit 1
 	# the workload's own pid on the host: unshare's child; its threads by name
@@ -132,7 +146,9 @@ if command -v unshare > /dev/null && unshare -p -f true 2> /dev/null; then
 	NA=$(host_tid holder)
 	NB=$(host_tid waiter1)
 	"$TRACT" record -F 10 -d 3 -p "$NS_PID" -o "$WORK/ns.store" 2> "$WORK/ns.rec.err"
-	stop_workload
+	kill -KILL "$NS_PID"
+	wait "$WL_PID" 2> /dev/null
+	WL_PID=
 	DB=$(one_store "$WORK/ns.store")
 	PASSES=$(q "$DB" "select count(*) from passes")
 	ok "in a pid namespace, the waiter is named its holder by the host's tid, not the namespace's ($(tid_of ns holder))" \

@@ -13,6 +13,10 @@
  *   kernel    kholder writes to a file from a buffer whose page fault never
  *             ends (userfaultfd), so it keeps the file's inode lock;
  *             kwaiter1..N write to the same file and wait for that lock
+ *   fake      fake1 and fake2 wait as glibc's contended mutex does (FUTEX_WAIT
+ *             on 2) on words that are no pthread_mutex_t, the tid of a live
+ *             thread of theirs (bystander) where glibc keeps __owner: fake1's
+ *             counts no user, fake2's kind has bits glibc never sets
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -133,6 +137,29 @@ static void *kwaiter_thread(void *arg)
 	return NULL;
 }
 
+/* A word laid out as glibc's mutex, locked and contended, naming the bystander where __owner is. */
+static int fake_words[2][5];
+static pid_t bystander_tid;
+
+static void *bystander_thread(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&bystander_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	announce("bystander");
+	sleep_forever();
+	return NULL;
+}
+
+static void *fake_thread(void *arg)
+{
+	int *w = arg;
+
+	announce(w == fake_words[0] ? "fake1" : "fake2");
+	for (;;)
+		syscall(SYS_futex, w, 128 /* FUTEX_WAIT_PRIVATE */, 2, NULL, NULL, 0);
+	return NULL;
+}
+
 static void start(void *(*fn)(void *), void *arg)
 {
 	pthread_t t;
@@ -199,6 +226,17 @@ int main(int argc, char **argv)
 		start(hold_thread, &pim);
 		settle();
 		start(wait_thread, &pim);
+	} else if (!strcmp(mode, "fake")) {
+		pid_t tid;
+
+		start(bystander_thread, NULL);
+		while (!(tid = __atomic_load_n(&bystander_tid, __ATOMIC_SEQ_CST)))
+			settle();
+		/* lock, count, owner, nusers, kind */
+		memcpy(fake_words[0], (int[5]){ 2, 0, tid, 0, 0 }, sizeof(fake_words[0]));
+		memcpy(fake_words[1], (int[5]){ 2, 0, tid, 1, 0x10000 }, sizeof(fake_words[1]));
+		start(fake_thread, fake_words[0]);
+		start(fake_thread, fake_words[1]);
 	} else if (!strcmp(mode, "kernel") && argc > 4) {
 		kernel_fd = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (kernel_fd < 0)
@@ -209,7 +247,7 @@ int main(int argc, char **argv)
 		for (long i = 1; i <= waiters; i++)
 			start(kwaiter_thread, (void *)(intptr_t)i);
 	} else {
-		fprintf(stderr, "usage: locks hold|chain|deadlock|pi [SECONDS]\n"
+		fprintf(stderr, "usage: locks hold|chain|deadlock|pi|fake [SECONDS]\n"
 				"       locks kernel SECONDS WAITERS FILE\n");
 		return 2;
 	}
