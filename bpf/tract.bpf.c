@@ -18,7 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define PF_KTHREAD 0x00200000
 #define ENOSYS 38
 
-/* Set by user space before load (see src/source_bpf.c). */
+/* Set by user space before load (see src/record/source/source_bpf.c). */
 const volatile __u32 self_tgid;
 const volatile __u8 all_threads;
 const volatile __u8 take_kstacks = 1;
@@ -484,7 +484,7 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
  * and left one (se.exec_start); a thread's state then follows from them,
  * unless it has switched twice since, and then it is shown as found.
  * Whether another thread of the same CPU was running then is for user
- * space to weigh (src/observer.c): the flags say what each thread's own
+ * space to weigh (src/record/source/observer.c): the flags say what each thread's own
  * times tell.  Either way, user space passes the sampler's sched_info as it
  * went to sleep, from which its wakeup follows.
  */

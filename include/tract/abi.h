@@ -75,7 +75,7 @@ enum tract_sample_flags {
 	TRACT_SF_ARRIVED_SINCE = 1u << 11,
 	/* not active as found: stored only if it is what had its CPU then */
 	TRACT_SF_ONLY_IF_RAN = 1u << 12,
-	/* set by user space: reported RUN for the moment of the pass, not found so (src/observer.c) */
+	/* set by user space: reported RUN for the moment of the pass, not found so (src/record/source/observer.c) */
 	TRACT_SF_DISPLACED = 1u << 13,
 	/* what its CPU ran at the moment, as read then (bpf/moment.bpf.h) */
 	TRACT_SF_AT_MOMENT = 1u << 14,
