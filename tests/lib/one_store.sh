@@ -42,7 +42,9 @@ copy_shifted io_latency "pass:pass"
 copy_shifted profile "pass:pass thread:thread kstack:stack ustack:stack"
 copy_shifted syscall_latency_facts "pass:pass process:process nr:nr"
 copy_shifted runq_latency_facts "pass:pass process:process"
-copy_shifted wakeup_facts "pass:pass waker:process wakee:process")
+copy_shifted wakeup_facts "pass:pass waker:process wakee:process"
+copy_shifted steal "pass:pass"
+copy_shifted wait_ends "pass:pass")
 SQL
 	done
 	echo "$out"
