@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 #include "proc_runq.h"
+#include "tract/abi.h"
 #include "util.h"
 
 /* Passes a thread may go unsampled (asleep, inactive) before it is forgotten */
@@ -11,13 +12,22 @@
  * to follow a thread whose load changes.
  */
 #define PROC_RUNQ_DECAY_SHIFT 4
+/*
+ * How often R is found against how long the thread was runnable: about 64
+ * passes, as a share of samples strays by sampling more than a sum of times.
+ */
+#define PROC_RUNQ_SPAN_SHIFT 6
 
 struct thread_runq {
 	uint32_t tid;		/* 0: a free entry (tid 0 is the idle task, never sampled) */
-	int32_t acc;		/* the error carried over, in 1/PROC_RUNQ_ONE */
+	int32_t acc;		/* RUNQ's error carried over, in 1/PROC_RUNQ_ONE */
+	int32_t off_acc;	/* the error of R samples read as off CPU, likewise */
 	uint32_t seen;		/* the pass it was last sampled in */
-	uint64_t run_ns, wait_ns;	/* the counters at its latest runnable sample */
-	uint64_t c_sum, q_sum;	/* their growths since, decaying */
+	uint8_t off_state;	/* its latest state off CPU, TRACT_STATE_RUN: none yet */
+	uint64_t run_ns, wait_ns, at_ns;	/* the counters at its latest sample, and when */
+	uint64_t c_sum, q_sum;	/* their growths since it was first seen, decaying */
+	/* over consecutive passes: time runnable and time, R samples and samples, decaying */
+	uint64_t r_time, time, r_seen, seen_n;
 };
 
 /* By tid, open-addressed, as runq.c's history: a lookup for every runnable row */
@@ -103,13 +113,37 @@ int proc_runq_diffuse(int32_t *acc, uint32_t fraction)
 	return 0;
 }
 
-int proc_runq__queued(struct proc_runq *r, uint32_t tid, uint64_t run_ns, uint64_t wait_ns, int runnable)
+uint32_t proc_runq_overseen(uint64_t r_time, uint64_t time, uint64_t r_seen, uint64_t seen_n)
+{
+	double runnable, found;
+
+	/* a thread never found off CPU: all its waits are for a CPU, nothing to take back */
+	if (!time || !seen_n || r_seen >= seen_n)
+		return 0;
+	runnable = (double)r_time / (double)time;
+	found = (double)r_seen / (double)seen_n;
+	if (found <= runnable)
+		return 0;
+	return (uint32_t)((found - runnable) / found * PROC_RUNQ_ONE + 0.5);
+}
+
+/* The decaying sums of the counters over consecutive passes and of the R samples among them. */
+static void add_span(struct thread_runq *t, uint64_t runnable_ns, uint64_t span_ns, int runnable)
+{
+	t->r_time += runnable_ns - (t->r_time >> PROC_RUNQ_SPAN_SHIFT);
+	t->time += span_ns - (t->time >> PROC_RUNQ_SPAN_SHIFT);
+	t->r_seen += (runnable ? PROC_RUNQ_ONE : 0) - (t->r_seen >> PROC_RUNQ_SPAN_SHIFT);
+	t->seen_n += PROC_RUNQ_ONE - (t->seen_n >> PROC_RUNQ_SPAN_SHIFT);
+}
+
+int proc_runq__state(struct proc_runq *r, uint32_t tid, uint64_t run_ns, uint64_t wait_ns, uint64_t now_ns,
+		     int state)
 {
 	struct thread_runq *t;
-	int queued = 0;
+	int runnable = state == TRACT_STATE_RUN, consecutive;
 
 	if (!tid)
-		return 0;
+		return state;
 	t = slot_of_tid(r->slots, r->cap, tid);
 	if (!t->tid) {
 		if ((r->nr + 1) * 4 > r->cap * 3) {
@@ -123,19 +157,23 @@ int proc_runq__queued(struct proc_runq *r, uint32_t tid, uint64_t run_ns, uint64
 		/* counters only grow: a new thread with a reused tid */
 		*t = (struct thread_runq){ .tid = tid };
 	}
+	consecutive = t->at_ns && t->seen + 1 == r->pass && now_ns > t->at_ns;
+	/* every growth goes into the sums, at whichever sample sees it */
+	proc_runq_add(&t->c_sum, &t->q_sum, run_ns - t->run_ns, wait_ns - t->wait_ns);
+	if (consecutive)
+		add_span(t, (run_ns - t->run_ns) + (wait_ns - t->wait_ns), now_ns - t->at_ns, runnable);
 	t->seen = r->pass;
-	/*
-	 * The counters move on only at a runnable sample, so that every growth
-	 * decides one: a wait is counted when it ends, and the one a thread is
-	 * in at a sample would be lost if the thread were asleep at the next.
-	 */
-	if (!runnable && (t->run_ns || t->wait_ns))
-		return 0;
-	if (runnable) {
-		proc_runq_add(&t->c_sum, &t->q_sum, run_ns - t->run_ns, wait_ns - t->wait_ns);
-		queued = proc_runq_diffuse(&t->acc, proc_runq_fraction(t->c_sum, t->q_sum));
-	}
 	t->run_ns = run_ns;
 	t->wait_ns = wait_ns;
-	return queued;
+	t->at_ns = now_ns;
+	if (!runnable) {
+		t->off_state = (uint8_t)state;
+		return state;
+	}
+	/* found R more often than the counters had it runnable: this many of those moments were off CPU */
+	if (consecutive && t->off_state != TRACT_STATE_RUN &&
+	    proc_runq_diffuse(&t->off_acc, proc_runq_overseen(t->r_time, t->time, t->r_seen, t->seen_n)))
+		return t->off_state;
+	return proc_runq_diffuse(&t->acc, proc_runq_fraction(t->c_sum, t->q_sum)) ? TRACT_STATE_RUNQ
+										      : TRACT_STATE_RUN;
 }

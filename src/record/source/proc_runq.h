@@ -15,6 +15,17 @@
  * machine is busy), so the mean of each span's own fraction weights a short
  * span as much as a long one and strayed 0.05 to 0.10 low of the kernel's
  * share on three spinners on two CPUs; a sum weights each by its time.
+ *
+ * Nor is R itself found as often as the thread is runnable.  A reader of
+ * /proc runs when its timer wakes it, and on a virtual machine the same
+ * exit to the host delivers the disk's and the network's interrupts: a
+ * thread they wake is R at that moment far more often than at others (an
+ * fsync loop beside spinners: R in 74% of a plain reader's looks, runnable
+ * 41% of the time by its counters).  Over passes that find a thread in
+ * turn, the counters say how long it was runnable; where its R samples are
+ * more than that share, the excess ones are read as the state it was last
+ * found in off CPU, by the same error diffusion.  A thread never found off
+ * CPU (a spinner) keeps every R.
  */
 #ifndef TRACT_PROC_RUNQ_H
 #define TRACT_PROC_RUNQ_H
@@ -32,9 +43,12 @@ void proc_runq__free(struct proc_runq *r);
 void proc_runq__new_pass(struct proc_runq *r);
 /*
  * Remember tid's schedstat counters (ns on a CPU, ns waiting on a run
- * queue); for a runnable thread, 1 when this sample is RUNQ, else 0.
+ * queue) read at now_ns (CLOCK_MONOTONIC), and the sample's state as /proc
+ * gives it (TRACT_STATE_*, R as TRACT_STATE_RUN); the state it is recorded
+ * as: an R one RUN or RUNQ, or the thread's latest state off CPU.
  */
-int proc_runq__queued(struct proc_runq *r, uint32_t tid, uint64_t run_ns, uint64_t wait_ns, int runnable);
+int proc_runq__state(struct proc_runq *r, uint32_t tid, uint64_t run_ns, uint64_t wait_ns, uint64_t now_ns,
+		     int state);
 /*
  * The arithmetic, apart: growths c and q added to a thread's decaying sums,
  * the queued fraction of those sums, and the verdict it and the carried
@@ -43,5 +57,12 @@ int proc_runq__queued(struct proc_runq *r, uint32_t tid, uint64_t run_ns, uint64
 void proc_runq_add(uint64_t *c_sum, uint64_t *q_sum, uint64_t c, uint64_t q);
 uint32_t proc_runq_fraction(uint64_t c_sum, uint64_t q_sum);
 int proc_runq_diffuse(int32_t *acc, uint32_t fraction);
+/*
+ * The fraction of a thread's R samples that were off CPU, from the decaying
+ * sums over consecutive passes: time runnable and time (ns), R samples and
+ * samples (in PROC_RUNQ_ONE each); 0 where R was found no more often than
+ * the thread was runnable, or it was never found off CPU.
+ */
+uint32_t proc_runq_overseen(uint64_t r_time, uint64_t time, uint64_t r_seen, uint64_t seen_n);
 
 #endif

@@ -93,8 +93,7 @@ static void read_schedstat(struct source_proc *sp, const char *dir, struct sampl
 	snprintf(path, sizeof(path), "%s/schedstat", dir);
 	if (read_small(path, buf, sizeof(buf)) <= 0 || sscanf(buf, "%llu %llu %llu", &run, &wait, &count) != 3)
 		return;
-	if (proc_runq__queued(sp->runq, s->tid, run, wait, s->state == TRACT_STATE_RUN))
-		s->state = TRACT_STATE_RUNQ;
+	s->state = proc_runq__state(sp->runq, s->tid, run, wait, mono_ns(), s->state);
 	if (!runq_history__update(sp->res.runq, s->tid, wait, count, 0, &s->runq_us)) {
 		s->runq_us /= 1000;
 		s->has_runq = 1;
