@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdint.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -13,10 +14,10 @@
 #define SYS_openat2 437
 #endif
 
-int proc_file_open(const char *proc, pid_t pid, const char *path)
+static int open_in_root(const char *proc, pid_t pid, const char *path, uint64_t flags, struct stat *out)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
+		.flags = flags | O_PATH | O_CLOEXEC,
 		/* symlinks (absolute ones too) and ".." stay inside the process's root; no /proc magic links */
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
@@ -36,7 +37,7 @@ int proc_file_open(const char *proc, pid_t pid, const char *path)
 	close(root);
 	if (err)
 		return err;
-	/* what it is, before anything opens it: only a regular file is read */
+	/* what it is, before anything opens it: only a regular file is read (a symlink O_NOFOLLOW kept is not) */
 	if (fstat(where, &st) || !S_ISREG(st.st_mode)) {
 		close(where);
 		return -EPERM;
@@ -45,5 +46,17 @@ int proc_file_open(const char *proc, pid_t pid, const char *path)
 	fd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	err = fd < 0 ? -errno : 0;
 	close(where);
+	if (fd >= 0 && out)
+		*out = st;
 	return fd < 0 ? err : fd;
+}
+
+int proc_file_open(const char *proc, pid_t pid, const char *path)
+{
+	return open_in_root(proc, pid, path, 0, NULL);
+}
+
+int proc_file_open_nofollow(const char *proc, pid_t pid, const char *path, struct stat *st)
+{
+	return open_in_root(proc, pid, path, O_NOFOLLOW, st);
 }

@@ -9,6 +9,7 @@
 #ifndef TRACT_PROC_FILE_H
 #define TRACT_PROC_FILE_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -17,5 +18,12 @@
  * anything else).
  */
 int proc_file_open(const char *proc, pid_t pid, const char *path);
+/*
+ * The same for a file found by a name the process's runtime agreed on
+ * rather than by a mapping, which the process's user may have made a
+ * symlink to anything: a symlink as the last component is refused too.
+ * *st gets what the fd is (its owner, size).
+ */
+int proc_file_open_nofollow(const char *proc, pid_t pid, const char *path, struct stat *st);
 
 #endif
