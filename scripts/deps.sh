@@ -8,9 +8,11 @@ pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev lib
       linux-libc-dev libsqlite3-dev libncurses-dev tmux sqlite3 libcmocka-dev perl procps
       libbpf-tools util-linux debhelper dpkg-dev graphviz libcurl4-openssl-dev libiberty-dev"
 # what only the tests and the bench need: qemu for the older kernels, a
-# browser and node for the pictures, a ClickHouse server, perf to compare
+# browser and node for the pictures, a ClickHouse server, perf to compare,
+# Java for JIT frames
 if [ "${1:-}" = --test ]; then
-	pkgs="$pkgs qemu-system-x86 linux-perf libxml2-utils groff-base chromium clickhouse-server curl openssl"
+	pkgs="$pkgs qemu-system-x86 linux-perf libxml2-utils groff-base chromium clickhouse-server curl openssl
+	      openjdk-17-jdk-headless"
 	# node and npm: Debian's, unless the machine has its own already
 	command -v node > /dev/null 2>&1 || pkgs="$pkgs nodejs"
 	command -v npm > /dev/null 2>&1 || pkgs="$pkgs npm"

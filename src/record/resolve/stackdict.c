@@ -319,7 +319,7 @@ static const char *last_of(const char *s, const char *end, const char *what)
 /*
  * The symbolizer's lines ("fsync+0x2b (libc.so.6)", innermost first) as a
  * folded stack of function names; a frame with no symbol keeps its module
- * and address ("libc.so.6+0x10f3a2").
+ * and address ("libc.so.6+0x10f3a2"), but for JIT code, which reads "[jit]".
  */
 static char *fold_user(const char *lines)
 {
@@ -346,7 +346,13 @@ static char *fold_user(const char *lines)
 		 * From the end: a C++ name holds spaces, parentheses and "+"
 		 * ("operator+", "(anonymous namespace)::f").
 		 */
-		if (!strncmp(l, "0x", 2) && mod) {
+		if (mod && !strncmp(mod, " ([jit])", 8) && mod + 8 == end) {
+			/* JIT code: its perf map's name as it is, else one "[jit]" for all (addresses would split alike stacks) */
+			if (!strncmp(l, "0x", 2))
+				n = snprintf(frame, sizeof(frame), "[jit]");
+			else
+				n = snprintf(frame, sizeof(frame), "%.*s", (int)((plus ? plus : name_end) - l), l);
+		} else if (!strncmp(l, "0x", 2) && mod) {
 			const char *mod_end = memchr(mod, ')', end - mod);
 
 			n = snprintf(frame, sizeof(frame), "%.*s+%.*s", (int)((mod_end ? mod_end : end) - mod - 2),

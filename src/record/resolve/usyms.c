@@ -29,6 +29,7 @@
 #include "dict.h"
 #include "elfcap.h"
 #include "inlines.h"
+#include "perfmap.h"
 #include "proc_file.h"
 #include "usyms.h"
 #include "util.h"
@@ -58,6 +59,9 @@
 #define USYMS_IDLE_NS		(60 * NSEC_PER_SEC)
 #define USYMS_REFRESH_NS	NSEC_PER_SEC
 #define USYMS_SWEEP_NS		NSEC_PER_SEC
+/* of every process's perf map together, and of any one */
+#define USYMS_MAX_JIT_BYTES	(256ull << 20)
+#define USYMS_MAX_JIT_MAP	(64ull << 20)
 /* the vdso is two pages on x86-64; anything this big is not one */
 #define VDSO_MAX		(1u << 20)
 /* no mapping starts below mmap_min_addr: such addresses are junk, not news */
@@ -102,7 +106,7 @@ struct umod {
 enum umap_kind {
 	UMAP_FILE,
 	UMAP_VDSO,
-	UMAP_ANON,		/* no file: JIT code */
+	UMAP_ANON,		/* no file: JIT code, named by the process's perf map if it has one */
 	UMAP_OTHER,		/* [vsyscall], an executable [stack] */
 };
 
@@ -134,6 +138,9 @@ struct uproc {
 	struct umap *maps;	/* executable ones, by address */
 	size_t nr_maps;
 	struct strbuf strs;
+	struct perfmap *jit;	/* NULL: no perf map read */
+	int jit_checked;	/* jit_check_ns is valid */
+	uint64_t jit_check_ns;
 };
 
 struct usyms {
@@ -854,7 +861,7 @@ static int read_maps(const char *proc, int pid, struct umap **mapsp, size_t *nrp
 		else
 			m.kind = UMAP_OTHER;
 		if (m.kind == UMAP_ANON) {
-			name = "[anon]";
+			name = "[jit]";
 			len = strlen(name);
 		}
 		m.path_off = sb_add_str(strs, name, len);
@@ -956,8 +963,13 @@ static struct uproc *proc_find(const struct usyms *u, int pid)
 	return NULL;
 }
 
-static void proc_free(struct uproc *p)
+static void proc_free(struct usyms *u, struct uproc *p)
 {
+	if (p->jit) {
+		u->st.jit_bytes -= perfmap__bytes(p->jit);
+		u->st.jit_maps--;
+		perfmap__free(p->jit);
+	}
 	free(p->maps);
 	free(p->strs.buf);
 	free(p);
@@ -970,7 +982,7 @@ static void proc_drop(struct usyms *u, struct uproc *p)
 	while (*pp != p)
 		pp = &(*pp)->next;
 	*pp = p->next;
-	proc_free(p);
+	proc_free(u, p);
 	u->st.procs--;
 }
 
@@ -1004,7 +1016,7 @@ static int proc_load(struct usyms *u, int pid, uint64_t start_ns, struct uproc *
 	u->st.maps_reads++;
 	err = read_maps(u->proc, pid, &p->maps, &p->nr_maps, &p->strs);
 	if (err) {
-		proc_free(p);
+		proc_free(u, p);
 		return err;
 	}
 	p->pid = pid;
@@ -1034,6 +1046,55 @@ static struct umap *find_map_fresh(struct usyms *u, struct uproc *p, uint64_t ad
 	return m;
 }
 
+/*
+ * The perf map of process p, read on (what is new) at most once a second
+ * while its JIT code is asked about: runtimes add to it as they compile.
+ */
+static struct perfmap *jit_names(struct usyms *u, struct uproc *p)
+{
+	size_t held, budget;
+	int fd;
+
+	if (p->jit_checked && u->now_ns - p->jit_check_ns < USYMS_REFRESH_NS)
+		return p->jit;
+	p->jit_checked = 1;
+	p->jit_check_ns = u->now_ns;
+	/* gone or never written: what was read stays, it named this code */
+	fd = perfmap_open(u->proc, p->pid);
+	if (fd < 0)
+		return p->jit;
+	if (!p->jit) {
+		p->jit = perfmap__new();
+		u->st.jit_maps++;
+	}
+	held = perfmap__bytes(p->jit);
+	budget = u->st.jit_bytes - held < USYMS_MAX_JIT_BYTES ? USYMS_MAX_JIT_BYTES - (u->st.jit_bytes - held) : 0;
+	u->st.jit_reads++;
+	perfmap__update(p->jit, fd, budget < USYMS_MAX_JIT_MAP ? budget : USYMS_MAX_JIT_MAP);
+	u->st.jit_bytes += perfmap__bytes(p->jit) - held;
+	close(fd);
+	return p->jit;
+}
+
+/* A frame in anonymous executable memory: its perf map's name, or just "[jit]". */
+static void format_jit_frame(struct usyms *u, struct uproc *p, uint64_t ip, uint64_t look,
+			     struct strbuf *out)
+{
+	struct perfmap *jit = jit_names(u, p);
+	const char *name;
+	uint64_t off;
+
+	name = jit ? perfmap__lookup(jit, look, &off) : NULL;
+	if (name) {
+		sb_put(out, name);
+		sb_put(out, "+");
+		sb_put_hex(out, off + (ip - look));
+	} else {
+		sb_put_hex(out, ip);
+	}
+	sb_put(out, " ([jit])");
+}
+
 static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_return,
 			 struct strbuf *out)
 {
@@ -1045,6 +1106,10 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 	if (!m) {
 		sb_put_hex(out, ip);
 		sb_put(out, " ([unknown])");
+		return;
+	}
+	if (m->kind == UMAP_ANON) {
+		format_jit_frame(u, p, ip, look, out);
 		return;
 	}
 	mod = map_module(u, p, m);
@@ -1300,7 +1365,7 @@ void usyms__free(struct usyms *u)
 
 		for (p = u->buckets[i]; p; p = next) {
 			next = p->next;
-			proc_free(p);
+			proc_free(u, p);
 		}
 	}
 	for (unsigned int i = 0; i < u->max_mods; i++) {

@@ -22,6 +22,9 @@ struct usyms_stats {
 	uint64_t symbol_bytes;		/* ... and their size */
 	uint64_t maps_reads;		/* of /proc/PID/maps, re-reads included */
 	uint64_t procs;			/* processes cached now */
+	uint64_t jit_maps;		/* perf maps held now (a process's JIT code named) */
+	uint64_t jit_bytes;		/* ... and their size */
+	uint64_t jit_reads;		/* of perf maps, each one's new lines */
 };
 
 /* Keeps at most max_modules symbol tables (0: 512). */
@@ -39,7 +42,9 @@ void usyms__free(struct usyms *u);
  *   0x10f3a2 (libc.so.6)          no symbol: the ELF address, as addr2line
  *                                 takes it (the same in every process)
  *   0x7f2c41a3e010 (libc.so.6)    the file could not be read: the address
- *   0x7f2c41a3e010 ([anon])       executable memory with no file: JIT code
+ *   Load.compute+0x1f ([jit])     executable memory with no file (JIT code)
+ *                                 that the process's perf map names
+ *   0x7f2c41a3e010 ([jit])        ... and one it does not name
  *   0x7f2c41a3e010 ([unknown])    no executable mapping holds the address
  *
  * start_ns tells a reused pid from the process cached under it (0: trust the

@@ -296,7 +296,7 @@ static void new_code_is_found_and_junk_is_paced(void **state)
 	jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(jit != MAP_FAILED);
 	ip = (uint64_t)(uintptr_t)jit + 0x10;
-	snprintf(want, sizeof(want), "0x%llx ([anon])", (unsigned long long)ip);
+	snprintf(want, sizeof(want), "0x%llx ([jit])", (unsigned long long)ip);
 	expect_text(u, getpid(), &ip, 1, want);
 	usyms__stats(u, &st);
 	assert_int_equal(st.maps_reads, 2);
@@ -311,6 +311,51 @@ static void new_code_is_found_and_junk_is_paced(void **state)
 	usyms__stats(u, &st);
 	assert_int_equal(st.maps_reads, 3);
 	munmap(jit, 4096);
+	usyms__free(u);
+}
+
+static void jit_code_is_named_by_the_perf_map(void **state)
+{
+	struct usyms *u = usyms__new(0);
+	struct usyms_stats st;
+	char map[64], want[64];
+	uint64_t ips[2];
+	char *jit;
+	FILE *f;
+
+	(void)state;
+	jit = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fprintf(f, "%llx 100 Load.compute\n", (unsigned long long)(uintptr_t)jit);
+	fclose(f);
+	ips[0] = (uint64_t)(uintptr_t)jit + 0x10;
+	ips[1] = (uint64_t)(uintptr_t)jit + 0x1000;
+	snprintf(want, sizeof(want), "Load.compute+0x10 ([jit])\n0x%llx ([jit])", (unsigned long long)ips[1]);
+	expect_text(u, getpid(), ips, 2, want);
+
+	/* the runtime compiles more: read within a second, the "0x" form too */
+	f = fopen(map, "a");
+	assert_non_null(f);
+	fprintf(f, "0x%016llx 0x80 int Load.more(int)\n", (unsigned long long)ips[1]);
+	fclose(f);
+	usyms__end_pass(u, 2 * SEC);
+	ips[0] = ips[1] + 0x20;
+	expect_text(u, getpid(), ips, 1, "int Load.more(int)+0x20 ([jit])");
+	usyms__stats(u, &st);
+	assert_int_equal(st.jit_maps, 1);
+	assert_int_equal(st.jit_reads, 2);
+	assert_true(st.jit_bytes > 0);
+
+	/* the process's map goes with it */
+	usyms__forget(u, getpid(), 0);
+	usyms__stats(u, &st);
+	assert_int_equal(st.jit_maps, 0);
+	assert_int_equal(st.jit_bytes, 0);
+	unlink(map);
+	munmap(jit, 8192);
 	usyms__free(u);
 }
 
@@ -418,6 +463,7 @@ int main(void)
 		cmocka_unit_test(another_process_shares_the_symbol_tables),
 		cmocka_unit_test(a_deleted_copy_mapped_elsewhere),
 		cmocka_unit_test(new_code_is_found_and_junk_is_paced),
+		cmocka_unit_test(jit_code_is_named_by_the_perf_map),
 		cmocka_unit_test(reused_pids_and_idle_processes_are_forgotten),
 		cmocka_unit_test(modules_no_stack_went_through_for_a_minute_go),
 		cmocka_unit_test(evicted_modules_come_back),

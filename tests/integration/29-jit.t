@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# JIT code named by the runtime's perf map: a Java thread spinning in one
+# hot method (OpenJDK 17 from Debian, its frame pointers kept), recorded
+# before and after jcmd writes /tmp/perf-PID.map.  Before, its JIT frames
+# read [jit]; after, the method by name, its stack unwound through the JIT
+# frames by their frame pointers; never an anonymous address.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+
+# Java from Debian, installed here if missing (make test installs it too)
+if ! command -v javac > /dev/null 2>&1 || ! command -v jcmd > /dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless \
+		> "$WORK/apt.log" 2>&1 || sed 's/^/# /' "$WORK/apt.log"
+fi
+command -v javac > /dev/null 2>&1 && command -v jcmd > /dev/null 2>&1 ||
+	skip_all "no Java (javac, jcmd), and openjdk-17-jdk-headless could not be installed"
+
+# compute() is kept out of its caller, so that it is a piece of JIT code of its own
+cat > "$WORK/Load.java" << 'EOF'
+public class Load {
+	static long compute(long n) {
+		long s = 1;
+		for (long i = 0; i < n; i++)
+			s = s * 31 + (i ^ (s >>> 7));
+		return s;
+	}
+
+	public static void main(String[] args) throws Exception {
+		Thread hot = new Thread(() -> {
+			long x = 0;
+			for (long i = 0;; i++) {
+				x += compute(200000);
+				if (i == 5000)
+					System.out.println("ready " + (x & 1));
+			}
+		}, "hot");
+		hot.setDaemon(true);
+		hot.start();
+		Thread.sleep(Long.parseLong(args[0]) * 1000);
+	}
+}
+EOF
+javac -d "$WORK" "$WORK/Load.java" 2> "$WORK/javac.err" || skip_all "javac cannot compile here: $(head -1 "$WORK/javac.err")"
+
+java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Load::compute \
+	-cp "$WORK" Load 120 > "$WORK/java.out" 2>&1 &
+JAVA_PID=$!
+bg_started $JAVA_PID
+# ready once compute has run thousands of times: compiled by then
+for _ in $(seq 600); do
+	grep -q '^ready' "$WORK/java.out" && break
+	kill -0 $JAVA_PID 2> /dev/null || break
+	sleep 0.1
+done
+grep -q '^ready' "$WORK/java.out" || skip_all "java did not run: $(head -1 "$WORK/java.out")"
+MAP=/tmp/perf-$JAVA_PID.map
+rm -f "$MAP"
+
+# ticks of the hot thread in the profile: all, or those whose user stack matches a LIKE pattern
+prof="profile p join threads t on t.id = p.thread left join stacks s on s.id = p.ustack"
+ticks() { q "$1" "select coalesce(sum(ticks), 0) from $prof where t.comm = 'hot' ${2:+and s.frames like '$2'}"; }
+share_at_least() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(b > 0 && a / b >= s) }'; }
+
+"$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/nomap" 2> "$WORK/nomap.err"
+jcmd $JAVA_PID Compiler.perfmap > "$WORK/jcmd.out" 2>&1
+"$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/map" 2> "$WORK/map.err"
+# the name jcmd gave compute: JDK 17 writes "Load::compute", later ones "long Load.compute(long)"
+line=$(grep -m1 'Load[:.]*compute' "$MAP" 2> /dev/null)
+name=$(printf '%s\n' "$line" | cut -d' ' -f3-)
+end_children $JAVA_PID
+rm -f "$MAP"
+
+test_expect_success "jcmd wrote the perf map, compute in it ($line)" '
+	test_holds -n "$name"
+'
+nomap=$(one_store "$WORK/nomap") map=$(one_store "$WORK/map")
+all=$(ticks "$nomap") jit=$(ticks "$nomap" '%;[jit]') named=$(ticks "$nomap" "%$name%")
+ok "without the map the hot method's ticks end in [jit] ($jit of $all)" share_at_least "$jit" "$all" 0.8
+ok "and none names it" test_holds "$named" -eq 0
+all=$(ticks "$map") named=$(ticks "$map" "%;$name")
+ok "with the map, the hot method's on-CPU ticks name it innermost ($named of $all)" share_at_least "$named" "$all" 0.8
+# below compute: its caller's frames by their frame pointers, down to where the thread began
+whole=$(ticks "$map" "%start_thread;%;$name")
+ok "and the stack goes on through the JIT frames to the thread's start ($whole of $named)" \
+	share_at_least "$whole" "$named" 0.8
+runs=$(q "$map" "select count(*) from samples x join stacks s on s.id = x.ustack_id where x.comm = 'hot'")
+runs_named=$(q "$map" "select count(*) from samples x join stacks s on s.id = x.ustack_id
+	where x.comm = 'hot' and s.frames like '%$name%'")
+if [ "$runs" -gt 0 ]; then
+	ok "the hot thread's samples with a user stack name it too ($runs_named of $runs)" share_at_least "$runs_named" "$runs" 0.8
+else
+	skip "the hot thread's samples with a user stack name it too" "no sample of it had a user stack"
+fi
+anon=$(q "$nomap" "select count(*) from stacks where frames like '%[anon]%'")
+anon=$((anon + $(q "$map" "select count(*) from stacks where frames like '%[anon]%'")))
+ok 'no stack shows JIT code as an anonymous address' test_holds "$anon" -eq 0
+done_testing
