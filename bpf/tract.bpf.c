@@ -364,6 +364,8 @@ static __always_inline bool is_active(const struct tract_sample *s)
 		.has_state_time = !!(s->flags & TRACT_SF_STATE_TIME),
 		.state_ns = s->state_ns,
 		.idle_grace_ns = idle_grace_ns,
+		.site_keeps = s->wait_class == (TRACT_WAIT_BLOCKED | TRACT_WAIT_CROSS),
+		.site_idle = s->wait_class == TRACT_WAIT_SLEEPING || s->wait_class == TRACT_WAIT_INPUT,
 	};
 
 	if (all_threads)
@@ -928,13 +930,18 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	tag = owner_tag(task);
 	switches = read_syscall(task, s, tag, !on_cpu && s->state != TRACT_STATE_RUN);
 	read_state_time(task, s, pass_now);
+	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL))
+		s->wait_class = site_class(s->tgid, s->syscall_nr, s->sc_args[0]);
 	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass_now)
 		s->arrival_ns = pass_now - task->sched_info.last_arrival;
 	if (!(s->flags & TRACT_SF_HOLDER) && !is_active(s)) {
 		if (is_named_holder(s->tid))
 			s->flags |= TRACT_SF_HOLDER;
-		else if (!(s->flags & TRACT_SF_RAN_AT_START))
+		else if (!(s->flags & TRACT_SF_RAN_AT_START)) {
+			if (s->flags & TRACT_SF_IN_SYSCALL)
+				mark_wait(task, tag, s, 1);
 			return 0;
+		}
 		else
 			s->flags |= TRACT_SF_ONLY_IF_RAN;
 	}
@@ -983,7 +990,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (bpf_seq_write(seq, s, sizeof(*s)))
 		return 0;
 	otel_remember();
-	mark_wait(task, tag, s);
+	mark_wait(task, tag, s, 0);
 	if (at_moment)
 		window_seen(s->tid, tag);
 	if (fresh_switches && slot) {

@@ -20,7 +20,29 @@ struct wait_mark {
 	__u32 tag;		/* owner_tag() of the waiting thread */
 	__u32 pcount;		/* its sched_info.pcount as sampled: unchanged until it is switched in */
 	__u64 start_ns;		/* when it went to sleep (boot time); 0: no mark */
+	__u64 arg0;		/* its site: the syscall it waits in (-1: none) and its first argument */
+	__s32 nr;
+	__u32 learn_only;	/* a wait of a thread left out: its end teaches its site, no record */
 };
+
+/*
+ * Where a process's threads wait, and what ended the latest wait there: a
+ * wait still open takes that class; an idle syscall's wait at a site whose
+ * waits end by another process of the program is kept however long, one at
+ * a site whose waits end by a timer or input is idle from its start.
+ */
+struct wait_site {
+	__u32 tgid;
+	__s32 nr;
+	__u64 arg0;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACT_WAIT_SITES);
+	__type(key, struct wait_site);
+	__type(value, __u8);
+} wait_sites SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -57,8 +79,11 @@ volatile __u8 visited_state;
 /*
  * After the sample s of task is written: a thread asleep when visited, and
  * in the same state as its sample shows, waits in what the sample shows.
+ * With learn_only, s was left out (an idle syscall's wait past the grace):
+ * its end only teaches the class of its site, so that the next wait there
+ * is kept if a thread of the program ends it.
  */
-static __always_inline void mark_wait(struct task_struct *task, __u32 tag, const struct tract_sample *s)
+static __noinline void mark_wait(struct task_struct *task, __u32 tag, const struct tract_sample *s, __u32 learn_only)
 {
 	__u32 i, pcount = (__u32)task->sched_info.pcount;
 	__u64 start = pass_boot_ns - s->state_ns;
@@ -72,11 +97,51 @@ static __always_inline void mark_wait(struct task_struct *task, __u32 tag, const
 	m = bpf_map_lookup_elem(&wait_marks, &i);
 	if (!m)
 		return;
-	if (m->start_ns && m->tag == tag && m->pcount == pcount && m->start_ns <= start)
+	if (m->start_ns && m->tag == tag && m->pcount == pcount && m->start_ns <= start) {
+		m->learn_only &= learn_only;
 		return;
+	}
+	m->learn_only = learn_only;
 	m->tag = tag;
 	m->pcount = pcount;
 	m->start_ns = start;
+	m->nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
+	m->arg0 = s->sc_args[0];
+}
+
+/* The class a wait at this site would have, by what ended the latest there (TRACT_WAIT_UNKNOWN: none yet). */
+static __noinline __u8 site_class(__u32 tgid, __s32 nr, __u64 arg0)
+{
+	struct wait_site k = { .tgid = tgid, .nr = nr, .arg0 = arg0 };
+	__u8 *c = bpf_map_lookup_elem(&wait_sites, &k);
+
+	return c ? *c : TRACT_WAIT_UNKNOWN;
+}
+
+/* Two processes run the same program: their executables are one file (workers of a server). */
+static __always_inline bool same_program(struct task_struct *a, struct task_struct *b)
+{
+	struct mm_struct *ma = BPF_CORE_READ(a, mm), *mb = BPF_CORE_READ(b, mm);
+	struct inode *ia, *ib;
+
+	if (!ma || !mb)
+		return false;
+	ia = BPF_CORE_READ(ma, exe_file, f_inode);
+	ib = BPF_CORE_READ(mb, exe_file, f_inode);
+	return ia && ia == ib;
+}
+
+static __always_inline __u8 class_of_end(struct task_struct *p, struct task_struct *cur, __u32 label)
+{
+	if (label == TRACT_WAKER_TIMER)
+		return TRACT_WAIT_SLEEPING;
+	if (label)
+		return TRACT_WAIT_INPUT;
+	if (cur->tgid == p->tgid)
+		return TRACT_WAIT_BLOCKED;
+	if (same_program(p, cur))
+		return TRACT_WAIT_BLOCKED | TRACT_WAIT_CROSS;
+	return TRACT_WAIT_INPUT;
 }
 
 /*
@@ -86,12 +151,23 @@ static __always_inline void mark_wait(struct task_struct *task, __u32 tag, const
 static __noinline void write_wait_end(struct task_struct *p, struct task_struct *cur, __u32 label,
 				      struct wait_mark *m)
 {
+	struct wait_site site = { .tgid = p->tgid, .nr = m->nr, .arg0 = m->arg0 };
 	__u64 start = m->start_ns;
 	struct tract_wait_end *e;
+	__u8 class;
 
 	m->start_ns = 0;
 	/* switched in since it was sampled: another wait ends here */
 	if (m->pcount != (__u32)p->sched_info.pcount)
+		return;
+	class = class_of_end(p, cur, label);
+	if (site.nr >= 0) {
+		__u8 *known = bpf_map_lookup_elem(&wait_sites, &site);
+
+		if (!known || *known != class)
+			bpf_map_update_elem(&wait_sites, &site, &class, BPF_ANY);
+	}
+	if (m->learn_only)
 		return;
 	e = bpf_ringbuf_reserve(&wait_ends, sizeof(*e), 0);
 	if (!e) {
@@ -102,6 +178,7 @@ static __noinline void write_wait_end(struct task_struct *p, struct task_struct 
 	e->tgid = p->tgid;
 	e->start_ns = start;
 	e->end_ns = bpf_ktime_get_boot_ns();
+	e->wait_class = class & TRACT_WAIT_CLASS_MASK;
 	if (label) {
 		e->ender_tid = label;
 		e->ender_tgid = 0;

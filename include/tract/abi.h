@@ -28,6 +28,30 @@
 /* waker_tid of a wakeup run by an expiring timer (hrtimer or timer wheel) */
 #define TRACT_WAKER_TIMER 0xfffffffeu
 
+/*
+ * What a wait is, by what ended it: a thread of its own process or of
+ * another process of the same program (blocked: by that thread), a timer
+ * (sleeping), an interrupt (the network, a device) or another program (its
+ * client, a pipe's writer: waiting for input).  A sample in a wait that is
+ * still open has the class its site (the syscall and its first argument, in
+ * its process) had when a wait there last ended.
+ */
+enum tract_wait_class {
+	TRACT_WAIT_UNKNOWN = 0,
+	TRACT_WAIT_BLOCKED,
+	TRACT_WAIT_SLEEPING,
+	TRACT_WAIT_INPUT,
+};
+/*
+ * With TRACT_WAIT_BLOCKED, in a site's class (the kernel side's only): the
+ * ender was a thread of another process of the same program.  Within one
+ * process a lock's release and a pool's hand-off of work look alike (a
+ * futex, an event fd); a server's worker processes waking each other (a
+ * latch) are what a lock wait between them looks like.
+ */
+#define TRACT_WAIT_CROSS 0x10
+#define TRACT_WAIT_CLASS_MASK 0x0f
+
 /* Thread states, in the order they are stored (the store keeps the name). */
 enum tract_state {
 	TRACT_STATE_RUN = 0,	/* on a CPU */
@@ -123,7 +147,7 @@ struct tract_sample {
 	__u8 state;		/* enum tract_state, as of the pass's start where it is known */
 	__u8 start_state;	/* with TRACT_SF_ARRIVED_SINCE: its state then, if another had its CPU */
 	__u8 blocker_kind;	/* enum tract_blocker_kind */
-	__u8 pad0;
+	__u8 wait_class;	/* asleep in a syscall: enum tract_wait_class of its wait's site, | TRACT_WAIT_CROSS */
 	__u32 flags;		/* enum tract_sample_flags */
 	__u32 waker_tid;
 	__u32 blocker_tid;	/* with TRACT_SF_BLOCKER or TRACT_SF_BLOCKER_USER: the lock's holder */
@@ -184,6 +208,8 @@ struct tract_exit {
  * wakeup that ends that wait tells who ended it.
  */
 #define TRACT_WAIT_ENDS_RING (256 * 1024)
+/* sites of waits (process, syscall, first argument) whose latest end is kept: LRU */
+#define TRACT_WAIT_SITES 16384
 struct tract_wait_end {
 	__u32 tid, tgid;	/* the thread that waited */
 	__u32 ender_tid;	/* the thread that woke it, or TRACT_WAKER_TIMER or TRACT_WAKER_IRQ */
@@ -191,6 +217,8 @@ struct tract_wait_end {
 	__u64 start_ns;		/* when it went to sleep, as its sample had it (boot time) */
 	__u64 end_ns;		/* the wakeup (boot time) */
 	char ender_comm[TRACT_COMM_LEN];	/* the waking thread's name; empty for a timer or an interrupt */
+	__u8 wait_class;	/* enum tract_wait_class */
+	__u8 pad[7];
 };
 
 #define TRACT_OTEL_PROCS 4096
@@ -401,7 +429,7 @@ _Static_assert(sizeof(struct tract_hist_val) == 16, "tract_hist_val layout chang
 _Static_assert(sizeof(struct tract_sample) == 304, "tract_sample layout changed");
 _Static_assert(sizeof(struct tract_otel_proc) == 40, "tract_otel_proc layout changed");
 _Static_assert(sizeof(struct tract_exit) == 40, "tract_exit layout changed");
-_Static_assert(sizeof(struct tract_wait_end) == 48, "tract_wait_end layout changed");
+_Static_assert(sizeof(struct tract_wait_end) == 56, "tract_wait_end layout changed");
 _Static_assert(sizeof(struct tract_otel_attrs) == 16, "tract_otel_attrs layout changed");
 _Static_assert(sizeof(struct tract_ustack_copy) == 160, "tract_ustack_copy layout changed");
 _Static_assert(sizeof(struct tract_tick) == 224, "tract_tick layout changed");
@@ -533,6 +561,8 @@ struct tract_policy_facts {
 	__u8 idle_syscall;		/* the syscall is one of the idle waits */
 	__u8 lock_wait;			/* a futex wait that is a lock (tract_futex_is_lock) */
 	__u8 has_state_time;		/* state_ns is known (not from /proc) */
+	__u8 site_keeps;		/* its site's latest wait ended by another process of the program */
+	__u8 site_idle;			/* ... by a timer, an interrupt or another program (not from /proc) */
 	__u64 state_ns;			/* time in the state so far */
 	__u64 idle_grace_ns;
 };
@@ -558,8 +588,12 @@ static inline int tract_is_active(const struct tract_policy_facts *f)
 	}
 	if (f->kthread)
 		return 0;
-	if (f->state == TRACT_STATE_SLEEP && f->in_syscall && (!f->idle_syscall || f->lock_wait))
+	/* an idle syscall's wait is kept however long it lasts where such waits end by another worker process */
+	if (f->state == TRACT_STATE_SLEEP && f->in_syscall && (!f->idle_syscall || f->lock_wait || f->site_keeps))
 		return 1;
+	/* ... and idle from its start where they end by a timer or by input: no lock hand-off to show */
+	if (f->state == TRACT_STATE_SLEEP && f->idle_syscall && f->site_idle)
+		return 0;
 	/* idle waits, and stopped threads, count only while they are young */
 	return f->has_state_time && f->state_ns < f->idle_grace_ns;
 }

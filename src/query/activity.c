@@ -49,10 +49,11 @@ static int64_t waited_us(int64_t sc_us, int64_t state_us)
 	return sc_us >= 0 ? sc_us : state_us;
 }
 
-const char *const activity_names[] = { "cpu", "runq", "disk", "lock", "waiting", "input", "idle", "stopped", NULL };
+const char *const activity_names[] = { "cpu",	 "runq",  "disk", "lock", "blocked", "waiting",
+				       "sleep", "input", "idle", "stopped", NULL };
 
 const char *activity_of(const char *state, const char *syscall, int64_t sc_us, int64_t state_us, const char *file,
-			int64_t arg1, int64_t arg2)
+			int64_t arg1, int64_t arg2, int wait_class)
 {
 	if (!state)
 		return NULL;
@@ -68,6 +69,13 @@ const char *activity_of(const char *state, const char *syscall, int64_t sc_us, i
 		return "idle";
 	if (!strcmp(syscall, "futex") && tract_futex_is_lock((uint64_t)arg1, (uint64_t)arg2))
 		return "lock";
+	/* what ended the waits at its site says what this one is, whatever the syscall's name */
+	if (wait_class == TRACT_WAIT_BLOCKED)
+		return "blocked";
+	if (wait_class == TRACT_WAIT_SLEEPING)
+		return "sleep";
+	if (wait_class == TRACT_WAIT_INPUT && !is_idle_wait(syscall))
+		return "input";
 	if (is_one_of(syscall, input_syscalls) &&
 	    ((file && is_terminal(file)) || waited_us(sc_us, state_us) >= ACTIVITY_INPUT_AFTER_US))
 		return "input";

@@ -17,12 +17,13 @@
 extern const char *const activity_names[];
 
 /*
- * "cpu", "runq", "disk", "lock", "waiting", "input", "idle" or "stopped", from
- * a sample's state name, syscall name (NULL: none), time in it and time in
- * the state (< 0: unknown), file (NULL: none) and its second and third
- * arguments.
+ * "cpu", "runq", "disk", "lock", "blocked", "waiting", "sleep", "input",
+ * "idle" or "stopped", from a sample's state name, syscall name (NULL:
+ * none), time in it and time in the state (< 0: unknown), file (NULL:
+ * none), its second and third arguments, and its wait's class (enum
+ * tract_wait_class, TRACT_WAIT_UNKNOWN where none is known).
  */
 const char *activity_of(const char *state, const char *syscall, int64_t sc_us, int64_t state_us, const char *file,
-			int64_t arg1, int64_t arg2);
+			int64_t arg1, int64_t arg2, int wait_class);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "activity.h"
+#include "schema.h"
 #include "sqlfuncs.h"
 #include "util.h"
 
@@ -309,7 +310,7 @@ static int64_t us_or_unknown(sqlite3_value *v)
 	return sqlite3_value_type(v) == SQLITE_NULL ? -1 : sqlite3_value_int64(v);
 }
 
-/* activity(state, syscall, sc_us, state_us, file, arg1, arg2): see activity.h */
+/* activity(state, syscall, sc_us, state_us, file, arg1, arg2, wait_class_id): see activity.h */
 static void sql_activity(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const char *state, *syscall, *file;
@@ -321,9 +322,23 @@ static void sql_activity(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	syscall = value_text(ctx, argv[1], &len);
 	file = value_text(ctx, argv[4], &len);
 	what = activity_of(state, syscall, us_or_unknown(argv[2]), us_or_unknown(argv[3]), file,
-			   sqlite3_value_int64(argv[5]), sqlite3_value_int64(argv[6]));
+			   sqlite3_value_int64(argv[5]), sqlite3_value_int64(argv[6]),
+			   (int)sqlite3_value_int64(argv[7]));
 	if (what)
 		sqlite3_result_text(ctx, what, -1, SQLITE_STATIC);
+}
+
+/* wait_class_name(wait_class_id): "blocked", "sleeping", "input" or NULL */
+static void sql_wait_class_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *name;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	name = wait_class_name((int)sqlite3_value_int64(argv[0]));
+	if (name)
+		sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
 }
 
 int sqlfuncs_register(sqlite3 *db)
@@ -339,7 +354,8 @@ int sqlfuncs_register(sqlite3 *db)
 		{ "file_ext", 1, sql_file_ext },
 		{ "top_frame", 1, sql_top_frame },
 		{ "log2_bucket", 1, sql_log2_bucket },
-		{ "activity", 7, sql_activity },
+		{ "activity", 8, sql_activity },
+		{ "wait_class_name", 1, sql_wait_class_name },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++) {

@@ -54,6 +54,7 @@ struct sample {
 	/* with blocker_tid: the chain of holders at the pass (chains.h) */
 	uint32_t chain_root_tid, chain_len, chain_cycle;
 	uint64_t steal_us;		/* RUN: the time the host took from its CPU over the pass's interval */
+	uint32_t wait_class;		/* asleep in a syscall: enum tract_wait_class of its wait's site */
 };
 
 /*

@@ -20,6 +20,17 @@ static const char *const state_names[TRACT_STATE__COUNT] = {
 	[TRACT_STATE_IDLE] = "IDLE",
 };
 
+const char *wait_class_name(int wait_class)
+{
+	static const char *const names[] = {
+		[TRACT_WAIT_BLOCKED] = "blocked",
+		[TRACT_WAIT_SLEEPING] = "sleeping",
+		[TRACT_WAIT_INPUT] = "input",
+	};
+
+	return wait_class > 0 && wait_class < (int)(sizeof(names) / sizeof(names[0])) ? names[wait_class] : NULL;
+}
+
 const char *state_name(int state)
 {
 	if (state < 0 || state >= TRACT_STATE__COUNT)

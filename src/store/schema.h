@@ -51,5 +51,7 @@ void schema_samples_select(struct strbuf *b, const char *(*sql_of)(size_t column
 #define NO_SYSCALL_NR (-2147483647 - 1)
 /* Names of enum tract_state values, as stored. */
 const char *state_name(int state);
+/* "blocked", "sleeping" or "input" for an enum tract_wait_class; NULL for none or another value */
+const char *wait_class_name(int wait_class);
 
 #endif

@@ -80,6 +80,56 @@ test_expect_success 'no wait ends before it starts' '
 	test_holds "$(ends "end_us < start_us")" -eq 0
 '
 
+# The default policy leaves an idle syscall's wait out once it is older than
+# the grace (10 ms).  What ended the latest wait at its site (the syscall
+# and its first argument, in its process) changes that: a latch-like wait,
+# ended by a thread of another process of the same program (the latch
+# waiter's epoll_wait on a Unix socket), is kept however long it lasts; one
+# ended by a timer (the sleeper's nanosleep) is idle from its start.  Within
+# one process a lock's release and a pool's hand-off look alike, so the
+# poller's epoll_wait, ended by the kicker thread, keeps the grace, and
+# reads blocked where it is kept.  A read is no idle syscall, kept as
+# before: input where the network ends it, blocked where a writer of the
+# same program does.
+"$WAITS" 600 > "$WORK/default.out" 2>&1 &
+WL_PID=$!
+wait_ready "$WORK/default.out" || exit 1
+role() { sed -n "s/^$1=//p" "$WORK/default.out"; }
+POLLER=$(role poller) SLEEPER=$(role sleeper) TCPREADER=$(role tcpreader) UNIXREADER=$(role unixreader)
+LATCHWAITER=$(role latchwaiter)
+"$TRACT" record -F 10 -d 5 -p "$WL_PID" -o "$WORK/default" 2> "$WORK/default.err"
+record_rc=$?
+stop_workload
+DDB=$(one_store "$WORK/default")
+# kept TID: its samples 100 ms or more into their wait (10 times the grace)
+kept() { q "$DDB" "select count(*) from samples where tid = $1 and state = 'SLEEP' and state_us >= 100000"; }
+# activities TID: the activities and classes of its samples in a wait, as
+# tract query names them, from a second after the first of its waits ended
+# (a wait open before it has no class yet)
+activities() {
+	from=$(q "$DDB" "select min(end_us) / 1000000 + 1 from wait_ends where tid = $1")
+	"$TRACT" query -D "$WORK/default" --from "@$from" -w "tid = $1 and state = 'SLEEP'" \
+		-g activity,wait_class --format csv -n 0 | sed 1d | cut -d, -f1,2 | sort -u | tr '\n' ' '
+}
+test_expect_success 'default policy: the latch waiter'"'"'s epoll_wait, ended by another process of its program, kept however long' '
+	test_holds "$record_rc" -eq 0 &&
+	test_holds "$(kept "$LATCHWAITER")" -ge 5 &&
+	test_holds "$(activities "$LATCHWAITER")" = "blocked,blocked "
+'
+test_expect_success 'the poller'"'"'s, ended by a thread of its own process, keeps the grace' '
+	test_holds "$(kept "$POLLER")" -eq 0 &&
+	case "$(activities "$POLLER")" in "" | "blocked,blocked ") ;; *) false ;; esac
+'
+test_expect_success 'a timer'"'"'s nanosleep is idle from its start once one has ended: no sample of it after the first second' '
+	first=$(q "$DDB" "select min(ts_us) from passes") &&
+	test_holds "$(q "$DDB" "select count(*) from samples where tid = $SLEEPER and ts_us > $first + 1000000")" -eq 0
+'
+test_expect_success 'reads: the network'"'"'s is input, a writer'"'"'s of the same program blocked' '
+	test_holds "$(kept "$TCPREADER")" -ge 5 &&
+	test_holds "$(activities "$TCPREADER")" = "input,input " &&
+	test_holds "$(activities "$UNIXREADER")" = "blocked,blocked "
+'
+
 # The table in CSV, read back by query --sql like the other pass tables
 "$WAITS" 600 > "$WORK/csv.out" 2>&1 &
 WL_PID=$!

@@ -7,6 +7,9 @@
  *
  *   poller      waits in epoll_wait on an eventfd that kicker, a thread
  *               of the same process, writes
+ *   latchwaiter waits in epoll_wait on a Unix socket that latchwriter, a
+ *               thread of another process of the same program, writes (a
+ *               server's worker processes waking each other by a latch)
  *   sleeper     waits in nanosleep: a timer ends each wait
  *   tcpreader   waits in read on a TCP connection over loopback that
  *               tcpwriter, a thread of another process, writes to
@@ -109,18 +112,20 @@ static void *reader_thread(void *arg)
 	return NULL;
 }
 
+/* Waits in epoll_wait on fd, then reads what came, forever, by a thread named role. */
 static void *poller_thread(void *arg)
 {
-	int efd = *(int *)arg, ep = epoll_create1(0);
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = efd };
+	struct reader *r = arg;
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = r->fd };
 	uint64_t n;
 
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev))
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, r->fd, &ev))
 		die("epoll");
-	announce("poller");
+	announce(r->role);
 	for (;;) {
-		if (epoll_wait(ep, &ev, 1, -1) == 1 && read(efd, &n, sizeof(n)) < 0)
-			die("eventfd read");
+		if (epoll_wait(ep, &ev, 1, -1) == 1 && read(r->fd, &n, sizeof(n)) < 0)
+			die(r->role);
 	}
 	return NULL;
 }
@@ -134,16 +139,18 @@ static void *sleeper_thread(void *arg)
 	return NULL;
 }
 
-/* The other process: its two writers, then a byte on ready_fd. */
-static void writers(int tcp_fd, int unix_fd, int ready_fd)
+/* The other process: its three writers, then a byte on ready_fd. */
+static void writers(int tcp_fd, int unix_fd, int latch_fd, int ready_fd)
 {
-	static struct writer tw, uw;
+	static struct writer tw, uw, lw;
 
-	pthread_barrier_init(&announced, NULL, 3);
+	pthread_barrier_init(&announced, NULL, 4);
 	tw = (struct writer){ "tcpwriter", tcp_fd };
 	uw = (struct writer){ "unixwriter", unix_fd };
+	lw = (struct writer){ "latchwriter", latch_fd };
 	start(writer_thread, &tw);
 	start(writer_thread, &uw);
+	start(writer_thread, &lw);
 	pthread_barrier_wait(&announced);
 	if (write(ready_fd, "", 1) != 1)
 		die("ready");
@@ -172,17 +179,17 @@ static void tcp_pair(int *server_side, int *client_side)
 
 int main(int argc, char **argv)
 {
-	static int efd;
 	static struct writer kicker;
-	static struct reader tcp_reader, unix_reader;
-	int tcp_in, tcp_out, unix_sv[2], ready[2];
+	static struct reader tcp_reader, unix_reader, poller, latch_waiter;
+	int tcp_in, tcp_out, unix_sv[2], latch_sv[2], ready[2], efd;
 	long seconds = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
 	pid_t child;
 	char c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tcp_pair(&tcp_in, &tcp_out);
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, unix_sv) || pipe(ready))
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, unix_sv) || socketpair(AF_UNIX, SOCK_STREAM, 0, latch_sv) ||
+	    pipe(ready))
 		die("socketpair");
 	child = fork();
 	if (child < 0)
@@ -195,20 +202,25 @@ int main(int argc, char **argv)
 		pthread_setname_np(pthread_self(), "waits-writers");
 		close(tcp_in);
 		close(unix_sv[0]);
-		writers(tcp_out, unix_sv[1], ready[1]);
+		close(latch_sv[0]);
+		writers(tcp_out, unix_sv[1], latch_sv[1], ready[1]);
 	}
 	close(tcp_out);
 	close(unix_sv[1]);
+	close(latch_sv[1]);
 	if (read(ready[0], &c, 1) != 1)
 		die("the writers' process");
 	efd = eventfd(0, 0);
 	if (efd < 0)
 		die("eventfd");
-	pthread_barrier_init(&announced, NULL, 6);
+	pthread_barrier_init(&announced, NULL, 7);
 	kicker = (struct writer){ "kicker", efd };
 	tcp_reader = (struct reader){ "tcpreader", tcp_in };
 	unix_reader = (struct reader){ "unixreader", unix_sv[0] };
-	start(poller_thread, &efd);
+	poller = (struct reader){ "poller", efd };
+	latch_waiter = (struct reader){ "latchwaiter", latch_sv[0] };
+	start(poller_thread, &poller);
+	start(poller_thread, &latch_waiter);
 	start(sleeper_thread, NULL);
 	start(reader_thread, &tcp_reader);
 	start(reader_thread, &unix_reader);

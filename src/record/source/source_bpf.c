@@ -197,6 +197,7 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
 	row->run_delay_ns = s->run_delay_ns;
 	row->run_count = s->run_count;
+	row->wait_class = s->wait_class & TRACT_WAIT_CLASS_MASK;
 	row->arrival_ns = s->arrival_ns;
 	row->start_state = s->start_state < TRACT_STATE__COUNT ? s->start_state : TRACT_STATE_RUNQ;
 	if (s->flags & TRACT_SF_IO) {

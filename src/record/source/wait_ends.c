@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
+#include "schema.h"
 #include "wait_ends.h"
 #include "util.h"
 
@@ -12,15 +13,6 @@ struct wait_ends {
 	struct pass *p;			/* the pass being drained into */
 	int64_t utc_minus_boot_ns;	/* read at the drain */
 };
-
-const char *wait_class_of(uint32_t ender_tid)
-{
-	if (ender_tid == TRACT_WAKER_TIMER)
-		return "sleeping";
-	if (ender_tid == TRACT_WAKER_IRQ)
-		return "input";
-	return "blocked";
-}
 
 static uint64_t to_utc_us(uint64_t boot_ns, int64_t utc_minus_boot_ns)
 {
@@ -47,7 +39,9 @@ void wait_end_row__from(struct wait_end_row *row, const struct tract_wait_end *e
 		memcpy(row->ender, e->ender_comm, sizeof(row->ender) - 1);
 	else
 		strcpy(row->ender, e->ender_tid == TRACT_WAKER_TIMER ? "timer" : "irq");
-	row->wait_class = wait_class_of(e->ender_tid);
+	row->wait_class = wait_class_name(e->wait_class);
+	if (!row->wait_class)
+		row->wait_class = "input";
 }
 
 static int take_wait_end(void *ctx, void *data, size_t size)

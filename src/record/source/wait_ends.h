@@ -27,7 +27,5 @@ void wait_ends__drain(struct wait_ends *we, struct pass *p);
  * class named.
  */
 void wait_end_row__from(struct wait_end_row *row, const struct tract_wait_end *e, int64_t utc_minus_boot_ns);
-/* "blocked", "sleeping" or "input", by the ender (a tid or TRACT_WAKER_*) */
-const char *wait_class_of(uint32_t ender_tid);
 
 #endif

@@ -197,10 +197,13 @@ static void file_ext_of_the_last_component(void **state)
 static void activity_takes_null_times_as_unknown(void **state)
 {
 	(void)state;
-	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, 20000000, 'pipe:[7]', 0, 0)"), "input");
-	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, NULL, 'pipe:[7]', 0, 0)"), "waiting");
-	assert_string_equal(eval("select activity('SLEEP', 'read', 400, 20000000, 'pipe:[7]', 0, 0)"), "waiting");
-	assert_string_equal(eval("select activity('RUN', NULL, NULL, NULL, NULL, NULL, NULL)"), "cpu");
+	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, 20000000, 'pipe:[7]', 0, 0, NULL)"), "input");
+	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, NULL, 'pipe:[7]', 0, 0, NULL)"), "waiting");
+	assert_string_equal(eval("select activity('SLEEP', 'read', 400, 20000000, 'pipe:[7]', 0, 0, NULL)"), "waiting");
+	assert_string_equal(eval("select activity('RUN', NULL, NULL, NULL, NULL, NULL, NULL, NULL)"), "cpu");
+	/* a wait its site's latest end classed blocked, in an idle syscall: blocked */
+	assert_string_equal(eval("select activity('SLEEP', 'epoll_wait', 14000000, NULL, NULL, 0, 0, 1)"), "blocked");
+	assert_string_equal(eval("select wait_class_name(3)"), "input");
 }
 
 static void top_frame_skips_scheduler_plumbing(void **state)

@@ -32,6 +32,8 @@ static void a_thread_blocks(void **state)
 	struct wait_end_row r;
 
 	(void)state;
+	/* the class is the kernel side's, by the ender: a thread of the same program */
+	e.wait_class = TRACT_WAIT_BLOCKED;
 	memset(&r, 0xa5, sizeof(r));
 	wait_end_row__from(&r, &e, UTC_MINUS_BOOT);
 	assert_int_equal(r.tid, 42);
@@ -51,6 +53,8 @@ static void a_timer_sleeps_and_an_interrupt_is_input(void **state)
 	struct wait_end_row r;
 
 	(void)state;
+	timer.wait_class = TRACT_WAIT_SLEEPING;
+	irq.wait_class = TRACT_WAIT_INPUT;
 	wait_end_row__from(&r, &timer, UTC_MINUS_BOOT);
 	assert_int_equal(r.ender_tid, 0);
 	assert_int_equal(r.ender_tgid, 0);

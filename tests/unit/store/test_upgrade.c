@@ -376,7 +376,8 @@ static char *old_csv_hour(void)
 	assert_non_null(dir);
 	assert_int_equal(fixture_store(store_csv__open, dir), 0);
 	cut_csv_columns(dir, HOUR_CSV_SUFFIX,
-			",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle,steal_us", ",,,,,,,");
+			",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle,steal_us,wait_class_id",
+			",,,,,,,,");
 	cut_csv_columns(dir, ".passes.csv", ",bpf_us,run_rows,steal_us,run_steal_us", ",,1,0,0");
 	return dir;
 }
