@@ -32,6 +32,8 @@ __u32 moment_tid[TRACT_CPUS_MAX];	/* ... and its tid, for a thread that moved si
 __u64 moment_pass;			/* the pass those are the moment of */
 const volatile __u32 nr_cpus = 1;	/* possible CPUs */
 
+#include "run_moment.bpf.h"
+
 static __always_inline void learn_rq(struct task_struct *task, __u32 cpu)
 {
 	struct rq *rq;
@@ -74,6 +76,8 @@ static __always_inline void take_moment(struct hrtimer *t)
 	moment_pass = pass_seq + 1;
 	window_walks = 0;
 	window_moment = moment_pass;
+	for (i = 0; i < TRACT_CPUS_MAX && i < nr_cpus; i++)
+		keep_runner(i, (struct task_struct *)moment_task[i], moment_tid[i], moment_pass);
 }
 
 /*

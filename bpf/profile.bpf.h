@@ -32,6 +32,9 @@ struct tract_prof_latest {
 	__u64 ns;		/* rq clock of the tick */
 	__u64 tick;		/* its serial, when it went by the tick ring */
 	__u64 stack_top;	/* the end of the thread's stack mapping, as last looked up */
+	__s32 sc_nr;		/* the syscall it was in; -1: user code (or a fault or interrupt from it) */
+	__u32 pad;
+	__u64 sc_entry;		/* ... and that syscall's entry as the thread's slot had it (0: unknown) */
 };
 
 /*
@@ -126,6 +129,31 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 	return buf->hdr.serial;
 }
 
+/*
+ * The syscall the tick found the thread in: none when it interrupted user
+ * code, else what the registers saved at the kernel's entry say
+ * (regs_syscall()), with that syscall's entry to tell it from the next one.
+ */
+static __always_inline void tick_syscall(struct bpf_perf_event_data *ctx, struct task_struct *task,
+					 struct tract_prof_latest *latest)
+{
+	struct tract_slot *slot;
+	struct pt_regs *regs;
+	__u64 cs = 0;
+
+	latest->sc_nr = -1;
+	latest->sc_entry = 0;
+	if ((task->flags & PF_KTHREAD) || bpf_probe_read_kernel(&cs, sizeof(cs), &ctx->regs.cs) || (cs & 3) == 3)
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs || regs_syscall(regs) < 0)
+		return;
+	latest->sc_nr = (__s32)regs_syscall(regs);
+	slot = slot_of(task->pid);
+	if (slot && slot->tag == latest->tag)
+		latest->sc_entry = slot->sc_entry;
+}
+
 SEC("perf_event")
 int tract_profile(struct bpf_perf_event_data *ctx)
 {
@@ -175,23 +203,36 @@ counted:
 		latest->tick = tick;
 		latest->gen = profile_gen;
 		latest->ns = rq_clock_of(task);
+		tick_syscall(ctx, task, latest);
 	}
 	return 0;
 }
 
-/* A running thread's latest tick, into its sample. */
-static __always_inline void read_profile(struct task_struct *task, __u32 tag, struct tract_sample *s, __u64 now)
+/*
+ * A running thread's latest tick, into its sample.  For a thread the
+ * moment read (run_moment.bpf.h: in syscall nr, entered at entry, or in
+ * none, -1), only stacks of what it was in then: the kernel stack of a tick
+ * in the same syscall, the user stack of a tick in the same call of it, or
+ * both of a tick in user code.
+ */
+static __always_inline void read_profile(struct task_struct *task, __u32 tag, struct tract_sample *s, __u64 now,
+					 bool at_moment_read, __s32 nr, __u64 entry)
 {
 	__u32 i = slot_index(s->tid);
 	struct tract_prof_latest *latest = bpf_map_lookup_elem(&prof_latest, &i);
 
 	s->prof_kstack = s->prof_ustack = -1;
+	s->prof_tick = 0;
 	if (!latest || latest->tag != tag || !latest->ns || latest->gen != profile_gen)
 		return;
+	if (at_moment_read && latest->sc_nr != nr)
+		return;
 	s->prof_kstack = latest->kstack;
+	s->prof_age_ns = now > latest->ns ? now - latest->ns : 0;
+	if (at_moment_read && nr >= 0 && (!entry || latest->sc_entry != entry))
+		return;
 	s->prof_ustack = latest->ustack;
 	s->prof_tick = latest->tick;
-	s->prof_age_ns = now > latest->ns ? now - latest->ns : 0;
 }
 
 #endif

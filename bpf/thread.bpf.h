@@ -18,7 +18,7 @@
 /* Written by the thread itself at sys_enter, and by the sampler. */
 struct tract_slot {
 	__u32 tag;		/* owner_tag() of the owning thread */
-	__u32 pad;
+	__u32 ran_mark;		/* run_moment.bpf.h: the moment it ran at, and on which CPU */
 	__u64 sc_entry;		/* rq clock at the latest sys_enter; 0: unknown */
 	__u64 kstack_hash;	/* kernel stack taken while off CPU ... */
 	__u64 ustack_hash;	/* ... its user stack (0: none) ... */
@@ -46,9 +46,12 @@ struct tract_waker {
 	__u8 edge_pending;	/* with --wakeup-edges: not counted yet */
 	__u8 slept_in;		/* the enum tract_state it slept in until that wakeup */
 	__u8 moment_slept_in;	/* ... and until its first wakeup in the window of moment_woke */
-	__u8 ustack_wanted;	/* its exit from the syscall it slept in then copies its user stack */
+	__u8 ustack_wanted;	/* its exit from the syscall it was in then copies its user stack (enum below) */
 	__u32 moment_woke;	/* a window (window.bpf.h) in which it woke, asleep at its moment */
 };
+
+/* tract_waker.ustack_wanted: why the exit copies it */
+enum { USTACK_WANTED_WOKEN = 1, USTACK_WANTED_RAN = 2 };
 
 _Static_assert(sizeof(struct tract_slot) == 64, "slots stay small");
 _Static_assert(sizeof(struct tract_waker) == 32, "waker slots stay small");

@@ -645,7 +645,7 @@ static __always_inline int woken_since(struct task_struct *task, __u64 start)
  * its wakeup in the window, or nowhere.  Kept in memory, not in a register
  * the verifier would carry, a value at a time, through every later loop.
  */
-enum stacks_from { STACKS_NOW, STACKS_WINDOW, STACKS_WINDOW_KEPT, STACKS_NONE };
+enum stacks_from { STACKS_NOW, STACKS_WINDOW, STACKS_WINDOW_KEPT, STACKS_NONE, STACKS_RAN };
 volatile __u8 stacks_from;
 
 /*
@@ -659,10 +659,17 @@ static __always_inline void as_at_moment(struct task_struct *task, struct tract_
 {
 	struct tract_waker *w = waker_of(task->pid);
 	__u64 start = pass_start;
-	int slept;
+	int slept, then;
 
+	/* one that ran then on a CPU it has left for another is shown on that one */
+	if (moment_task[cpu] != (__u64)task && (then = ran_cpu(task, cpu)) >= 0) {
+		cpu = then & (TRACT_CPUS_MAX - 1);
+		s->cpu = cpu;
+	}
 	if (moment_task[cpu] == (__u64)task) {
 		s->flags |= TRACT_SF_AT_MOMENT;
+		/* what it ran then: run_moment.bpf.h */
+		stacks_from = STACKS_RAN;
 		if (s->state != TRACT_STATE_RUN) {
 			s->flags |= TRACT_SF_RAN_AT_START;
 			if (task->sched_info.last_queued == pass_arrival && cpu == observer_cpu)
@@ -900,6 +907,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	}
 	threads_visited++;
 	learn_rq(task, task->thread_info.cpu);
+	learn_pt_regs(task);
 	s->tgid = task->tgid;
 	if (s->tgid == self_tgid || !pid_selected(s->tgid)) {
 		note_outside(task);
@@ -949,10 +957,13 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 
 	slot = slot_of(s->tid);
 	read_tracked(task, slot, tag, s, pass_now);
-	/* what a thread on its CPU runs: its latest profile tick */
+	/* what a thread on its CPU runs: its latest profile tick, of what it ran at the moment where that is known */
 	s->prof_kstack = s->prof_ustack = -1;
-	if (s->state == TRACT_STATE_RUN)
-		read_profile(task, tag, s, pass_now);
+	if (s->state == TRACT_STATE_RUN) {
+		const struct moment_run *run = stacks_from == STACKS_RAN ? run_at_moment(s, s->cpu, pass_now) : NULL;
+
+		read_profile(task, tag, s, pass_now, run, run ? run->nr : -1, run ? run->entry : 0);
+	}
 	if (s->state == TRACT_STATE_DISK)
 		read_io(slot, tag, s);
 	if (s->state == TRACT_STATE_DISK && !(s->flags & TRACT_SF_IO))
@@ -983,6 +994,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	/* ... also where it left that syscall as its user stack was read */
 	if (kstack_given && take_ustacks && !s->ustack_hash)
 		s->ustack_hash = take_window_ustack(seq, task);
+	if (stacks_from == STACKS_RAN && s->state == TRACT_STATE_RUN)
+		take_run_stacks(seq, task, slot, tag, s);
 	/*
 	 * An overflowing seq_file is not a loss: the kernel shows this task
 	 * again in the next read, so rows never drop between here and user space.

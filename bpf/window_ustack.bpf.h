@@ -37,8 +37,8 @@ __u64 window_ucopies_lost;	/* ... and samples whose copy had been written over *
 
 /*
  * At sys_exit, in an open window: the thread was asleep at the moment in
- * the syscall now returning, and woken in the window; copy its user stack
- * for its sample.
+ * the syscall now returning, and woken in the window, or it ran in that
+ * syscall then (run_moment.bpf.h); copy its user stack for its sample.
  */
 static __always_inline void window_exit_copy(struct task_struct *task, struct pt_regs *regs)
 {
@@ -49,7 +49,8 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 	struct window_ucopy *c;
 	__u32 len;
 
-	if (!w || !w->ustack_wanted || w->tag != tag || w->moment_woke != (__u32)window_moment)
+	if (!w || !w->ustack_wanted || w->tag != tag ||
+	    (w->ustack_wanted == USTACK_WANTED_WOKEN && w->moment_woke != (__u32)window_moment))
 		return;
 	w->ustack_wanted = 0;
 	ms = moment_entry(tid);

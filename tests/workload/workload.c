@@ -59,6 +59,7 @@ enum group {
 	G_CHAIN = 1 << 12,
 	G_SORT = 1 << 13,
 	G_MANGLED = 1 << 14,
+	G_PIPE = 1 << 15,
 };
 
 static const struct {
@@ -80,6 +81,7 @@ static const struct {
 	{ "chain", G_CHAIN },
 	{ "sort", G_SORT },
 	{ "mangled", G_MANGLED },
+	{ "pipe", G_PIPE },
 };
 
 /*
@@ -126,6 +128,7 @@ static long storm_size = 10000;
 static long deep_depth = 48;
 static long deep_frame_bytes;	/* each call's frame holds this much more: stacks deeper than a copy */
 static int deep_pipe[2] = { -1, -1 };
+static int bulk_pipe[2] = { -1, -1 };
 static long futex_threads = FUTEX_THREADS;
 static long futex_hold_ns = FUTEX_HOLD_US * 1000L;
 
@@ -152,6 +155,7 @@ static struct {
 
 void workload_fsync_once(int fd);
 long workload_deep(long depth);
+ssize_t workload_pipe_write(const char *buf, size_t len);
 unsigned long workload_chain_inner(unsigned long x);
 unsigned long workload_chain_middle(unsigned long x);
 unsigned long workload_chain_outer(unsigned long x);
@@ -269,6 +273,46 @@ static void *deep_thread(void *arg)
 	(void)arg;
 	while (!stopping())
 		workload_deep(deep_depth);
+	return NULL;
+}
+
+/*
+ * Bulk copies through a pipe: pwriter writes 1 MiB at a time from
+ * workload_pipe_write, preader reads them; on a CPU, both are nearly always
+ * inside the syscall, copying.
+ */
+#define BULK_BYTES (1 << 20)
+
+__attribute__((noinline, noclone)) ssize_t workload_pipe_write(const char *buf, size_t len)
+{
+	return write(bulk_pipe[1], buf, len);
+}
+
+static void *pipe_writer_thread(void *arg)
+{
+	char *buf = calloc(1, BULK_BYTES);
+
+	(void)arg;
+	if (!buf)
+		die(ENOMEM, "allocate pipe buffer");
+	while (!stopping())
+		if (workload_pipe_write(buf, BULK_BYTES) < 0 && errno != EINTR)
+			die(errno, "write to pipe");
+	free(buf);
+	return NULL;
+}
+
+static void *pipe_reader_thread(void *arg)
+{
+	char *buf = malloc(BULK_BYTES);
+
+	(void)arg;
+	if (!buf)
+		die(ENOMEM, "allocate pipe buffer");
+	while (!stopping())
+		if (read(bulk_pipe[0], buf, BULK_BYTES) < 0 && errno != EINTR)
+			die(errno, "read from pipe");
+	free(buf);
 	return NULL;
 }
 
@@ -799,7 +843,8 @@ static void usage(FILE *out)
 		"                          hostile (threads with hostile names), storm, deep,\n"
 		"                          chain (on CPU in a chain of named functions),\n"
 		"                          sort (on CPU in a qsort() comparator),\n"
-		"                          mangled (on CPU in C++ and Rust-named functions)\n"
+		"                          mangled (on CPU in C++ and Rust-named functions),\n"
+		"                          pipe (1 MiB writes to a pipe another thread reads)\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
@@ -1058,6 +1103,12 @@ int main(int argc, char **argv)
 	}
 	if (groups & G_CHAIN)
 		start_threads("chain", 1, false, chain_thread, NULL, false);
+	if (groups & G_PIPE) {
+		if (pipe2(bulk_pipe, O_CLOEXEC) != 0)
+			die(errno, "create pipe");
+		start_threads("pwriter", 1, false, pipe_writer_thread, NULL, true);
+		start_threads("preader", 1, false, pipe_reader_thread, NULL, true);
+	}
 	if (groups & G_SORT)
 		start_threads("sort", 1, false, sort_thread, NULL, false);
 	if (groups & G_MANGLED)

@@ -18,7 +18,7 @@ static void show_as_then(struct sample *r)
 	r->flags &= ~(uint32_t)TRACT_SF_STATE_TIME;
 }
 
-static void show_running(struct sample *r)
+static void show_running(struct sample *r, int stacks_of_then)
 {
 	r->state = TRACT_STATE_RUN;
 	r->flags |= TRACT_SF_DISPLACED | TRACT_SF_STATE_TIME;
@@ -26,10 +26,12 @@ static void show_running(struct sample *r)
 	r->state_us = r->arrival_ns / 1000;
 	/*
 	 * The kernel stack of a thread taken off its CPU is the path that took
-	 * it off; its user stack is the code it ran then, and so are the stacks
-	 * of its latest profile tick (source_bpf.c): those stay.
+	 * it off; its user stack is the code it ran then.  A thread the sampler
+	 * knew ran at the moment has the stacks of what it ran then
+	 * (bpf/run_moment.bpf.h): those stay.
 	 */
-	r->kstack = NULL;
+	if (!stacks_of_then)
+		r->kstack = NULL;
 }
 
 /* Row i stays, as row *kept: rows are large, and most stay where they are. */
@@ -88,7 +90,7 @@ size_t observer__resolve(struct pass *p, const uint64_t *outside_ns, size_t ncpu
 		size_t me = i + 1, then = v->runner ? v->runner : v->ran ? v->ran : v->outside ? 0 : v->arrived;
 
 		if ((r->flags & TRACT_SF_RAN_AT_START) && me == then) {
-			show_running(r);
+			show_running(r, 0);
 			displaced++;
 		} else if ((r->flags & TRACT_SF_ARRIVED_SINCE) && me != then) {
 			show_as_then(r);
@@ -133,12 +135,12 @@ size_t observer__at_moment(struct pass *p, const uint32_t *moment_tid, size_t nc
 
 		if (r->flags & TRACT_SF_AT_MOMENT) {
 			if (r->flags & TRACT_SF_RAN_AT_START) {
-				show_running(r);
+				show_running(r, 1);
 				displaced++;
 			}
 		} else if ((then = bsearch(&key, runners, n, sizeof(*runners), by_tid))) {
 			/* it ran then on a CPU it has left for another */
-			show_running(r);
+			show_running(r, 0);
 			r->cpu = then->cpu;
 			r->flags |= TRACT_SF_AT_MOMENT;
 			displaced++;

@@ -187,12 +187,16 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 		row->kstack = stackdict__get(sb->res.stacks, s->kstack_hash);
 	if (s->ustack_hash)
 		row->ustack = stackdict__get(sb->res.stacks, s->ustack_hash);
-	/* a thread on its CPU: the stacks of its latest profile tick, this interval's */
-	if (row->state == TRACT_STATE_RUN && !row->kstack && !row->ustack) {
+	/*
+	 * A thread on its CPU: the stacks of its latest profile tick, this
+	 * interval's, where the sampler found them of what it ran at the
+	 * moment (bpf/run_moment.bpf.h); a user stack it copied instead stays.
+	 */
+	if (row->state == TRACT_STATE_RUN && !row->kstack)
 		row->kstack = profile__stack(sb->profile, sb->res.stacks, s->prof_kstack, s->tgid, 0);
+	if (row->state == TRACT_STATE_RUN && !row->ustack)
 		row->ustack = s->prof_tick ? profile__tick_ustack(sb->profile, s->prof_tick) :
 			      profile__stack(sb->profile, sb->res.stacks, s->prof_ustack, s->tgid, 1);
-	}
 	row->cgroup_id = s->cgroup_id;
 	row->cgroup = cgroups__path(sb->res.cgroups, s->cgroup_id);
 	row->run_delay_ns = s->run_delay_ns;

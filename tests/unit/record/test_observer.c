@@ -32,12 +32,15 @@ static void the_cpus_runners_then_are_run(void **state)
 	rows[2] = row(30, 1, TRACT_STATE_RUNQ, TRACT_SF_ARRIVED_SINCE);
 	rows[3] = row(40, 0, TRACT_STATE_DISK, 0);
 	p = pass_of(4);
-	/* 10 had left its CPU when visited: shown running, without the stack it took off it */
+	/*
+	 * 10 had left its CPU when visited: shown running, with the stack the
+	 * sampler gave it of what it ran at the moment (a profile tick's)
+	 */
 	assert_int_equal(observer__at_moment(&p, tids, 2), 1);
 	assert_int_equal(p.nr, 4);
 	assert_int_equal(rows[0].state, TRACT_STATE_RUN);
 	assert_true(rows[0].flags & TRACT_SF_DISPLACED);
-	assert_null(rows[0].kstack);
+	assert_non_null(rows[0].kstack);
 	assert_int_equal(rows[0].state_us, 3000);
 	assert_false(rows[1].flags & TRACT_SF_DISPLACED);
 	assert_int_equal(rows[2].state, TRACT_STATE_RUNQ);
@@ -58,6 +61,8 @@ static void a_runner_that_moved_keeps_its_cpu_then(void **state)
 	assert_int_equal(rows[0].state, TRACT_STATE_RUN);
 	assert_int_equal(rows[0].cpu, 1);
 	assert_true(rows[0].flags & TRACT_SF_AT_MOMENT);
+	/* without the kernel stack it took off its CPU since */
+	assert_null(rows[0].kstack);
 	assert_int_equal(rows[1].state, TRACT_STATE_SLEEP);
 }
 

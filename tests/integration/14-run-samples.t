@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# A RUN sample says what its thread ran at the pass's moment: the syscall it
+# was in, and a user stack of that same syscall.  Two threads copy 1 MiB at a
+# time through a pipe, nearly all their time on a CPU inside write() and
+# read(); the sampler reaches a thread that ran at the moment later, most
+# often after it left that syscall (on the sampler's own CPU always: a
+# kernel without forced preemption lets it finish the syscall first).
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+
+start_workload --only pipe || exit 1
+"$TRACT" record -F 10 -d 6 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
+ok "record exits 0" test $? -eq 0
+stop_workload
+db=$(one_store "$WORK/store")
+
+# runs COMM WHERE: how many of COMM's RUN samples hold WHERE
+runs() {
+	q "$db" "select count(*) from samples s left join stacks k on k.id = s.ustack_id
+		where s.comm = '$1' and s.state = 'RUN' and ($2)"
+}
+w_run=$(runs pwriter 1)
+w_sc=$(runs pwriter "s.syscall = 'write'")
+w_stack=$(runs pwriter "s.syscall = 'write' and k.frames like '%;workload_pipe_write;write'")
+r_run=$(runs preader 1)
+r_sc=$(runs preader "s.syscall = 'read'")
+r_stack=$(runs preader "s.syscall = 'read' and k.frames like '%;pipe_reader_thread;read'")
+echo "# pwriter: $w_run RUN, $w_sc in write, $w_stack of them with its user stack;" \
+	"preader: $r_run RUN, $r_sc in read, $r_stack with its user stack"
+
+# thresholds from what the run counted: enough RUN samples to tell 90 % from 50 %
+test_expect_success 'the writer ran in enough passes to be judged' 'at_least "$w_run" 20'
+test_expect_success 'at least 90 % of its RUN samples name write()' 'at_least "$((w_sc * 10))" "$((w_run * 9))"'
+test_expect_success '... with a user stack of that write, ending in workload_pipe_write;write' '
+	at_least "$((w_stack * 10))" "$((w_run * 9))"
+'
+test_expect_success 'the reader ran in enough passes to be judged' 'at_least "$r_run" 20'
+test_expect_success 'at least 90 % of its RUN samples name read()' 'at_least "$((r_sc * 10))" "$((r_run * 9))"'
+test_expect_success 'no RUN sample pairs a syscall with the user stack of another' '
+	test "$(runs pwriter "s.syscall is not null and k.frames not like \"%;write\"")" -eq 0 &&
+	test "$(runs preader "s.syscall is not null and k.frames not like \"%;read\"")" -eq 0
+'
+done_testing
