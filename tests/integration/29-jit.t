@@ -62,18 +62,24 @@ prof="profile p join threads t on t.id = p.thread left join stacks s on s.id = p
 ticks() { q "$1" "select coalesce(sum(ticks), 0) from $prof where t.comm = 'hot' ${2:+and s.frames like '$2'}"; }
 share_at_least() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(b > 0 && a / b >= s) }'; }
 
-"$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/nomap" 2> "$WORK/nomap.err"
+recorded=0
+"$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/nomap" 2> "$WORK/nomap.err" || recorded=$?
 jcmd $JAVA_PID Compiler.perfmap > "$WORK/jcmd.out" 2>&1
-"$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/map" 2> "$WORK/map.err"
+"$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/map" 2> "$WORK/map.err" || recorded=$?
 # the name jcmd gave compute: JDK 17 writes "Load::compute", later ones "long Load.compute(long)"
 line=$(grep -m1 'Load[:.]*compute' "$MAP" 2> /dev/null)
 name=$(printf '%s\n' "$line" | cut -d' ' -f3-)
 end_children $JAVA_PID
 rm -f "$MAP"
 
+test_expect_success 'tract recorded the JVM before and after jcmd' '
+	test_holds "$recorded" -eq 0
+'
 test_expect_success "jcmd wrote the perf map, compute in it ($line)" '
 	test_holds -n "$name"
 '
+# nothing recorded: nothing more to say
+[ "$recorded" -eq 0 ] || { done_testing; exit 1; }
 nomap=$(one_store "$WORK/nomap") map=$(one_store "$WORK/map")
 all=$(ticks "$nomap") jit=$(ticks "$nomap" '%;[jit]') named=$(ticks "$nomap" "%$name%")
 ok "without the map the hot method's ticks end in [jit] ($jit of $all)" share_at_least "$jit" "$all" 0.8
