@@ -47,13 +47,16 @@ java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=donti
 	-cp "$WORK" Load 120 > "$WORK/java.out" 2>&1 &
 JAVA_PID=$!
 bg_started $JAVA_PID
-# ready once compute has run thousands of times: compiled by then
-for _ in $(seq 600); do
-	grep -q '^ready' "$WORK/java.out" && break
-	kill -0 $JAVA_PID 2> /dev/null || break
-	sleep 0.1
-done
-grep -q '^ready' "$WORK/java.out" || skip_all "java did not run: $(head -1 "$WORK/java.out")"
+# java_ready OUT PID: ready once compute has run thousands of times, compiled by then
+java_ready() {
+	for _ in $(seq 600); do
+		grep -q '^ready' "$1" && return 0
+		kill -0 "$2" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+java_ready "$WORK/java.out" $JAVA_PID || skip_all "java did not run: $(head -1 "$WORK/java.out")"
 MAP=/tmp/perf-$JAVA_PID.map
 rm -f "$MAP"
 
@@ -66,7 +69,7 @@ recorded=0
 "$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/nomap" 2> "$WORK/nomap.err" || recorded=$?
 jcmd $JAVA_PID Compiler.perfmap > "$WORK/jcmd.out" 2>&1
 "$TRACT" record -F 10 -d 2 -p $JAVA_PID -o "$WORK/map" 2> "$WORK/map.err" || recorded=$?
-# the name jcmd gave compute: JDK 17 writes "Load::compute", later ones "long Load.compute(long)"
+# the name jcmd gave compute ("long Load.compute(long)" from Debian's 17.0.15)
 line=$(grep -m1 'Load[:.]*compute' "$MAP" 2> /dev/null)
 name=$(printf '%s\n' "$line" | cut -d' ' -f3-)
 end_children $JAVA_PID
@@ -101,4 +104,39 @@ fi
 anon=$(q "$nomap" "select count(*) from stacks where frames like '%[anon]%'")
 anon=$((anon + $(q "$map" "select count(*) from stacks where frames like '%[anon]%'")))
 ok 'no stack shows JIT code as an anonymous address' test_holds "$anon" -eq 0
+
+# The same program in a container of its own: a pid namespace, where it is
+# pid 1, and a /tmp of its own, where jcmd has it write /tmp/perf-1.map
+test_lazy_prereq UNSHARE 'unshare --pid --fork --mount --propagation private true'
+if test_have_prereq UNSHARE; then
+	# its classes outside /tmp, which the container's own hides
+	cp "$WORK/Load.class" "$DISK_DIR/"
+	unshare --pid --fork --kill-child --mount --propagation private sh -c 'mount -t tmpfs tmpfs /tmp &&
+		exec java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Load::compute \
+		-cp "$1" Load 120' sh "$DISK_DIR" > "$WORK/ns.out" 2>&1 &
+	NS_PID=$!
+	bg_started $NS_PID
+	for _ in $(seq 50); do
+		ns_java=$(pgrep -P $NS_PID java) && break
+		sleep 0.1
+	done
+	ns_ready=no
+	[ -n "$ns_java" ] && java_ready "$WORK/ns.out" "$ns_java" && ns_ready=yes
+	if [ $ns_ready = yes ]; then
+		jcmd "$ns_java" Compiler.perfmap > "$WORK/ns-jcmd.out" 2>&1
+		ls "/proc/$ns_java/root/tmp/" > "$WORK/ns-tmp" 2> /dev/null
+		"$TRACT" record -F 10 -d 2 -p "$ns_java" -o "$WORK/ns" 2> "$WORK/ns.err"
+		ns_db=$(one_store "$WORK/ns")
+	fi
+	end_children $NS_PID
+fi
+test_expect_success UNSHARE "the container's java ran, and jcmd wrote its map in its own /tmp" '
+	test_holds $ns_ready = yes &&
+	test_grep -x -F perf-1.map "$WORK/ns-tmp" &&
+	test_holds ! -e "/tmp/perf-$ns_java.map"
+'
+if [ "${ns_ready:-}" = yes ]; then
+	all=$(ticks "$ns_db") named=$(ticks "$ns_db" "%;$name")
+	ok "in the container, the hot method's ticks name it too ($named of $all)" share_at_least "$named" "$all" 0.8
+fi
 done_testing
