@@ -119,6 +119,7 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 	buf->hdr.ustack.kind = TRACT_REC_USTACK_COPY;
 	buf->hdr.ustack.len = len;
 	buf->hdr.ustack.tgid = key->tgid;
+	buf->hdr.ustack.tid = key->tid;
 	buf->hdr.ustack.hash = next_copy_id();
 	if (bpf_ringbuf_output(&profile_ticks_ring, buf, sizeof(buf->hdr) + len, BPF_RB_NO_WAKEUP)) {
 		profile_ring_full++;

@@ -287,6 +287,7 @@ static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_
 	buf->hdr.kind = TRACT_REC_USTACK_COPY;
 	buf->hdr.len = len;
 	buf->hdr.tgid = task->tgid;
+	buf->hdr.tid = task->pid;
 	buf->hdr.hash = next_copy_id();
 	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
 		return 0;

@@ -74,6 +74,7 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 	c->hdr.kind = TRACT_REC_USTACK_COPY;
 	c->hdr.len = len;
 	c->hdr.tgid = task->tgid;
+	c->hdr.tid = tid;
 	c->hdr.hash = next_copy_id();
 	c->serial_done = serial;
 	ms->ucopy_serial = serial;

@@ -310,7 +310,7 @@ struct tract_ustack_copy {
 	__u32 len;		/* stack bytes that follow */
 	__u64 hash;		/* a serial with TRACT_COPY_ID set, which no hash of frames has */
 	__u32 tgid;
-	__u32 pad;
+	__u32 tid;		/* the thread: an interpreter's frames are found by it */
 	__u64 regs[TRACT_UREGS];
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "dict.h"
 #include "ksyms.h"
+#include "python.h"
 #include "clock.h"
 #include "stackdict.h"
 #include "unwind.h"
@@ -58,6 +59,7 @@ struct shared_text {
 struct stackdict {
 	struct ksyms *ks;
 	struct usyms *us;
+	struct python *py;		/* CPython's own frames, where user stacks are symbolized */
 	struct dict *by_raw;		/* raw hash -> its struct kstack */
 	/*
 	 * A copied stack's id -> the stack it unwound to.  Each copy has an id
@@ -102,6 +104,7 @@ struct stackdict *stackdict__new(struct ksyms *ks, struct usyms *us)
 
 	sd->ks = ks;
 	sd->us = us;
+	sd->py = us ? python__new(NULL) : NULL;
 	sd->by_raw = dict__new();
 	sd->texts = dict__new();
 	/*
@@ -180,6 +183,7 @@ void stackdict__free(struct stackdict *sd)
 	free(sd->copies.slots);
 	free(sd->old_copies.slots);
 	dict__free(sd->ended);
+	python__free(sd->py);
 	free(sd);
 }
 
@@ -457,6 +461,42 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 	return s;
 }
 
+/*
+ * The native stack s of an interpreter's thread with the Python frames py
+ * in place of the eval calls that run them, under raw_hash; s itself where
+ * the two disagree.
+ */
+static const struct kstack *add_python(struct stackdict *sd, uint64_t raw_hash, const struct kstack *s,
+				       const struct python_stack *py, int cut)
+{
+	const char *native = s->frames;
+	char *merged;
+	struct kstack *m;
+	int added;
+
+	if (!strncmp(native, "[cut];", 6))
+		native += 6;
+	merged = python__merge(native, py, cut);
+	if (!merged)
+		return s;
+	m = new_stack(sd, raw_hash, &added);
+	if (!added) {
+		free(merged);
+		return m;
+	}
+	m->kind = "user";
+	m->tgid = s->tgid;
+	if (native != s->frames) {
+		m->frames = xcalloc(1, strlen(merged) + sizeof("[cut];"));
+		sprintf(m->frames, "[cut];%s", merged);
+		free(merged);
+	} else {
+		m->frames = merged;
+	}
+	finish_stack(sd, m);
+	return m;
+}
+
 const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded)
 {
 	int added;
@@ -474,7 +514,8 @@ const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kin
 const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct tract_ustack_copy *copy,
 					      const void *bytes)
 {
-	uint64_t ips[TRACT_USTACK_MAX], key[TRACT_USTACK_MAX + 1];
+	uint64_t ips[TRACT_USTACK_MAX], key[TRACT_USTACK_MAX + 1], raw;
+	struct python_stack py = { 0 };
 	const struct kstack *s;
 	size_t n = 0;
 	int cut = 1;
@@ -488,8 +529,21 @@ const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct
 	/* stacks that unwound alike are one stack, whichever copy they came from */
 	memcpy(key, ips, n * sizeof(ips[0]));
 	key[n] = (uint64_t)copy->tgid << 1 | (cut != 0);
-	s = stackdict__add_user(sd, hash_bytes(key, (n + 1) * sizeof(key[0]), 0x637769ull) & ~TRACT_COPY_ID,
-				copy->tgid, ips, n, cut);
+	raw = hash_bytes(key, (n + 1) * sizeof(key[0]), 0x637769ull) & ~TRACT_COPY_ID;
+	s = stackdict__add_user(sd, raw, copy->tgid, ips, n, cut);
+	/*
+	 * A stack the interpreter runs in: its Python frames, read now (a
+	 * sleeping thread's stay as they are; a running one's are checked
+	 * against its native stack), make a stack of their own.
+	 */
+	if (sd->py && copy->tid && strstr(s->frames, "_PyEval_EvalFrameDefault") &&
+	    python__read(sd->py, copy->tgid, copy->tid, &py)) {
+		/* the native stack's raw hash carries the process, as every user stack's must */
+		for (size_t i = 0; i < py.nr; i++)
+			raw = hash_bytes(py.seg[i], strlen(py.seg[i]) + 1, raw);
+		s = add_python(sd, raw & ~TRACT_COPY_ID, s, &py, cut);
+		python_stack__clear(&py);
+	}
 	remember_copy(sd, copy->hash, s);
 	return s;
 }
@@ -497,6 +551,14 @@ const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct
 void stackdict__unwind_stats(const struct stackdict *sd, struct unwind_stats *st)
 {
 	*st = sd->unwound;
+}
+
+void stackdict__python_stats(const struct stackdict *sd, struct python_stats *st)
+{
+	if (sd->py)
+		python__stats(sd->py, st);
+	else
+		memset(st, 0, sizeof(*st));
 }
 
 void stackdict__forget_process(struct stackdict *sd, uint32_t tgid, uint64_t start_ns)
@@ -508,6 +570,7 @@ void stackdict__forget_process(struct stackdict *sd, uint32_t tgid, uint64_t sta
 	/* its stacks were symbolized as they came: its mappings are of no more use */
 	if (sd->us)
 		usyms__forget(sd->us, (int)tgid, start_ns);
+	python__forget(sd->py, tgid);
 }
 
 struct collection {

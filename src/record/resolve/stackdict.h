@@ -12,6 +12,7 @@
 #include "tract/abi.h"
 
 struct unwind_stats;
+struct python_stats;
 
 struct ksyms;
 struct usyms;
@@ -37,12 +38,15 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 /*
  * Record a user stack copied as bytes (bytes: copy->len of them), unwound
  * and symbolized now, under the copy's id.  Copies that unwind to the same
- * frames share one entry.
+ * frames share one entry.  The thread's Python frames, if it runs CPython,
+ * take the place of the interpreter's (python.h).
  */
 const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct tract_ustack_copy *copy,
 					      const void *bytes);
 /* What unwinding the copies cost so far. */
 void stackdict__unwind_stats(const struct stackdict *sd, struct unwind_stats *st);
+/* What reading Python's own frames cost so far. */
+void stackdict__python_stats(const struct stackdict *sd, struct python_stats *st);
 /* A stack already symbolized elsewhere ("outer;...;inner"), as /proc gives it. */
 const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kind, const char *folded);
 /* Once per pass, before its rows: lets the user symbolizer forget processes gone quiet, and the last pass's questions line up with this one's. */

@@ -31,6 +31,7 @@
 #include "profile.h"
 #include "runq.h"
 #include "sampler.h"
+#include "python.h"
 #include "stackdict.h"
 #include "unwind.h"
 #include "syscalls.h"
@@ -527,8 +528,15 @@ static void bpf_rest(struct sampler *base)
 static void report_unwinding(const struct source_bpf *sb)
 {
 	const struct tract_bpf__bss *bss = sb->skel->bss;
+	struct python_stats py;
 	struct unwind_stats st;
 
+	stackdict__python_stats(sb->res.stacks, &py);
+	if (py.stacks)
+		tract_debug("python frames: %llu threads' read, %.1f us each, %llu changed as read; "
+			    "%llu interpreters, %llu bytes of code objects",
+			    (unsigned long long)py.stacks, py.ns / 1e3 / py.stacks, (unsigned long long)py.torn,
+			    (unsigned long long)py.procs, (unsigned long long)py.code_bytes);
 	stackdict__unwind_stats(sb->res.stacks, &st);
 	if (!st.stacks)
 		return;

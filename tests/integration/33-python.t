@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# CPython's own frames: Debian's python3 (3.11) runs a thread in a
+# CPU-bound function, another asleep in time.sleep() and a third blocked
+# in recv().  Their user stacks
+# name the Python functions with file and line where the interpreter runs
+# them, on CPU (RUN) and off (SLEEP), between native frames that still read
+# as before.
+. "$(dirname "$0")/lib.sh"
+need_root_bpf
+
+# Debian's own interpreter: a python3 earlier on PATH may be another build
+PY=
+for p in /usr/bin/python3.11 /usr/bin/python3; do
+	[ -x "$p" ] && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2> /dev/null && { PY=$p; break; }
+done
+[ -n "$PY" ] || skip_all "no /usr/bin/python3 of 3.11 or later"
+
+# each thread names itself, so that the samples tell them apart
+cat > "$WORK/app.py" << 'EOF'
+import ctypes, socket, sys, threading, time
+libc = ctypes.CDLL(None)
+def named(name):
+    libc.prctl(15, name.encode(), 0, 0, 0)
+def compute(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def spin():
+    named("pyspin")
+    while True:
+        compute(100000)
+def nap():
+    named("pynap")
+    while True:
+        time.sleep(0.3)
+def listen(sock):
+    named("pyrecv")
+    return sock.recv(1)
+ours, theirs = socket.socketpair()
+threading.Thread(target=spin, daemon=True).start()
+threading.Thread(target=nap, daemon=True).start()
+threading.Thread(target=listen, args=(ours,), daemon=True).start()
+print("ready", flush=True)
+time.sleep(float(sys.argv[1]))
+EOF
+"$PY" "$WORK/app.py" 60 > "$WORK/py.out" 2>&1 &
+PY_PID=$!
+bg_started $PY_PID
+wait_until 20 grep -q ready "$WORK/py.out" || skip_all "python did not start: $(head -1 "$WORK/py.out")"
+
+recorded=0
+# --all: a thread asleep on a timer is idle, and left out by default
+"$TRACT" record --all -F 10 -d 3 -p $PY_PID -o "$WORK/py" 2> "$WORK/record.err" || recorded=$?
+end_children $PY_PID
+ok 'tract recorded the Python process' test_holds "$recorded" -eq 0
+[ "$recorded" -eq 0 ] || { done_testing; exit 1; }
+db=$(one_store "$WORK/py")
+APP=$WORK/app.py
+
+# samples of thread COMM in STATE: all, and those whose user stack matches a LIKE pattern
+samples() { q "$db" "select count(*) from samples s left join stacks k on k.id = s.ustack_id
+	where s.comm = '$1' and s.state = '$2' ${3:+and k.frames like '$3'}"; }
+share_at_least() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(b > 0 && a / b >= s) }'; }
+
+# the loop's lines: "for i in range(n)" (7) and "s += i * i" (8); spin calls it from line 13
+run=$(samples pyspin RUN)
+named=$(samples pyspin RUN "%;spin ($APP:13);compute ($APP:_)%")
+ok "the spinning thread's RUN samples name compute() with its file and line ($named of $run)" \
+	share_at_least "$named" "$run" 0.7
+lines=$(q "$db" "select count(*) from samples s join stacks k on k.id = s.ustack_id where s.comm = 'pyspin'
+	and k.frames like '%compute ($APP:_)%' and k.frames not like '%compute ($APP:7)%'
+	and k.frames not like '%compute ($APP:8)%'")
+ok 'on the lines of its loop' test_holds "$lines" -eq 0
+sleep=$(samples pynap SLEEP)
+napping=$(samples pynap SLEEP "%;nap ($APP:17);%;clock_nanosleep")
+ok "the sleeping thread's SLEEP samples name nap() at time.sleep, native frames under it ($napping of $sleep)" \
+	share_at_least "$napping" "$sleep" 0.8
+waiting=$(samples pyrecv SLEEP)
+listening=$(samples pyrecv SLEEP "%;listen ($APP:20);%recv%")
+ok "the thread blocked in recv() names listen() there ($listening of $waiting)" \
+	share_at_least "$listening" "$waiting" 0.8
+# the interpreter's native frames stay where Python's do not replace them
+whole=$(samples pynap SLEEP "%start_thread;%;Thread._bootstrap (%threading.py:%);%;nap ($APP:17);%")
+ok "from the thread's start through threading's frames ($whole of $sleep)" share_at_least "$whole" "$sleep" 0.8
+evals=$(q "$db" "select count(*) from stacks where frames like '%_PyEval_EvalFrameDefault%' and frames like '%app.py%'")
+ok 'no stack keeps an eval call whose Python frames it shows' test_holds "$evals" -eq 0
+
+done_testing
