@@ -62,7 +62,7 @@ rm -f "$MAP"
 
 # ticks of the hot thread in the profile: all, or those whose user stack matches a LIKE pattern
 prof="profile p join threads t on t.id = p.thread left join stacks s on s.id = p.ustack"
-ticks() { q "$1" "select coalesce(sum(ticks), 0) from $prof where t.comm = 'hot' ${2:+and s.frames like '$2'}"; }
+ticks() { q "$1" "select coalesce(sum(ticks), 0) from $prof where t.comm = 'hot' ${2:+and s.frames like '$2'} ${3:-}"; }
 share_at_least() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(b > 0 && a / b >= s) }'; }
 
 recorded=0
@@ -72,6 +72,19 @@ jcmd $JAVA_PID Compiler.perfmap > "$WORK/jcmd.out" 2>&1
 # the name jcmd gave compute ("long Load.compute(long)" from Debian's 17.0.15)
 line=$(grep -m1 'Load[:.]*compute' "$MAP" 2> /dev/null)
 name=$(printf '%s\n' "$line" | cut -d' ' -f3-)
+# written while tract records: the stacks it saw before are named from then on
+rm -f "$MAP"
+"$TRACT" record -F 10 -d 6 -p $JAVA_PID -o "$WORK/during" 2> "$WORK/during.err" &
+rec_pid=$!
+bg_started $rec_pid
+# once the recorder has stored ticks of the hot thread (the store is read while written)
+for _ in $(seq 100); do
+	db=$(ls "$WORK/during/"*.db 2> /dev/null | head -1)
+	[ -n "$db" ] && [ "$(ticks "$db" 2> /dev/null)" -gt 0 ] 2> /dev/null && break
+	sleep 0.1
+done
+jcmd $JAVA_PID Compiler.perfmap > "$WORK/jcmd2.out" 2>&1
+wait $rec_pid || recorded=$?
 end_children $JAVA_PID
 rm -f "$MAP"
 
@@ -101,6 +114,13 @@ if [ "$runs" -gt 0 ]; then
 else
 	skip "the hot thread's samples with a user stack name it too" "no sample of it had a user stack"
 fi
+# the last second's ticks, a second or more after jcmd
+during=$(one_store "$WORK/during")
+last="and p.pass in (select id from passes where ts_us >= (select max(ts_us) from passes) - 1000000)"
+all=$(ticks "$during" "" "$last") named=$(ticks "$during" "%;$name" "$last") early=$(ticks "$during" '%;[jit]')
+ok "jcmd run while tract records: the hot method is named from then on ($named of $all ticks in the last second)" \
+	share_at_least "$named" "$all" 0.8
+ok "and was not before ($early ticks end in [jit])" test_holds "$early" -gt 0
 anon=$(q "$nomap" "select count(*) from stacks where frames like '%[anon]%'")
 anon=$((anon + $(q "$map" "select count(*) from stacks where frames like '%[anon]%'")))
 ok 'no stack shows JIT code as an anonymous address' test_holds "$anon" -eq 0
@@ -116,7 +136,7 @@ if test_have_prereq UNSHARE; then
 		-cp "$1" Load 120' sh "$DISK_DIR" > "$WORK/ns.out" 2>&1 &
 	NS_PID=$!
 	bg_started $NS_PID
-	for _ in $(seq 50); do
+	for _ in $(seq 200); do
 		ns_java=$(pgrep -P $NS_PID java) && break
 		sleep 0.1
 	done

@@ -436,9 +436,23 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 	char *lines = NULL;
 	int added;
 	struct kstack *s = new_stack(sd, raw_hash, &added);
+	uint32_t gen;
 
-	if (!added)
-		return s;
+	if (!added) {
+		/*
+		 * JIT frames left unnamed: the runtime may have written its
+		 * perf map since (jcmd Compiler.perfmap while tract records),
+		 * so once per change of the map they are named again, under a
+		 * key of their own
+		 */
+		if (!sd->us || !strstr(s->frames, "[jit]") || !(gen = usyms__jit_gen(sd->us, (int)tgid)))
+			return s;
+		raw_hash = ((raw_hash ^ hash_bytes(&gen, sizeof(gen), 0x6a6974ull)) & ~TRACT_COPY_ID) |
+			   (raw_hash & TRACT_COPY_ID);
+		s = new_stack(sd, raw_hash, &added);
+		if (!added)
+			return s;
+	}
 	s->kind = "user";
 	s->tgid = tgid;
 	if (sd->us && !usyms__symbolize(sd->us, (int)tgid, 0, ip, nr, &lines)) {

@@ -141,6 +141,8 @@ struct uproc {
 	struct perfmap *jit;	/* NULL: no perf map read */
 	int jit_checked;	/* jit_check_ns is valid */
 	uint64_t jit_check_ns;
+	uint32_t jit_gen;	/* bumped when the map was read afresh or its lines doubled */
+	uint64_t jit_gen_lines, jit_gen_rereads;
 };
 
 struct usyms {
@@ -1052,6 +1054,7 @@ static struct umap *find_map_fresh(struct usyms *u, struct uproc *p, uint64_t ad
  */
 static struct perfmap *jit_names(struct usyms *u, struct uproc *p)
 {
+	struct perfmap_stats st;
 	size_t held, budget;
 	int fd;
 
@@ -1073,7 +1076,24 @@ static struct perfmap *jit_names(struct usyms *u, struct uproc *p)
 	perfmap__update(p->jit, fd, budget < USYMS_MAX_JIT_MAP ? budget : USYMS_MAX_JIT_MAP);
 	u->st.jit_bytes += perfmap__bytes(p->jit) - held;
 	close(fd);
+	perfmap__stats(p->jit, &st);
+	/* by doubling, so that a map that grows all the time names old stacks again only a few times */
+	if (st.rereads != p->jit_gen_rereads || st.lines > 2 * p->jit_gen_lines) {
+		p->jit_gen++;
+		p->jit_gen_rereads = st.rereads;
+		p->jit_gen_lines = st.lines;
+	}
 	return p->jit;
+}
+
+uint32_t usyms__jit_gen(struct usyms *u, int pid)
+{
+	struct uproc *p = proc_find(u, pid);
+
+	if (!p)
+		return 0;
+	jit_names(u, p);
+	return p->jit_gen;
 }
 
 /* A frame in anonymous executable memory: its perf map's name, or just "[jit]". */

@@ -80,4 +80,12 @@ int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struc
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *st);
 
+/*
+ * What process pid's perf map has told so far, as a number that changes
+ * when the map was rewritten or its lines doubled (0: no map read): a stack
+ * whose JIT frames it left unnamed is worth naming again when it changes.
+ * Reads the map on, at most once a second.
+ */
+uint32_t usyms__jit_gen(struct usyms *u, int pid);
+
 #endif

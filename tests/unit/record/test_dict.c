@@ -224,6 +224,45 @@ static void user_frames_with_no_symbol_or_no_table(void **state)
 }
 
 /*
+ * A stack through JIT code seen before the runtime wrote its perf map:
+ * "[jit]" then, and named once the map is there, though the same frames
+ * come again under the same key; named alike after that.
+ */
+static void jit_frames_are_named_once_the_map_is_written(void **state)
+{
+	struct usyms *us = usyms__new(0);
+	struct stackdict *sd = stackdict__new(NULL, us);
+	char *jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t ip[2];
+	const struct kstack *s;
+	char map[64];
+	FILE *f;
+
+	(void)state;
+	assert_true(jit != MAP_FAILED);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	unlink(map);
+	ip[0] = (uint64_t)(uintptr_t)jit + 0x10;
+	ip[1] = (uint64_t)(uintptr_t)jit + 0x110;
+	s = stackdict__add_user(sd, 0x1234, (uint32_t)getpid(), ip, 2, 1);
+	assert_string_equal(s->frames, "[cut];[jit];[jit]");
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fprintf(f, "%llx 80 Load.compute\n%llx 80 Load.main\n", (unsigned long long)(uintptr_t)jit,
+		(unsigned long long)(uintptr_t)jit + 0x100);
+	fclose(f);
+	/* the map is looked at again a second on */
+	usyms__end_pass(us, 2000000000ull);
+	s = stackdict__add_user(sd, 0x1234, (uint32_t)getpid(), ip, 2, 1);
+	assert_string_equal(s->frames, "[cut];Load.main;Load.compute");
+	assert_ptr_equal(stackdict__add_user(sd, 0x1234, (uint32_t)getpid(), ip, 2, 1), s);
+	unlink(map);
+	stackdict__free(sd);
+	usyms__free(us);
+	munmap(jit, 4096);
+}
+
+/*
  * The kernel's walk does not say where it stopped: a stack that does not
  * begin where a process does reads as cut, as the same frames from a walk
  * that knows.
@@ -258,6 +297,7 @@ int main(void)
 		cmocka_unit_test(code_past_the_kernels_text_names_itself),
 		cmocka_unit_test(stacks_are_folded_outermost_first),
 		cmocka_unit_test(user_frames_with_no_symbol_or_no_table),
+		cmocka_unit_test(jit_frames_are_named_once_the_map_is_written),
 		cmocka_unit_test(a_walk_that_does_not_say_is_judged_by_its_outermost_frame),
 	};
 	return cmocka_run_group_tests_name("dict", tests, NULL, NULL);
