@@ -22,8 +22,8 @@
 #define MAX_THREADS 4096	/* thread states walked per interpreter */
 #define MAX_FRAMES 256		/* Python frames read per stack: the outer ones are cut */
 #define THREAD_SLOTS 64		/* thread -> its thread state, per process */
-#define CODE_SLOTS 1024		/* code objects remembered per process */
-#define CODE_BUDGET (16u << 20)	/* names and line tables held, all processes together */
+#define CODE_SLOTS 256		/* code objects remembered per process (a power of two) */
+#define CODE_BUDGET (16u << 20)	/* those slots, names and line tables held, all processes together */
 #define MAX_TABLE 65536		/* a longer co_linetable gives no line */
 #define MAX_NAME 200		/* characters of a function's name kept */
 #define MAX_FILE 400		/* ... and of its file's */
@@ -90,7 +90,7 @@ struct pyproc {
 		uint64_t ts;		/* 0: none found at read `checked` */
 		uint64_t checked;
 	} threads[THREAD_SLOTS];
-	struct code *codes;		/* CODE_SLOTS, for an interpreter read */
+	struct code *codes;		/* CODE_SLOTS of them once its frames are read; NULL after a flush */
 };
 
 struct python {
@@ -119,13 +119,20 @@ static void code_clear(struct python *py, struct code *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static void codes_free(struct python *py, struct pyproc *p)
+{
+	if (!p->codes)
+		return;
+	for (size_t i = 0; i < CODE_SLOTS; i++)
+		code_clear(py, &p->codes[i]);
+	free(p->codes);
+	p->codes = NULL;
+	py->st.code_bytes -= CODE_SLOTS * sizeof(struct code);
+}
+
 static void proc_free(struct python *py, struct pyproc *p)
 {
-	if (p->codes) {
-		for (size_t i = 0; i < CODE_SLOTS; i++)
-			code_clear(py, &p->codes[i]);
-		free(p->codes);
-	}
+	codes_free(py, p);
 	if (p->state != PROC_NOT_PYTHON)
 		py->st.procs--;
 	if (p->mem >= 0) {
@@ -554,7 +561,6 @@ static int check_layout(struct python *py, struct pyproc *p, int mem)
 		return -EINVAL;
 	}
 	p->state = PROC_READ;
-	p->codes = xcalloc(CODE_SLOTS, sizeof(*p->codes));
 	return 0;
 }
 
@@ -610,8 +616,7 @@ static void flush_codes(struct python *py)
 {
 	for (size_t b = 0; b < PROC_BUCKETS; b++)
 		for (struct pyproc *p = py->buckets[b]; p; p = p->next)
-			for (size_t i = 0; p->codes && i < CODE_SLOTS; i++)
-				code_clear(py, &p->codes[i]);
+			codes_free(py, p);
 }
 
 /*
@@ -621,49 +626,50 @@ static void flush_codes(struct python *py)
 static const struct code *code_of(struct python *py, struct pyproc *p, int mem, uint64_t addr, const uint8_t *hdr)
 {
 	const struct layout *l = &p->l;
-	struct code *c = &p->codes[(addr >> 4) * 0x9e3779b97f4a7c15ull >> 54 & (CODE_SLOTS - 1)];
+	size_t slot = (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (CODE_SLOTS - 1), bytes;
 	uint64_t name_p = u64_at(hdr, l->co_qualname), file_p = u64_at(hdr, l->co_filename);
-	uint64_t table_p = u64_at(hdr, l->co_linetable);
-	int32_t first;
+	uint64_t table_p = u64_at(hdr, l->co_linetable), tlen;
 	char name[4 * MAX_NAME + 8], file[4 * MAX_FILE + 8];
-	uint8_t th[32];
-	size_t bytes;
+	uint8_t th[32], *table = NULL;
+	struct code *c;
+	int32_t first;
 
 	memcpy(&first, hdr + l->co_firstlineno, sizeof(first));
-	if (c->addr == addr && c->name_p == name_p && c->file_p == file_p && c->table_p == table_p && c->first == first)
+	c = p->codes ? &p->codes[slot] : NULL;
+	if (c && c->addr == addr && c->name_p == name_p && c->file_p == file_p && c->table_p == table_p &&
+	    c->first == first)
 		return c;
 	if (read_str(p, mem, name_p, MAX_NAME, name, sizeof(name)) ||
 	    read_str(p, mem, file_p, MAX_FILE, file, sizeof(file)))
 		return NULL;
+	/* the line table: a bytes object; none (no lines) where it is not one or too long */
+	tlen = 0;
+	if (!rd(mem, table_p, th, sizeof(th)) && u64_at(th, 8) == p->bytes_type && u64_at(th, 16) <= MAX_TABLE) {
+		tlen = u64_at(th, 16);
+		table = xcalloc(1, tlen ? tlen : 1);
+		if (rd(mem, table_p + 32, table, tlen)) {
+			free(table);
+			table = NULL;
+			tlen = 0;
+		}
+	}
+	bytes = strlen(name) + strlen(file) + 2 + tlen;
+	/* over the budget: all of it at once, rarely; what is still in use is read again */
+	if (py->st.code_bytes + bytes + (p->codes ? 0 : CODE_SLOTS * sizeof(struct code)) > CODE_BUDGET)
+		flush_codes(py);
+	if (!p->codes) {
+		p->codes = xcalloc(CODE_SLOTS, sizeof(*p->codes));
+		py->st.code_bytes += CODE_SLOTS * sizeof(struct code);
+	}
+	c = &p->codes[slot];
 	code_clear(py, c);
 	c->addr = addr;
 	c->name_p = name_p;
 	c->file_p = file_p;
 	c->table_p = table_p;
 	c->first = first;
-	/* the line table: a bytes object; none (no lines) where it is not one or too long */
-	if (!rd(mem, table_p, th, sizeof(th)) && u64_at(th, 8) == p->bytes_type && u64_at(th, 16) <= MAX_TABLE) {
-		c->table_len = (uint32_t)u64_at(th, 16);
-		c->table = malloc(c->table_len ? c->table_len : 1);
-		if (!c->table || rd(mem, table_p + 32, c->table, c->table_len)) {
-			free(c->table);
-			c->table = NULL;
-			c->table_len = 0;
-		}
-	}
-	bytes = strlen(name) + strlen(file) + 2 + c->table_len;
-	if (py->st.code_bytes + bytes > CODE_BUDGET) {
-		/* all at once, rarely: what is still in use is read again */
-		uint8_t *table = c->table;
-		uint32_t len = c->table_len;
-
-		c->table = NULL;
-		c->table_len = 0;
-		flush_codes(py);
-		c->addr = addr, c->name_p = name_p, c->file_p = file_p, c->table_p = table_p, c->first = first;
-		c->table = table;
-		c->table_len = len;
-	}
+	c->table = table;
+	c->table_len = (uint32_t)tlen;
 	c->name = xstrdup(name);
 	c->file = xstrdup(file);
 	py->st.code_bytes += bytes;
@@ -722,29 +728,34 @@ int python__line(const uint8_t *t, size_t len, int firstlineno, int64_t lasti)
 	return -1;
 }
 
-/* "name (file:line)" appended to *buf, with its ';' before it unless first. */
-static void put_frame(char **buf, size_t *len, size_t *cap, const struct code *c, int line)
+/* Room for need more bytes in *buf. */
+static void reserve(char **buf, size_t len, size_t *cap, size_t need)
 {
-	size_t need = strlen(c->name) + strlen(c->file) + 32;
-
-	if (*len + need > *cap) {
-		*cap = (*len + need) * 2;
+	if (len + need > *cap) {
+		*cap = (len + need) * 2;
 		*buf = xrealloc(*buf, *cap);
 	}
+}
+
+/*
+ * "name (file:line)" and its NUL appended to *buf, now: a later code
+ * object of the same stack may take the cache slot of this one.
+ */
+static void put_frame(char **buf, size_t *len, size_t *cap, const struct code *c, int line)
+{
+	reserve(buf, *len, cap, strlen(c->name) + strlen(c->file) + 32);
 	if (line > 0)
-		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%s%s (%s:%d)", *len ? ";" : "", c->name, c->file, line);
+		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%s (%s:%d)", c->name, c->file, line) + 1;
 	else
-		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%s%s (%s)", *len ? ";" : "", c->name, c->file);
+		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%s (%s)", c->name, c->file) + 1;
 }
 
 size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct python_stack *out)
 {
-	struct {
-		const struct code *code;
-		int line;
-	} frames[MAX_FRAMES];
-	size_t ends[PYTHON_MAX_SEGMENTS];	/* frames[] index after each segment's outermost */
-	size_t nf = 0, nseg = 0, start = 0;
+	size_t at[MAX_FRAMES];			/* each frame's text in names, innermost first */
+	size_t ends[PYTHON_MAX_SEGMENTS];	/* at[] index after each segment's outermost */
+	size_t nf = 0, nseg = 0, start = 0, nlen = 0, ncap = 0;
+	char *names = NULL;
 	uint64_t t0 = mono_ns(), ts, cur;
 	struct pyproc *p = proc_get(py, tgid);
 	const struct layout *l = &p->l;
@@ -805,9 +816,8 @@ size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct pytho
 				torn = 1;
 				break;
 			}
-			frames[nf].code = c;
-			frames[nf].line = c->table ? python__line(c->table, c->table_len, c->first, lasti) : -1;
-			nf++;
+			at[nf++] = nlen;
+			put_frame(&names, &nlen, &ncap, c, c->table ? python__line(c->table, c->table_len, c->first, lasti) : -1);
 		}
 		if (l->fr_entry != NONE && f[l->fr_entry]) {
 			ends[nseg++] = nf;
@@ -820,6 +830,7 @@ size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct pytho
 	if (nf > start && nseg < PYTHON_MAX_SEGMENTS)
 		ends[nseg++] = nf;
 	if (torn) {
+		free(names);
 		py->st.torn++;
 		py->st.ns += mono_ns() - t0;
 		return 0;
@@ -830,11 +841,19 @@ size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct pytho
 		size_t len = 0, cap = 0;
 
 		/* outermost first, as a folded stack reads */
-		for (size_t i = ends[s]; i-- > start;)
-			put_frame(&buf, &len, &cap, frames[i].code, frames[i].line);
+		for (size_t i = ends[s]; i-- > start;) {
+			size_t n = strlen(names + at[i]);
+
+			reserve(&buf, len, &cap, n + 2);
+			if (len)
+				buf[len++] = ';';
+			memcpy(buf + len, names + at[i], n + 1);
+			len += n;
+		}
 		out->seg[s] = buf ? buf : xstrdup("");
 		start = ends[s];
 	}
+	free(names);
 	out->nr = nseg;
 	py->st.stacks++;
 	py->st.ns += mono_ns() - t0;
