@@ -16,6 +16,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define PF_KTHREAD 0x00200000
+#define PF_EXITING 0x00000004
 #define ENOSYS 38
 
 /* Set by user space before load (see src/record/source/source_bpf.c). */
@@ -364,7 +365,8 @@ static __always_inline bool is_active(const struct tract_sample *s)
 		.has_state_time = !!(s->flags & TRACT_SF_STATE_TIME),
 		.state_ns = s->state_ns,
 		.idle_grace_ns = idle_grace_ns,
-		.site_keeps = s->wait_class == (TRACT_WAIT_BLOCKED | TRACT_WAIT_CROSS),
+		.site_keeps = s->wait_class == (TRACT_WAIT_BLOCKED | TRACT_WAIT_CROSS) &&
+			      tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 		.site_idle = s->wait_class == TRACT_WAIT_SLEEPING || s->wait_class == TRACT_WAIT_INPUT,
 	};
 
@@ -939,7 +941,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	switches = read_syscall(task, s, tag, !on_cpu && s->state != TRACT_STATE_RUN);
 	read_state_time(task, s, pass_now);
 	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL))
-		s->wait_class = site_class(s->tgid, s->syscall_nr, s->sc_args[0]);
+		s->wait_class = site_class(task, s->syscall_nr, s->sc_args[0]);
 	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass_now)
 		s->arrival_ns = pass_now - task->sched_info.last_arrival;
 	if (!(s->flags & TRACT_SF_HOLDER) && !is_active(s)) {

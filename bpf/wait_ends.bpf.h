@@ -26,15 +26,19 @@ struct wait_mark {
 };
 
 /*
- * Where a process's threads wait, and what ended the latest wait there: a
- * wait still open takes that class; an idle syscall's wait at a site whose
- * waits end by another process of the program is kept however long, one at
- * a site whose waits end by a timer or input is idle from its start.
+ * Where a program's threads wait, and what has ended waits there: a wait
+ * still open takes that class (site_class()).  By program (its executable),
+ * not by process: a server's new worker process waits where its siblings
+ * did, its first lock wait as theirs.  The value holds a bit for each
+ * class seen (1 << class) and TRACT_WAIT_CROSS: one timer that ends a
+ * latch's wait (a deadlock check) does not unlearn that other workers end
+ * them.
  */
 struct wait_site {
-	__u32 tgid;
-	__s32 nr;
+	__u64 program;		/* its executable's inode, as a number; the tgid where it has none */
 	__u64 arg0;
+	__s32 nr;
+	__u32 pad;
 };
 
 struct {
@@ -43,6 +47,13 @@ struct {
 	__type(key, struct wait_site);
 	__type(value, __u8);
 } wait_sites SEC(".maps");
+
+static __always_inline __u64 program_of(struct task_struct *task)
+{
+	struct inode *i = BPF_CORE_READ(task, mm, exe_file, f_inode);
+
+	return i ? (__u64)i : task->tgid;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -109,13 +120,26 @@ static __noinline void mark_wait(struct task_struct *task, __u32 tag, const stru
 	m->arg0 = s->sc_args[0];
 }
 
-/* The class a wait at this site would have, by what ended the latest there (TRACT_WAIT_UNKNOWN: none yet). */
-static __noinline __u8 site_class(__u32 tgid, __s32 nr, __u64 arg0)
+/*
+ * The class a wait at task's site would have, by what has ended waits
+ * there: blocked (| TRACT_WAIT_CROSS where another process of the program
+ * has) before input before sleeping; TRACT_WAIT_UNKNOWN where none has.
+ */
+static __noinline __u8 site_class(struct task_struct *task, __s32 nr, __u64 arg0)
 {
-	struct wait_site k = { .tgid = tgid, .nr = nr, .arg0 = arg0 };
-	__u8 *c = bpf_map_lookup_elem(&wait_sites, &k);
+	struct wait_site k = { .program = program_of(task), .nr = nr, .arg0 = arg0 };
+	__u8 *c = bpf_map_lookup_elem(&wait_sites, &k), seen;
 
-	return c ? *c : TRACT_WAIT_UNKNOWN;
+	if (!c)
+		return TRACT_WAIT_UNKNOWN;
+	seen = *c;
+	if (seen & (1 << TRACT_WAIT_BLOCKED))
+		return TRACT_WAIT_BLOCKED | (seen & TRACT_WAIT_CROSS);
+	if (seen & (1 << TRACT_WAIT_INPUT))
+		return TRACT_WAIT_INPUT;
+	if (seen & (1 << TRACT_WAIT_SLEEPING))
+		return TRACT_WAIT_SLEEPING;
+	return TRACT_WAIT_UNKNOWN;
 }
 
 /* Two processes run the same program: their executables are one file (workers of a server). */
@@ -135,7 +159,8 @@ static __always_inline __u8 class_of_end(struct task_struct *p, struct task_stru
 {
 	if (label == TRACT_WAKER_TIMER)
 		return TRACT_WAIT_SLEEPING;
-	if (label)
+	/* an interrupt, or a child's exit (a parent's wait4): nothing held it up */
+	if (label || (cur->flags & PF_EXITING))
 		return TRACT_WAIT_INPUT;
 	if (cur->tgid == p->tgid)
 		return TRACT_WAIT_BLOCKED;
@@ -151,10 +176,10 @@ static __always_inline __u8 class_of_end(struct task_struct *p, struct task_stru
 static __noinline void write_wait_end(struct task_struct *p, struct task_struct *cur, __u32 label,
 				      struct wait_mark *m)
 {
-	struct wait_site site = { .tgid = p->tgid, .nr = m->nr, .arg0 = m->arg0 };
+	struct wait_site site = { .program = program_of(p), .nr = m->nr, .arg0 = m->arg0 };
 	__u64 start = m->start_ns;
 	struct tract_wait_end *e;
-	__u8 class;
+	__u8 class, seen;
 
 	m->start_ns = 0;
 	/* switched in since it was sampled: another wait ends here */
@@ -164,8 +189,9 @@ static __noinline void write_wait_end(struct task_struct *p, struct task_struct 
 	if (site.nr >= 0) {
 		__u8 *known = bpf_map_lookup_elem(&wait_sites, &site);
 
-		if (!known || *known != class)
-			bpf_map_update_elem(&wait_sites, &site, &class, BPF_ANY);
+		seen = (known ? *known : 0) | (1 << (class & TRACT_WAIT_CLASS_MASK)) | (class & TRACT_WAIT_CROSS);
+		if (!known || *known != seen)
+			bpf_map_update_elem(&wait_sites, &site, &seen, BPF_ANY);
 	}
 	if (m->learn_only)
 		return;

@@ -506,6 +506,40 @@ static inline int tract_futex_is_lock(__u64 op, __u64 val)
 #define TRACT_NR_FUTEX 202
 
 /*
+ * An idle syscall's wait with no timeout, from its number and arguments
+ * (x86-64): it ends only when something acts, as a lock wait does.  One
+ * with a timeout naps between checks, as a server's background worker
+ * does on its latch: such a wait is never kept for its site's class.
+ */
+static inline int tract_wait_is_untimed(__s32 nr, const __u64 *args)
+{
+	switch (nr) {
+	case 7:		/* poll: int timeout */
+		return (__s32)args[2] < 0;
+	case 232:	/* epoll_wait: after maxevents */
+	case 281:	/* epoll_pwait */
+		return (__s32)args[3] < 0;
+	case 271:	/* ppoll: a timespec, or none */
+		return !args[2];
+	case 441:	/* epoll_pwait2 */
+		return !args[3];
+	case 23:	/* select: a timeval, or none */
+	case 270:	/* pselect6 */
+		return !args[4];
+	case TRACT_NR_FUTEX:
+	case 449:	/* futex_waitv */
+		return !args[3];
+	case 43:	/* accept */
+	case 288:	/* accept4 */
+	case 34:	/* pause */
+	case 130:	/* rt_sigsuspend */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
  * A PI futex word holds its owner's tid in the low bits (FUTEX_TID_MASK),
  * FUTEX_WAITERS and FUTEX_OWNER_DIED above them.
  */
@@ -561,7 +595,7 @@ struct tract_policy_facts {
 	__u8 idle_syscall;		/* the syscall is one of the idle waits */
 	__u8 lock_wait;			/* a futex wait that is a lock (tract_futex_is_lock) */
 	__u8 has_state_time;		/* state_ns is known (not from /proc) */
-	__u8 site_keeps;		/* its site's latest wait ended by another process of the program */
+	__u8 site_keeps;		/* its site's waits ended by another process of the program, and it has no timeout */
 	__u8 site_idle;			/* ... by a timer, an interrupt or another program (not from /proc) */
 	__u64 state_ns;			/* time in the state so far */
 	__u64 idle_grace_ns;
