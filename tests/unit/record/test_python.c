@@ -2,16 +2,23 @@
 /*
  * CPython's own frames: 3.11's location table (co_linetable) decoded as
  * the interpreter does, checked against what Python 3.11 itself says of
- * the same code (co_lines()), tables that lie, and Python frames merged
- * into a native stack in place of the eval calls that run them.
+ * the same code (co_lines()), tables that lie, Python frames merged into a
+ * native stack in place of the eval calls that run them, and an
+ * interpreter whose memory lies (a /proc laid out by the test, Debian's
+ * python3.11 as its binary).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "python.h"
 
 /*
@@ -120,12 +127,180 @@ static void merge_in_place_of_eval_calls(void **state)
 	assert_null(merged("_PyEval_EvalFrameDefaultX;f", 0, 1, "g (/a.py:1)"));
 }
 
+/* Debian 12's python3.11: not position-independent, so its symbols' values are its addresses */
+#define PY311 "/usr/bin/python3.11"
+#define PID 4242
+
+static uint64_t RUNTIME, VERSION, CODE_TYPE, UNICODE_TYPE, LOAD;
+static int mem_fd;
+
+/* The interpreter's symbols, as the recorder finds them, and where it loads; 0 when it is not there. */
+static int py311_symbols(void)
+{
+	const char *want[] = { "_PyRuntime", "Py_Version", "PyCode_Type", "PyUnicode_Type" };
+	uint64_t *vals[] = { &RUNTIME, &VERSION, &CODE_TYPE, &UNICODE_TYPE };
+	int fd = open(PY311, O_RDONLY), found = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			for (size_t k = 0; k < 4; k++)
+				if (!strcmp(name, want[k]) && sym.st_shndx != SHN_UNDEF) {
+					*vals[k] = sym.st_value;
+					found |= 1 << k;
+				}
+		}
+	}
+	for (size_t i = 0; elf && !LOAD && i < 16; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			LOAD = ph.p_vaddr & ~0xfffull;
+	}
+	found = found == 15 && LOAD && elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static void put(uint64_t addr, const void *p, size_t n)
+{
+	assert_int_equal(pwrite(mem_fd, p, n, (off_t)addr), (ssize_t)n);
+}
+
+static void put64(uint64_t addr, uint64_t v)
+{
+	put(addr, &v, sizeof(v));
+}
+
+/* A str object at addr: compact, of kind (1, 2 or 4 bytes a character), claiming len characters. */
+static void put_str(uint64_t addr, int kind, int64_t len, const void *chars, size_t bytes)
+{
+	uint32_t state = (uint32_t)kind << 2 | 1u << 5 | (kind == 1 ? 1u << 6 : 0);
+
+	put64(addr + 8, UNICODE_TYPE);
+	put64(addr + 16, (uint64_t)len);
+	put(addr + 32, &state, sizeof(state));
+	put(addr + (kind == 1 ? 48 : 72), chars, bytes);
+}
+
+static void hostile_memory(void **state)
+{
+	char dir[] = "/tmp/tpy.XXXXXX", path[128];
+	static const char *const members[] = { "co_filename", "co_name", "co_qualname", "co_firstlineno", "co_linetable" };
+	static const uint64_t offsets[] = { 112, 120, 128, 72, 136 };
+	uint64_t names = 0x2000000, code = 0x3000000, frame = 0x4000000, interp = 0x5000000, ts = 0x6000000;
+	uint32_t wide[300];
+	char longname[5000];
+	struct python_stack ps = { 0 };
+	struct python *py;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	if (!py311_symbols())
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%d", dir, PID);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%d/root", dir, PID);
+	assert_int_equal(symlink("/", path), 0);
+	snprintf(path, sizeof(path), "%s/%d/maps", dir, PID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%08llx-%08llx r--p 00000000 08:01 1 " PY311 "\n", (unsigned long long)LOAD,
+		(unsigned long long)LOAD + 0x1000);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%d/mem", dir, PID);
+	mem_fd = open(path, O_RDWR | O_CREAT, 0600);
+	assert_true(mem_fd >= 0);
+
+	put64(VERSION, 0x030b02f0);
+	/* the code objects' fields as PyCode_Type describes them */
+	put64(CODE_TYPE + 32, 184);
+	put64(CODE_TYPE + 240, names);
+	for (size_t i = 0; i < 5; i++) {
+		put64(names + 40 * i, names + 0x1000 + 32 * i);
+		put64(names + 40 * i + 16, offsets[i]);
+		put(names + 0x1000 + 32 * i, members[i], strlen(members[i]) + 1);
+	}
+	/* one interpreter, whose one thread state is the thread's, and points back at it */
+	put64(RUNTIME + 40, interp);
+	put64(interp + 16, ts);
+	put64(ts + 16, interp);
+	put64(ts + 160, PID);
+	put64(ts + 56, ts + 0x1000);
+	put64(ts + 0x1000 + 8, frame);
+	/* a frame whose caller is itself, its code's name 2^40 characters long, its file wide with ';' and a surrogate */
+	put64(frame + 32, code);
+	put64(frame + 48, frame);
+	put64(frame + 56, code + 184 + 10);
+	put64(code + 8, CODE_TYPE);
+	put64(code + 120, code + 0x1000);
+	put64(code + 128, code + 0x1000);
+	put64(code + 112, code + 0x2000);
+	put64(code + 136, code + 0x3000);	/* not a bytes object: no line */
+	memset(longname, 'x', sizeof(longname));
+	put_str(code + 0x1000, 1, 1ll << 40, longname, sizeof(longname));
+	for (size_t i = 0; i < 300; i++)
+		wide[i] = i == 3 ? ';' : i == 4 ? 0xd800 : i == 5 ? '\n' : 0x1f600;
+	put_str(code + 0x2000, 4, 300, wide, sizeof(wide));
+
+	py = python__new(dir);
+	n = python__read(py, PID, PID, &ps);
+	/* the cycle ends at the bound: one segment of 256 frames, each name cut to 200 characters */
+	assert_int_equal(n, 1);
+	assert_null(strstr(ps.seg[0], "\n"));
+	{
+		size_t frames = 1;
+
+		for (const char *c = ps.seg[0]; *c; c++)
+			frames += *c == ';';
+		assert_int_equal(frames, 256);
+		assert_non_null(strstr(ps.seg[0], "\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80:??"));
+		assert_int_equal(strspn(ps.seg[0], "x"), 200);
+	}
+	python_stack__clear(&ps);
+
+	/* a code object that is not one: the chain moved as it was read, nothing of it shown */
+	put64(code + 8, UNICODE_TYPE);
+	assert_int_equal(python__read(py, PID, PID, &ps), 0);
+	/* a thread list that goes round, none of it the thread's: looked for within bounds */
+	put64(code + 8, CODE_TYPE);
+	put64(ts + 160, PID + 1);
+	put64(ts + 8, ts);
+	assert_int_equal(python__read(py, PID, PID + 7, &ps), 0);
+	python__free(py);
+
+	close(mem_fd);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lines_as_python_says),
 		cmocka_unit_test(tables_that_lie),
 		cmocka_unit_test(merge_in_place_of_eval_calls),
+		cmocka_unit_test(hostile_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
