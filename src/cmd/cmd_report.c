@@ -196,7 +196,7 @@ static void facts(struct report *r, const struct agg_result *all)
 	static const char *const keys[][2] = { { "host", "host" }, { "kernel", "kernel" },
 					      { "frequency_hz", "passes a second" }, { "source", "source" } };
 	struct pass_totals pt = { 0 };
-	char from[64], to[64], steal[160];
+	char from[64], to[64], steal[160], waiting[96];
 
 	fputs("<table class=\"facts\">\n", r->out);
 	if (ch_store__of(r->set))
@@ -250,6 +250,8 @@ static void facts(struct report *r, const struct agg_result *all)
 		pt.passes ? (double)pt.cpu_us / 1e3 / (double)pt.passes : 0.0);
 	bpf_cost_row(r->out, &pt);
 	fprintf(r->out, "<tr><th>average active threads</th><td>%.2f</td></tr>\n", render_avg(all, all->total));
+	if (render_waiting(waiting, sizeof(waiting), all))
+		fprintf(r->out, "<tr><th>of them waiting</th><td>%s</td></tr>\n", waiting);
 	if (render_steal(steal, sizeof(steal), all))
 		fprintf(r->out, "<tr><th>the host's steal</th><td>%s</td></tr>\n", steal);
 	if (r->q->filter) {

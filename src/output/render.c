@@ -34,6 +34,14 @@ int render_steal(char *buf, size_t len, const struct agg_result *r)
 	return 1;
 }
 
+int render_waiting(char *buf, size_t len, const struct agg_result *r)
+{
+	if (r->filtered || !r->input || render_avg(r, r->input) < 0.005)
+		return 0;
+	snprintf(buf, len, "%.2f of them waiting for input or on a timer", render_avg(r, r->input));
+	return 1;
+}
+
 void render_range(FILE *f, const struct agg_result *r)
 {
 	char from[32], to[32];
@@ -194,7 +202,7 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 {
 	size_t n = shown(r, o), width[AGG_MAX_GROUP];
 	struct agg_value vals[AGG_MAX_GROUP];
-	char *cell, sampled[64], steal[160];
+	char *cell, sampled[64], steal[160], waiting[96];
 	int timeline = r->time_col >= 0;
 	double max_avg = 0;
 
@@ -202,6 +210,8 @@ static void table(FILE *f, const struct agg_result *r, const struct render_opts 
 	fprintf(f, "%.2f average active threads", render_avg(r, r->total));
 	if (!r->filtered && r->load)
 		fprintf(f, " (%.2f on a CPU, queued or in D state, as the load average counts)", render_avg(r, r->load));
+	if (render_waiting(waiting, sizeof(waiting), r))
+		fprintf(f, "; %s", waiting);
 	if (render_steal(steal, sizeof(steal), r))
 		fprintf(f, "; %s", steal);
 	if (n < r->nrows)
@@ -311,6 +321,8 @@ static void json(FILE *f, const struct agg_result *r, const struct render_opts *
 		r->dropped, render_avg(r, r->total));
 	if (!r->filtered && r->load)
 		fprintf(f, "\"load_threads\":%.6f,", render_avg(r, r->load));
+	if (!r->filtered)
+		fprintf(f, "\"input_threads\":%.6f,", render_avg(r, r->input));
 	fprintf(f, "\"groups\":%zu,\"rows\":[", r->nrows);
 	for (size_t i = 0; i < shown(r, o); i++) {
 		agg_result__values(r, &r->rows[i], vals);

@@ -19,6 +19,11 @@ double render_avg(const struct agg_result *r, uint64_t measure);
  * none worth saying (under 0.5% of that time and 0.005 CPUs).
  */
 int render_steal(char *buf, size_t len, const struct agg_result *r);
+/*
+ * "N of them waiting for input or on a timer" where, without a filter, at
+ * least 0.005 threads were (passes.input_rows): 1 if it wrote, else 0.
+ */
+int render_waiting(char *buf, size_t len, const struct agg_result *r);
 /* The time range line: "2026-11-30 13:00:00 .. 13:59:59, 3600 s sampled in 3600 passes" */
 void render_range(FILE *f, const struct agg_result *r);
 void render_groups(FILE *f, const struct agg_result *r, const struct render_opts *o);

@@ -220,7 +220,8 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 			      "SELECT coalesce(sum(weight_us), 0), count(*), coalesce(sum(dropped), 0), "
 			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0), "
 			      "coalesce(sum(load_rows * weight_us), 0), coalesce(sum(run_rows * weight_us), 0), "
-			      "coalesce(sum(run_steal_us), 0), coalesce(sum(steal_us), 0) "
+			      "coalesce(sum(run_steal_us), 0), coalesce(sum(steal_us), 0), "
+			      "coalesce(sum(input_rows * weight_us), 0) "
 			      "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
 
 	if (err)
@@ -239,6 +240,7 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 		r->run += (uint64_t)sqlite3_column_int64(st, 7);
 		r->run_steal_us += (uint64_t)sqlite3_column_int64(st, 8);
 		r->steal_us += (uint64_t)sqlite3_column_int64(st, 9);
+		r->input += (uint64_t)sqlite3_column_int64(st, 10);
 		if (!r->first_us || first < r->first_us)
 			r->first_us = first;
 		if (last > r->last_us)
@@ -513,6 +515,7 @@ static void merge_hour(struct agg_result *r, const struct agg_result *h)
 	r->sampled_us += h->sampled_us;
 	r->unsampled_us += h->unsampled_us;
 	r->load += h->load;
+	r->input += h->input;
 	r->run += h->run;
 	r->run_steal_us += h->run_steal_us;
 	r->steal_us += h->steal_us;

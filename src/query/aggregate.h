@@ -61,6 +61,7 @@ struct agg_result {
 	uint64_t sampled_us;		/* Σ weight_us of the passes in range */
 	uint64_t unsampled_us;		/* time in range no pass stands for (the recorder was late) */
 	uint64_t load;			/* Σ load_rows × weight_us: threads in RUN, RUNQ or DISK; without a filter */
+	uint64_t input;			/* Σ input_rows × weight_us: asleep where waits end by input or a timer */
 	uint64_t run;			/* Σ run_rows × weight_us: threads on a CPU; without a filter */
 	uint64_t run_steal_us;		/* of that, the time the host took from their CPUs (steal) */
 	uint64_t steal_us;		/* the time the host took from all CPUs */

@@ -715,11 +715,11 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 	strbuf_addf(&where, "WHERE ts_us >= %llu AND ts_us < %llu", (unsigned long long)q->from_us,
 		    (unsigned long long)q->to_us);
 	ch_store__host_filter(s, &where);
-	strbuf_addf(&sql, "SELECT max(w), sum(n), sum(d), min(lo), max(hi), sum(u), sum(l), sum(r), sum(rs), sum(s) FROM "
-		    "(SELECT host, sum(weight_us) AS w, count() AS n, sum(dropped) AS d, min(ts_us) AS lo, "
+	strbuf_addf(&sql, "SELECT max(w), sum(n), sum(d), min(lo), max(hi), sum(u), sum(l), sum(r), sum(rs), sum(s), "
+		    "sum(i) FROM (SELECT host, sum(weight_us) AS w, count() AS n, sum(dropped) AS d, min(ts_us) AS lo, "
 		    "max(ts_us) AS hi, sum(unsampled_us) AS u, sum(load_rows * weight_us) AS l, "
-		    "sum(run_rows * weight_us) AS r, sum(run_steal_us) AS rs, sum(steal_us) AS s FROM tract.passes %s "
-		    "GROUP BY host)", strbuf_str(&where));
+		    "sum(run_rows * weight_us) AS r, sum(run_steal_us) AS rs, sum(steal_us) AS s, "
+		    "sum(input_rows * weight_us) AS i FROM tract.passes %s GROUP BY host)", strbuf_str(&where));
 	err = ch_store__select(s, strbuf_str(&sql), &t);
 	if (!err && ch_table__next(&t) == 1 && ch_field_int(&t.row[1]) > 0) {
 		r->sampled_us = (uint64_t)ch_field_int(&t.row[0]);
@@ -732,6 +732,7 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 		r->run = (uint64_t)ch_field_int(&t.row[7]);
 		r->run_steal_us = (uint64_t)ch_field_int(&t.row[8]);
 		r->steal_us = (uint64_t)ch_field_int(&t.row[9]);
+		r->input = (uint64_t)ch_field_int(&t.row[10]);
 	}
 	ch_table__free(&t);
 	strbuf_free(&sql);

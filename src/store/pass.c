@@ -50,11 +50,13 @@ struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w)
 
 void pass__count_load(struct pass *p)
 {
-	p->load_rows = p->run_rows = 0;
+	p->load_rows = p->run_rows = p->input_rows = 0;
 	for (size_t i = 0; i < p->nr; i++) {
 		p->load_rows += p->rows[i].state == TRACT_STATE_RUN || p->rows[i].state == TRACT_STATE_RUNQ ||
 				p->rows[i].state == TRACT_STATE_DISK;
 		p->run_rows += p->rows[i].state == TRACT_STATE_RUN;
+		p->input_rows += p->rows[i].state == TRACT_STATE_SLEEP && (p->rows[i].wait_class == TRACT_WAIT_INPUT ||
+									  p->rows[i].wait_class == TRACT_WAIT_SLEEPING);
 	}
 }
 

@@ -129,6 +129,15 @@ test_expect_success 'reads: the network'"'"'s is input, a writer'"'"'s of the sa
 	test_holds "$(activities "$TCPREADER")" = "input,input " &&
 	test_holds "$(activities "$UNIXREADER")" = "blocked,blocked "
 '
+test_expect_success 'each pass counts its rows asleep where input or a timer ends the waits (input_rows)' '
+	test_holds "$(q "$DDB" "select sum(input_rows) from passes")" -gt 0 &&
+	test_holds "$(q "$DDB" "select sum(input_rows) from passes")" -eq \
+		"$(q "$DDB" "select count(*) from samples where state = '"'SLEEP'"' and wait_class_id in (2, 3)")"
+'
+test_expect_success 'and the headline says how many of the active threads waited so' '
+	"$TRACT" query -D "$WORK/default" --from @0 > "$WORK/headline" &&
+	test_grep "average active threads.*[0-9] of them waiting for input or on a timer" "$WORK/headline"
+'
 
 # The table in CSV, read back by query --sql like the other pass tables
 "$WAITS" 600 > "$WORK/csv.out" 2>&1 &
