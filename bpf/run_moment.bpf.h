@@ -51,11 +51,22 @@ struct {
 __u64 pt_regs_off;
 __u64 run_ustacks_now, run_ustacks_exit, run_ustacks_tick;	/* a runner's user stack, by where it came from */
 
+/*
+ * The registers' address goes through memory first: kept in a register it
+ * stays a pointer, and the verifiers of 6.1 and 6.12 refuse the
+ * subtraction from it ("math between ptr_ pointer and register").
+ */
+volatile __u64 pt_regs_addr;
+
 static __always_inline void learn_pt_regs(struct task_struct *task)
 {
-	__u64 regs = (__u64)bpf_task_pt_regs(task), stack = (__u64)task->stack;
+	__u64 regs, stack = (__u64)task->stack;
 
-	if (!pt_regs_off && regs > stack && regs - stack < (1u << 20))
+	if (pt_regs_off)
+		return;
+	pt_regs_addr = (__u64)bpf_task_pt_regs(task);
+	regs = pt_regs_addr;
+	if (regs > stack && regs - stack < (1u << 20))
 		pt_regs_off = regs - stack;
 }
 

@@ -562,7 +562,9 @@ static int write_report(struct report *r)
 	if (!err) {
 		fputs("<h2>Where the time went</h2>\n<div class=\"tabs\">\n", r->out);
 		err = table(r, "by process", "pcomm", NULL) ?: table(r, "by state and syscall", "state,syscall", NULL) ?:
+		      table(r, "by activity", "activity,pcomm", NULL) ?:
 		      table(r, "by wait, off CPU", "wait,state", "state != RUN") ?:
+		      table(r, "who holds up whom", "blocker_tid,chain_root_tid,pcomm", "blocker_tid is not null") ?:
 		      table(r, "by file or socket", "file,syscall", "file is not null");
 		fputs("</div>\n", r->out);
 	}

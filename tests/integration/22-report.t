@@ -17,7 +17,7 @@ S=$WORK/store
 ok "exits 0 and writes the file" test -s "$WORK/r.html"
 test_expect_success 'every section is there' '
 	for s in "tract report" "Average active threads over time" "Where the time went" \
-		"by process" "by wait, off CPU" "Flame graph" "Waits in flight" "Block I/O latency" \
+		"by process" "by activity" "who holds up whom" "by wait, off CPU" "Flame graph" "Waits in flight" "Block I/O latency" \
 		"Syscall latency" "Who wakes whom"; do
 		test_grep "$s" "$WORK/r.html" || return 1
 	done
