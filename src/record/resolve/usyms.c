@@ -28,6 +28,7 @@
 #include "demangle.h"
 #include "dict.h"
 #include "elfcap.h"
+#include "gopclntab.h"
 #include "inlines.h"
 #include "perfmap.h"
 #include "proc_file.h"
@@ -69,6 +70,8 @@
 #define BUILD_ID_MAX		64
 #define MOD_KEY_MAX		(1 + BUILD_ID_MAX)
 #define MOD_SEGS_MAX		8
+/* the runtime's outermost functions a Go binary's table marks: goexit, mstart, rt0_go */
+#define MOD_TOPS_MAX		8
 
 struct usym {
 	uint64_t addr;		/* ELF virtual address */
@@ -92,6 +95,9 @@ struct umod {
 	size_t bytes;
 	struct useg segs[MOD_SEGS_MAX];
 	unsigned int nr_segs;
+	struct { uint64_t lo, hi; } tops[MOD_TOPS_MAX];	/* [lo, hi): functions no frame calls */
+	unsigned int nr_tops;
+	int go;			/* a Go binary: its code keeps frame pointers */
 	unsigned int key_len;
 	unsigned char key[MOD_KEY_MAX];	/* 'b' + build-id, 'f' + file identity, 'v' + hash */
 	/* call frame information, read on the first unwind through the module */
@@ -473,6 +479,106 @@ cleanup:
 	free(cand);
 }
 
+/* Go */
+
+static int has_section(Elf *elf, const char *want);
+
+struct go_names {
+	struct umod *m;
+	size_t nr, cap, names_len, names_cap;
+};
+
+static int add_go_func(const struct gopclntab_func *f, void *arg)
+{
+	struct go_names *g = arg;
+	struct umod *m = g->m;
+
+	if (f->outermost && m->nr_tops < MOD_TOPS_MAX)
+		m->tops[m->nr_tops++] = (typeof(m->tops[0])){ f->entry, f->end };
+	if (!g->cap)
+		return 0;
+	/* the table is the program's own: its names are bounded like any module's symbols */
+	if (g->names_len + f->name_len + 1 + (g->nr + 1) * sizeof(*m->syms) > USYMS_MAX_SYMBOL_BYTES)
+		return 1;
+	if (g->nr == g->cap) {
+		g->cap *= 2;
+		m->syms = xrealloc(m->syms, g->cap * sizeof(*m->syms));
+	}
+	while (g->names_len + f->name_len + 1 > g->names_cap) {
+		g->names_cap *= 2;
+		m->names = xrealloc(m->names, g->names_cap);
+	}
+	memcpy(m->names + g->names_len, f->name, f->name_len);
+	m->names[g->names_len + f->name_len] = 0;
+	m->syms[g->nr++] = (struct usym){
+		.addr = f->entry,
+		.size = f->end - f->entry > UINT32_MAX ? UINT32_MAX : f->end - f->entry,
+		.name_off = g->names_len,
+	};
+	g->names_len += f->name_len + 1;
+	return 0;
+}
+
+/* The contents of the section called name, if it has bytes in the file and no more than max. */
+static Elf_Data *section_data(Elf *elf, const char *name, uint64_t max, GElf_Shdr *shdr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *s;
+
+		if (!gelf_getshdr(scn, shdr) || !(s = elf_strptr(elf, shstrndx, shdr->sh_name)) || strcmp(s, name))
+			continue;
+		if (shdr->sh_type == SHT_NOBITS || (shdr->sh_flags & SHF_COMPRESSED) || shdr->sh_size > max)
+			return NULL;
+		d = elf_getdata(scn, NULL);
+		return d && d->d_buf && d->d_size == shdr->sh_size ? d : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A Go binary's function table (.gopclntab): where the runtime's outermost
+ * functions are, and, when the file has no symbol table (go build
+ * -ldflags=-s, strip), its functions' names, in place of what little
+ * .dynsym had.
+ */
+static void read_go_table(struct umod *m, Elf *elf)
+{
+	struct go_names g = { .m = m };
+	GElf_Shdr text, tab;
+	Elf_Data *d;
+
+	/* Go's own linker names it so; an external link keeps it in .data.rel.ro */
+	d = section_data(elf, ".gopclntab", GOPCLNTAB_MAX_BYTES, &tab);
+	if (!d)
+		d = section_data(elf, ".data.rel.ro.gopclntab", GOPCLNTAB_MAX_BYTES, &tab);
+	if (!d || !section_data(elf, ".text", UINT64_MAX, &text))
+		return;
+	if (!has_section(elf, ".symtab")) {
+		g.cap = 1024;
+		g.names_cap = 16384;
+		m->syms = xcalloc(g.cap, sizeof(*m->syms));
+		m->names = xcalloc(g.names_cap, 1);
+	}
+	if (gopclntab__read(d->d_buf, d->d_size, text.sh_addr, text.sh_addr + text.sh_size, add_go_func, &g) < 0)
+		g.nr = 0;
+	else
+		m->go = 1;
+	m->nr_syms = g.nr;
+	m->bytes += g.nr * sizeof(*m->syms) + g.names_len;
+	if (!g.nr) {
+		free(m->syms);
+		free(m->names);
+		m->syms = NULL;
+		m->names = NULL;
+	}
+}
+
 /*
  * Reads symbols through libdwfl into the table.  A module with DWARF keeps
  * its libdwfl handle (the files stay mapped) to name inlined calls; any
@@ -500,7 +606,9 @@ static void read_symbols(struct umod *m, Elf *elf, const char *name, uint64_t lo
 		goto cleanup;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = &h;
-	copy_symbols(m, mod);
+	read_go_table(m, dwfl_module_getelf(mod, &(Dwarf_Addr){ 0 }));
+	if (!m->nr_syms)
+		copy_symbols(m, mod);
 	m->inl = inlines__open(dwfl, mod);
 	if (m->inl) {
 		Dwarf_Addr bias;
@@ -1296,6 +1404,10 @@ int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struc
 	out->eh = mod->eh_cfi;
 	out->debug = mod->debug_cfi;
 	out->elf_addr = elf_address(mod, m, addr);
+	out->go = mod->go;
+	for (unsigned int i = 0; i < mod->nr_tops; i++)
+		if (out->elf_addr >= mod->tops[i].lo && out->elf_addr < mod->tops[i].hi)
+			out->outermost = 1;
 	return out->eh || out->debug ? 0 : -ENOENT;
 }
 

@@ -67,13 +67,18 @@ void usyms__forget(struct usyms *u, int pid, uint64_t start_ns);
  * The call frame information that covers addr in process pid: the module's
  * .eh_frame and .debug_frame tables (either may be NULL) and addr as the
  * ELF address they are indexed by.  mapped: some executable mapping holds
- * addr (JIT code has one, and no tables).  Returns 0, or -ENOENT when no
- * table covers the module.  The tables stay valid until the next call.
+ * addr (JIT code has one, and no tables).  outermost: addr is in a function
+ * that begins a stack and has no caller (Go's goexit, mstart and rt0_go,
+ * as a Go binary's table marks them).  go: the module is a Go binary, whose
+ * code keeps frame pointers.  Returns 0, or -ENOENT when no table covers
+ * the module.  The tables stay valid until the next call.
  */
 struct usyms_cfi {
 	Dwarf_CFI *eh, *debug;
 	uint64_t elf_addr;
 	int mapped;
+	int outermost;
+	int go;
 };
 
 int usyms__cfi(struct usyms *u, int pid, uint64_t start_ns, uint64_t addr, struct usyms_cfi *out);
