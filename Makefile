@@ -74,7 +74,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/*/t
 NOBPF_TESTS = $(filter $(foreach l,base store query output top fleet,$(OUT)/tests/$(l)/%),$(UNIT_TESTS))
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(wildcard bench/*.c))
 
-all: $(OUT)/tract $(OUT)/workload $(OUT)/workload-nofp $(OUT)/locks $(OUT)/waits $(OUT)/empty.bpf.o
+all: $(OUT)/tract $(OUT)/workload $(OUT)/workload-nofp $(OUT)/locks $(OUT)/waits $(OUT)/titled $(OUT)/empty.bpf.o
 
 deps:
 	$(Q)./scripts/deps.sh
@@ -125,6 +125,11 @@ $(OUT)/locks: tests/workload/locks.c | $(OUT)
 $(OUT)/waits: tests/workload/waits.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 -pthread $< -o $@
+
+# a process that rewrites its title (its command line), as servers do
+$(OUT)/titled: tests/workload/titled.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $< -o $@
 
 # the same workload as distributions build code: optimised, no frame pointers
 $(OUT)/workload-nofp: tests/workload/workload.c | $(OUT)

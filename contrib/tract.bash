@@ -22,7 +22,7 @@ _tract() {
 		esac
 		COMPREPLY=($(compgen -W '--frequency --duration --output --format --pid --all --source
 			--idle-grace --idle-syscalls --group --keep --max-size --no-kstacks --no-ustacks --unwind --profile-hz
-			--no-syscall-latency --untimed-syscalls --no-wakeup-edges --runq-latency --clickhouse --host --clickhouse-user
+			--no-syscall-latency --untimed-syscalls --no-wakeup-edges --runq-latency --no-titles --clickhouse --host --clickhouse-user
 			--clickhouse-password-file --clickhouse-ca --no-local --spool-max --verbose --help' -- "$cur"))
 		;;
 	query|top)

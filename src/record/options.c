@@ -55,6 +55,8 @@ static const char record_usage[] =
 "                           (a clock read per switch and wakeup, so off by default)\n"
 "      --profile-hz HZ      on-CPU profile ticks per second per CPU (default 49, 0: off):\n"
 "                           what running threads run, and a profile table\n"
+"      --no-titles          do not read the processes' titles (their command lines,\n"
+"                           which can hold what a program was given: passwords too)\n"
 "      --clickhouse URL     ship every pass to ClickHouse too (http[s]://host:port),\n"
 "                           through a spool under the store directory that outlives\n"
 "                           the recorder: nothing lost, nothing doubled\n"
@@ -77,7 +79,7 @@ enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_
        OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY, OPT_PROFILE_HZ,
        OPT_NO_SYSCALL_LATENCY, OPT_NO_WAKEUP_EDGES, OPT_UNTIMED_SYSCALLS,
        OPT_UNWIND, OPT_CLICKHOUSE, OPT_HOST, OPT_CH_USER, OPT_CH_PASSWORD_FILE, OPT_CH_CA, OPT_NO_LOCAL,
-       OPT_SPOOL_MAX };
+       OPT_SPOOL_MAX, OPT_NO_TITLES };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -110,6 +112,7 @@ static const struct option record_options[] = {
 	{ "untimed-syscalls", required_argument, NULL, OPT_UNTIMED_SYSCALLS },
 	{ "runq-latency", no_argument, NULL, OPT_RUNQ_LATENCY },
 	{ "profile-hz", required_argument, NULL, OPT_PROFILE_HZ },
+	{ "no-titles", no_argument, NULL, OPT_NO_TITLES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -153,6 +156,7 @@ void record_opts_init(struct record_opts *o)
 	o->sampler.unwind_cfi = 1;
 	o->spool_max = 1ull << 30;
 	o->sampler.profile_hz = 49;
+	o->sampler.titles = 1;
 	o->sampler.syscall_latency = 1;
 	o->sampler.wakeup_edges = 1;
 	o->gid = -1;
@@ -287,6 +291,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_WAKEUP_EDGES:
 			o->sampler.wakeup_edges = 0;
+			break;
+		case OPT_NO_TITLES:
+			o->sampler.titles = 0;
 			break;
 		case OPT_UNTIMED_SYSCALLS:
 			untimed_list = optarg;

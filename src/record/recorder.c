@@ -17,6 +17,7 @@
 #include "files.h"
 #include "ksyms.h"
 #include "procinfo.h"
+#include "proctitle.h"
 #include "privileges.h"
 #include "reader.h"
 #include "host_steal.h"
@@ -270,6 +271,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	res.files = files__new(NULL);
 	res.runq = runq_history__new();
 	res.blockdevs = blockdevs__new(NULL);
+	if (o->sampler.titles)
+		res.titles = proctitles__new(NULL);
 	err = open_source(o, &res, &sampler);
 	if (err) {
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
@@ -329,6 +332,14 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		fprintf(stderr, "tract: %llu passes, %llu rows, %llu rows dropped, %llu passes not stored\n",
 			(unsigned long long)tot.passes, (unsigned long long)tot.rows,
 			(unsigned long long)tot.dropped, (unsigned long long)(ws.failed + ws.overflowed));
+	if (res.titles) {
+		struct proctitles_stats ts;
+
+		proctitles__stats(res.titles, &ts);
+		tract_debug("process titles: %llu read, %.1f us each; %.1f us a pass", (unsigned long long)ts.reads,
+			    ts.reads ? (double)ts.read_ns / 1e3 / (double)ts.reads : 0.0,
+			    ts.passes ? (double)ts.fill_ns / 1e3 / (double)ts.passes : 0.0);
+	}
 	if (!ready && o->store)
 		fprintf(stderr, "tract: the store is %s: tract query%s%s reads it\n", o->dir,
 			strcmp(o->dir, store_default_dir()) ? " -D " : "", strcmp(o->dir, store_default_dir()) ? o->dir : "");
@@ -341,6 +352,7 @@ cleanup:
 	if (dir >= 0)
 		close(dir);
 	sampler__free(sampler);
+	proctitles__free(res.titles);
 	blockdevs__free(res.blockdevs);
 	runq_history__free(res.runq);
 	files__free(res.files);

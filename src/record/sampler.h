@@ -25,6 +25,7 @@ struct sampler_config {
 	int wakeup_edges;		/* keep waker -> wakee edges (a sched_switch program; default) */
 	int runq_latency;		/* keep run-queue latency histograms (the same program) */
 	double profile_hz;		/* on-CPU profile ticks per second per CPU; 0: none */
+	int titles;			/* read the processes' titles (command lines); default */
 };
 
 struct sampler;
@@ -78,6 +79,7 @@ struct resolvers {
 	struct files *files;
 	struct runq_history *runq;
 	struct blockdevs *blockdevs;
+	struct proctitles *titles;	/* NULL: no process titles (--no-titles) */
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

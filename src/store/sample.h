@@ -55,6 +55,7 @@ struct sample {
 	uint32_t chain_root_tid, chain_len, chain_cycle;
 	uint64_t steal_us;		/* RUN: the time the host took from its CPU over the pass's interval */
 	uint32_t wait_class;		/* asleep in a syscall: enum tract_wait_class of its wait's site */
+	const char *title;		/* its process's command line as ps shows it; NULL if not read */
 };
 
 /*

@@ -3,14 +3,14 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 12
+#define TRACT_SCHEMA_VERSION 13
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
- * The oldest a reader reads as it is, with no upgraded copy: 12 has
- * sample_blockers, which the samples view joins.
+ * The oldest a reader reads as it is, with no upgraded copy: 13 has the
+ * threads' titles (12 sample_blockers), which the samples view joins.
  */
-#define TRACT_SCHEMA_READ_AS_IS 12
+#define TRACT_SCHEMA_READ_AS_IS 13
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);

@@ -33,7 +33,7 @@ enum { INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_W
        INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
-	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup) VALUES (?,?,?,?,?,?,?,?)",
+	[INS_THREAD] = "INSERT INTO threads(id, tid, tgid, comm, pcomm, exe, uid, cgroup, title) VALUES (?,?,?,?,?,?,?,?,?)",
 	[INS_CALL] = "INSERT INTO calls(id, nr, a0, a1, a2, a3, a4, a5) VALUES (?,?,?,?,?,?,?,?)",
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
@@ -331,6 +331,8 @@ static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
 		sqlite3_bind_text(s, 6, r->exe, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 7, r->uid);
 	bind_opt(s, 8, r->cgroup_id != 0, (int64_t)r->cgroup_id);
+	if (r->title)
+		sqlite3_bind_text(s, 9, r->title, -1, SQLITE_STATIC);
 	return step(st, s);
 }
 
@@ -414,19 +416,31 @@ static int note_cgroup(struct store_sqlite *st, const struct sample *r)
 	return step(st, s);
 }
 
-/* Every part of a thread's identity that the threads table holds. */
+/* A title's bytes in a thread's key: the recorder cuts titles far shorter (proctitle.h) */
+#define THREAD_KEY_TITLE_MAX 1024
+
+/*
+ * Every part of a thread's identity that the threads table holds: a process
+ * that changes its title (a server saying what each process does now) is a
+ * new row from then on.
+ */
 static size_t thread_key(const struct sample *r, unsigned char *buf, size_t cap)
 {
+	size_t title_len = r->title ? strnlen(r->title, THREAD_KEY_TITLE_MAX) : 0;
 	size_t exe_len = r->exe ? strlen(r->exe) : 0, len = 0;
+	uint16_t title_len16 = (uint16_t)title_len;
 
-	if (exe_len > cap - 64)
-		exe_len = cap - 64;
+	if (exe_len > cap - 64 - THREAD_KEY_TITLE_MAX)
+		exe_len = cap - 64 - THREAD_KEY_TITLE_MAX;
 	memcpy(buf + len, &r->tid, 4), len += 4;
 	memcpy(buf + len, &r->tgid, 4), len += 4;
 	memcpy(buf + len, &r->uid, 4), len += 4;
 	memcpy(buf + len, &r->cgroup_id, 8), len += 8;
 	memcpy(buf + len, r->comm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
 	memcpy(buf + len, r->pcomm, TRACT_COMM_LEN), len += TRACT_COMM_LEN;
+	buf[len++] = r->title != NULL;
+	memcpy(buf + len, &title_len16, 2), len += 2;
+	memcpy(buf + len, r->title ? r->title : "", title_len), len += title_len;
 	buf[len++] = r->exe != NULL;
 	memcpy(buf + len, r->exe ? r->exe : "", exe_len), len += exe_len;
 	return len;

@@ -56,6 +56,9 @@ static int add_columns(sqlite3 *db)
 
 		if (table && add_column(db, table, column_stored_name(c), c->type))
 			return -1;
+		/* a thread's own (schema 13: the process title) */
+		if (c->where == DIM && !strncmp(c->sql, "t.", 2) && add_column(db, "threads", c->sql + 2, c->type))
+			return -1;
 	}
 	/* the pass's own tables' (those schema 9 made come whole with it: name_facts()) */
 	for (size_t t = 0; t < NR_PASS_TABLES; t++) {

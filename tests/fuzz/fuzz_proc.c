@@ -8,6 +8,7 @@
  *   net/tcp, tcp6 each line
  *   mountinfo     each line, as cgroups.c looks for cgroup2
  *   stat          as the /proc source reads a thread's
+ *   cmdline       a process's title: printable, bounded, never a split character
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "otel_pctx.h"
 #include "otel_tls.h"
 #include "proc_stat.h"
+#include "proctitle.h"
 #include "usyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -81,6 +83,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fclose(f);
 	}
 
+	{
+		char title[PROCTITLE_MAX + 1];
+		size_t n = proctitle_clean((const char *)data, size, title);
+
+		if (n > PROCTITLE_MAX || strlen(title) != n || (n && title[n - 1] == ' ') ||
+		    (n == PROCTITLE_MAX && size > n && ((unsigned char)data[n] & 0xc0) == 0x80))
+			abort();
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)title[i] < 0x20 || title[i] == 0x7f)
+				abort();
+	}
 	memcpy(text, data, size);
 	text[size] = '\0';
 	if (!proc_stat__parse(text, &s, &flags, &start) && s.comm[sizeof(s.comm) - 1])

@@ -10,7 +10,8 @@
 need_root_bpf
 
 start_workload --only pipe || exit 1
-"$TRACT" record -F 10 -d 6 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
+# 160 passes: about 50 RUN samples of each thread where it runs a third of the time
+"$TRACT" record -F 20 -d 8 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err"
 ok "record exits 0" test $? -eq 0
 stop_workload
 db=$(one_store "$WORK/store")

@@ -138,11 +138,12 @@ ok 'no stack shows JIT code as an anonymous address' test_holds "$anon" -eq 0
 # pid 1, and a /tmp of its own, where jcmd has it write /tmp/perf-1.map
 test_lazy_prereq UNSHARE 'unshare --pid --fork --mount --propagation private true'
 if test_have_prereq UNSHARE; then
-	# its classes outside /tmp, which the container's own hides
-	cp "$WORK/Load.class" "$DISK_DIR/"
-	unshare --pid --fork --kill-child --mount --propagation private sh -c 'mount -t tmpfs tmpfs /tmp &&
+	# its classes into its own /tmp, through a descriptor opened before
+	# that /tmp hides the host's (where the test's files may well be)
+	unshare --pid --fork --kill-child --mount --propagation private sh -c 'exec 3< "$1" &&
+		mount -t tmpfs tmpfs /tmp && mkdir /tmp/classes && cat <&3 > /tmp/classes/Load.class && exec 3<&- &&
 		exec java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Load::compute \
-		-cp "$1" Load 120' sh "$DISK_DIR" > "$WORK/ns.out" 2>&1 &
+		-cp /tmp/classes Load 120' sh "$WORK/Load.class" > "$WORK/ns.out" 2>&1 &
 	NS_PID=$!
 	bg_started $NS_PID
 	for _ in $(seq 200); do

@@ -24,6 +24,7 @@
 #include "files.h"
 #include "observer.h"
 #include "procinfo.h"
+#include "proctitle.h"
 #include "pass_sums.h"
 #include "otel_attrs.h"
 #include "otel_pctx.h"
@@ -464,6 +465,9 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	p->hist_lost = maps_full(bss) - lost0;
 	profile__drain(sb->profile);
 	wait_ends__drain(sb->wait_ends, p);
+	/* past the snapshot: a read of a command line lengthens no pass's window */
+	if (sb->res.titles)
+		proctitles__fill(sb->res.titles, p, mono_ns());
 	if (bss->kstack_errors != sb->kstack_errors_seen) {
 		tract_debug("%llu kernel stacks could not be taken",
 			    (unsigned long long)(bss->kstack_errors - sb->kstack_errors_seen));

@@ -24,6 +24,7 @@
 #include "proc_runq.h"
 #include "proc_stat.h"
 #include "procinfo.h"
+#include "proctitle.h"
 #include "runq.h"
 #include "sampler.h"
 #include "stackdict.h"
@@ -323,6 +324,8 @@ static int proc_pass(struct sampler *base, struct pass *p)
 			sample_process(sp, tgid, p);
 	}
 	closedir(d);
+	if (sp->res.titles)
+		proctitles__fill(sp->res.titles, p, mono_ns());
 	return 0;
 }
 
