@@ -51,7 +51,7 @@ struct {
 
 struct tick_buf {
 	struct tract_tick hdr;
-	__u8 bytes[TRACT_USTACK_COPY];
+	__u8 bytes[TRACT_USTACK_COPY + TRACT_USTACK_FAR];
 	struct pt_regs ctx_regs;	/* not sent: the context's registers, where CO-RE may read them */
 };
 
@@ -107,6 +107,9 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 	sp = buf->hdr.ustack.regs[TRACT_UREG_SP];
 	len = copy_len(task, sp, latest ? &latest->stack_top : NULL);
 	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(buf->bytes, len, (void *)sp))
+		return 0;
+	len = copy_far(task, &buf->hdr.ustack, buf->bytes, len, true);
+	if (len > TRACT_USTACK_COPY + TRACT_USTACK_FAR)
 		return 0;
 	buf->hdr.kind = TRACT_REC_TICK;
 	buf->hdr.tid = key->tid;

@@ -231,6 +231,8 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 		return 0;
 	buf->hdr.kind = TRACT_REC_USTACK_COPY;
 	buf->hdr.len = len;
+	buf->hdr.far_sp = 0;
+	buf->hdr.near_len = len;
 	buf->hdr.tgid = task->tgid;
 	buf->hdr.hash = next_copy_id();
 	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))

@@ -37,7 +37,7 @@ struct {
 
 struct ustack_copy_buf {
 	struct tract_ustack_copy hdr;
-	__u8 bytes[TRACT_USTACK_COPY];
+	__u8 bytes[TRACT_USTACK_COPY + TRACT_USTACK_FAR];
 };
 
 struct {
@@ -257,6 +257,77 @@ static __always_inline __u32 copy_len(struct task_struct *task, __u64 sp, __u64 
 	return (__u32)end & ~7u;
 }
 
+__u64 ustack_fars;		/* copies that went on on another stack */
+
+/*
+ * Where the frame-pointer chain leaves the copied bytes for another stack:
+ * Go calls the vdso on its thread's system stack (g0), and the frame of
+ * the call there links back, by frame pointer, into the goroutine's stack,
+ * anywhere in the heap.  The chain is followed through the copy, 8 links
+ * at most, each one up the stack; the first that leads out of it (the
+ * frame pointer itself, where the thread was interrupted on the other
+ * stack or before its callee saved it) is where the far bytes go on from.
+ * 0: none (no chain, or it stays in the copy).
+ */
+static __always_inline __u64 far_link(const __u8 *bytes, __u64 sp, __u32 len, __u64 bp)
+{
+	if (len < 16 || !bp || (bp & 7))
+		return 0;
+	if (bp < sp || bp - sp > len - 16)
+		return bp;
+	for (int i = 0; i < 8; i++) {
+		__u64 off = bp - sp, next;
+
+		if (!bp || (bp & 7) || bp < sp || off > len - 16)
+			return 0;
+		next = *(const __u64 *)(bytes + (off & (TRACT_USTACK_COPY - 8)));
+		if (!next || (next & 7))
+			return 0;
+		if (next < sp || next - sp >= len)
+			return next;
+		if (next <= bp)
+			return 0;
+		bp = next;
+	}
+	return 0;
+}
+
+/*
+ * After the len bytes copied from sp: the far bytes, if the chain leads
+ * out of them (far_link()), TRACT_USTACK_FAR of them, or to the end of
+ * their page where those are not all mapped (no lookup of the mapping: a
+ * tick may not take the lock it needs).  Sets the header's far_sp and
+ * near_len; returns the bytes in all.  own: task is the current thread (a
+ * tick), else the sampler reads another's memory.
+ */
+static __always_inline __u32 copy_far(struct task_struct *task, struct tract_ustack_copy *hdr, __u8 *bytes, __u32 len,
+				      bool own)
+{
+	__u64 far = far_link(bytes, hdr->regs[TRACT_UREG_SP], len, hdr->regs[TRACT_UREG_BP]);
+	__u32 flen;
+	long err;
+
+	hdr->far_sp = 0;
+	hdr->near_len = len;
+	if (!far || len > TRACT_USTACK_COPY)
+		return len;
+	flen = TRACT_USTACK_FAR;
+	for (int i = 0; i < 2; i++) {
+		if (own)
+			err = bpf_probe_read_user(bytes + len, flen, (void *)far);
+		else
+			err = bpf_copy_from_user_task(bytes + len, flen, (void *)far, task, 0);
+		if (!err)
+			break;
+		flen = (4096 - (far & 4095)) & (TRACT_USTACK_FAR - 8);
+		if (i || flen < 16)
+			return len;
+	}
+	hdr->far_sp = far;
+	ustack_fars++;
+	return len + flen;
+}
+
 static __always_inline __u64 next_copy_id(void)
 {
 	return TRACT_COPY_ID | (__sync_fetch_and_add(&ustack_serial, 1) + 1);
@@ -281,7 +352,10 @@ static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_
 	copy_uregs(buf->hdr.regs, regs);
 	len = copy_len(task, buf->hdr.regs[7], NULL);
 	if (len < 8 || len > TRACT_USTACK_COPY ||
-	    bpf_copy_from_user_task(buf->bytes, len, (void *)buf->hdr.regs[7], task, 0) ||
+	    bpf_copy_from_user_task(buf->bytes, len, (void *)buf->hdr.regs[7], task, 0))
+		return 0;
+	len = copy_far(task, &buf->hdr, buf->bytes, len, false);
+	if (len > TRACT_USTACK_COPY + TRACT_USTACK_FAR ||
 	    user_moved(task, switches, regs, buf->hdr.regs[16], buf->hdr.regs[7], s))
 		return 0;
 	buf->hdr.kind = TRACT_REC_USTACK_COPY;

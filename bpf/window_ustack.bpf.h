@@ -73,6 +73,8 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 		return;
 	c->hdr.kind = TRACT_REC_USTACK_COPY;
 	c->hdr.len = len;
+	c->hdr.far_sp = 0;
+	c->hdr.near_len = len;
 	c->hdr.tgid = task->tgid;
 	c->hdr.tid = tid;
 	c->hdr.hash = next_copy_id();
@@ -106,6 +108,8 @@ static __always_inline __u64 take_window_ustack(struct seq_file *seq, struct tas
 	    bpf_probe_read_kernel(buf, sizeof(buf->hdr) + len, &c->hdr) || c->serial != serial)
 		goto lost;
 	buf->hdr.len = len;
+	buf->hdr.far_sp = 0;
+	buf->hdr.near_len = len;
 	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
 		return 0;
 	ustack_copies++;

@@ -9,10 +9,10 @@ pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libdw-dev lib
       libbpf-tools util-linux debhelper dpkg-dev graphviz libcurl4-openssl-dev libiberty-dev"
 # what only the tests and the bench need: qemu for the older kernels, a
 # browser and node for the pictures, a ClickHouse server, perf to compare,
-# Java for JIT frames
+# Java for JIT frames, Go for Go's
 if [ "${1:-}" = --test ]; then
 	pkgs="$pkgs qemu-system-x86 linux-perf libxml2-utils groff-base chromium clickhouse-server curl openssl
-	      openjdk-17-jdk-headless"
+	      openjdk-17-jdk-headless golang-go"
 	# node and npm: Debian's, unless the machine has its own already
 	command -v node > /dev/null 2>&1 || pkgs="$pkgs nodejs"
 	command -v npm > /dev/null 2>&1 || pkgs="$pkgs npm"

@@ -296,9 +296,14 @@ struct tract_ustack {
  * A user stack to unwind by CFI in user space (--unwind cfi): the user
  * registers, in DWARF's x86-64 numbering, and the top of the stack from sp
  * up, bounded by its mapping and by TRACT_USTACK_COPY.  Followed by len
- * bytes (a multiple of 8).
+ * bytes (a multiple of 8).  Where the frame-pointer chain leaves those
+ * bytes for another stack (Go calls the vdso on its thread's system stack,
+ * whose frames link back into the goroutine's), far_sp is where it went:
+ * the first near_len bytes are from sp up, the rest (TRACT_USTACK_FAR at
+ * most) from far_sp up.  far_sp 0: all len bytes are from sp up.
  */
 #define TRACT_USTACK_COPY 16384
+#define TRACT_USTACK_FAR 4096
 #define TRACT_COPY_ID (1ull << 63)
 #define TRACT_UREGS 17		/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
 #define TRACT_UREG_BP 6
@@ -312,6 +317,9 @@ struct tract_ustack_copy {
 	__u32 tgid;
 	__u32 tid;		/* the thread: an interpreter's frames are found by it */
 	__u64 regs[TRACT_UREGS];
+	__u64 far_sp;
+	__u32 near_len;
+	__u32 pad;
 };
 
 /*
@@ -431,8 +439,8 @@ _Static_assert(sizeof(struct tract_otel_proc) == 40, "tract_otel_proc layout cha
 _Static_assert(sizeof(struct tract_exit) == 40, "tract_exit layout changed");
 _Static_assert(sizeof(struct tract_wait_end) == 56, "tract_wait_end layout changed");
 _Static_assert(sizeof(struct tract_otel_attrs) == 16, "tract_otel_attrs layout changed");
-_Static_assert(sizeof(struct tract_ustack_copy) == 160, "tract_ustack_copy layout changed");
-_Static_assert(sizeof(struct tract_tick) == 224, "tract_tick layout changed");
+_Static_assert(sizeof(struct tract_ustack_copy) == 176, "tract_ustack_copy layout changed");
+_Static_assert(sizeof(struct tract_tick) == 240, "tract_tick layout changed");
 _Static_assert(sizeof(struct tract_kstack) == 16, "tract_kstack layout changed");
 _Static_assert(sizeof(struct tract_ustack) == 24, "tract_ustack layout changed");
 #endif

@@ -19,18 +19,27 @@ struct uregs {
 };
 
 /* The copied bytes: a window of the thread's stack from lo up. */
+/* The bytes copied from sp up, and those from far_lo up where the stack went on elsewhere (far_len 0: none). */
 struct stack_window {
 	uint64_t lo;
 	size_t len;
 	const unsigned char *bytes;
+	uint64_t far_lo;
+	size_t far_len;
+	const unsigned char *far_bytes;
 };
 
 static inline int window_read(const struct stack_window *w, uint64_t addr, uint64_t *v)
 {
-	if (addr < w->lo || w->len < sizeof(*v) || addr - w->lo > w->len - sizeof(*v))
-		return -1;
-	memcpy(v, w->bytes + (addr - w->lo), sizeof(*v));
-	return 0;
+	if (addr >= w->lo && w->len >= sizeof(*v) && addr - w->lo <= w->len - sizeof(*v)) {
+		memcpy(v, w->bytes + (addr - w->lo), sizeof(*v));
+		return 0;
+	}
+	if (addr >= w->far_lo && w->far_len >= sizeof(*v) && addr - w->far_lo <= w->far_len - sizeof(*v)) {
+		memcpy(v, w->far_bytes + (addr - w->far_lo), sizeof(*v));
+		return 0;
+	}
+	return -1;
 }
 
 static inline int reg_value(const struct uregs *rs, uint64_t regno, uint64_t *v)

@@ -7,9 +7,16 @@
  * DWARF expressions; the few operations CFI uses are evaluated here, which
  * also covers the expressions of PLT entries and signal frames (cfi_expr.c).
  *
- * Where no table covers a PC that is mapped (JIT code), one frame-pointer
- * step carries on: JITs keep frame pointers, and an unknown frame must not
- * end the stack.
+ * Where no table covers a PC that is mapped (JIT code, Go code in a
+ * binary built without DWARF), one frame-pointer step carries on: JITs and
+ * Go keep frame pointers, and an unknown frame must not end the stack.
+ *
+ * No step may invent a frame.  Each caller's frame must lie above its
+ * callee's (stacks grow down), and each return address in an executable
+ * mapping: one that is not means the walk read something that is not a
+ * frame, and the stack ends there, marked cut, without it.  Go's outermost
+ * functions (goexit, mstart) end a stack: what lies above them is not a
+ * frame, whatever a table says.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -57,13 +64,25 @@ enum step_result {
 	STEP_CUT,		/* the bytes ran out, no table, or nonsense */
 };
 
-/* A frame-pointer step, for mapped code no table covers. */
+static int in_far(const struct stack_window *w, uint64_t addr)
+{
+	return w->far_len && addr >= w->far_lo && addr - w->far_lo < w->far_len;
+}
+
+/*
+ * A frame-pointer step, for mapped code no table covers and for Go's.  The
+ * caller's frame is above, or it is on the far stack the chain went on to
+ * from the near one (Go's call of the vdso on its system stack returns to
+ * the goroutine's stack, anywhere): once, and never back.
+ */
 static enum step_result fp_step(struct uregs *rs, const struct stack_window *w)
 {
-	uint64_t bp, saved_bp, ra;
+	uint64_t bp, saved_bp, ra, sp = rs->r[TRACT_UREG_SP];
 
 	if (reg_value(rs, TRACT_UREG_BP, &bp) || (bp & 7) || window_read(w, bp, &saved_bp) ||
-	    window_read(w, bp + 8, &ra) || bp + 16 <= rs->r[TRACT_UREG_SP])
+	    window_read(w, bp + 8, &ra))
+		return STEP_CUT;
+	if ((bp + 16 <= sp && !(in_far(w, bp) && !in_far(w, sp))) || (in_far(w, sp) && !in_far(w, bp)))
 		return STEP_CUT;
 	/* callee-saved registers other than bp are unknown past a frame we know nothing of */
 	rs->known = 1u << TRACT_UREG_BP | 1u << TRACT_UREG_SP | 1u << TRACT_UREG_IP;
@@ -74,17 +93,17 @@ static enum step_result fp_step(struct uregs *rs, const struct stack_window *w)
 }
 
 /*
- * From a frame to its caller.  exact: the PC is the interrupted instruction
- * itself (the innermost frame, or the one a signal interrupted), not a
- * return address, which may be just past the end of its call's function.
- * *signal: this frame is a signal handler's trampoline.
+ * From a frame to its caller, under cfi, what covers the frame's PC: looked
+ * up at the PC itself for the innermost frame or the one a signal
+ * interrupted, else at the return address less one, which may be just past
+ * the end of its call's function.  *signal: this frame is a signal
+ * handler's trampoline.
  */
-static enum step_result step(struct usyms *u, int pid, struct uregs *rs, int exact,
+static enum step_result step(const struct usyms_cfi *cfi, int exact, struct uregs *rs,
 			     const struct stack_window *w, int *signal)
 {
-	uint64_t pc = rs->r[TRACT_UREG_IP], look = exact ? pc : pc - 1, cfa;
+	uint64_t cfa;
 	struct uregs caller = { 0 };
-	struct usyms_cfi cfi;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops;
 	size_t nops;
@@ -93,18 +112,42 @@ static enum step_result step(struct usyms *u, int pid, struct uregs *rs, int exa
 	int is_value, ra;
 
 	*signal = 0;
-	usyms__cfi(u, pid, 0, look, &cfi);
-	if (cfi.eh && dwarf_cfi_addrframe(cfi.eh, cfi.elf_addr, &frame))
+	if (cfi->outermost)
+		return STEP_OUTERMOST;
+	if (cfi->eh && dwarf_cfi_addrframe(cfi->eh, cfi->elf_addr, &frame))
 		frame = NULL;
-	if (!frame && cfi.debug && dwarf_cfi_addrframe(cfi.debug, cfi.elf_addr, &frame))
+	if (!frame && cfi->debug && dwarf_cfi_addrframe(cfi->debug, cfi->elf_addr, &frame))
 		frame = NULL;
 	if (!frame)
-		return cfi.mapped ? fp_step(rs, w) : STEP_CUT;
+		return cfi->mapped ? fp_step(rs, w) : STEP_CUT;
+	/*
+	 * Go's own tables (.debug_frame) count a frame from the stack pointer,
+	 * which is wrong where a function moved it to another stack (the
+	 * vdso's callers), and say nothing of the frame pointer: past the
+	 * innermost frame, its frame pointers.
+	 */
+	if (cfi->go && !exact) {
+		free(frame);
+		return fp_step(rs, w);
+	}
 	ra = dwarf_frame_info(frame, NULL, NULL, &signalp);
 	if (ra < 0 || ra >= TRACT_UREGS || dwarf_frame_cfa(frame, &ops, &nops) ||
 	    cfi_expr__eval(ops, nops, rs, w, NULL, &cfa, &is_value)) {
 		free(frame);
 		return STEP_CUT;
+	}
+	/*
+	 * The innermost frame of Go code: by its frame pointer once its
+	 * prologue saved the caller's just under the return address, or where
+	 * the frame pointer is on the far stack the function moved from; by
+	 * the table in a prologue or a function with no frame, whose frame
+	 * pointer is still its caller's.
+	 */
+	if (cfi->go && rs->known & (1u << TRACT_UREG_BP) &&
+	    (rs->r[TRACT_UREG_BP] == cfa - 16 ||
+	     (in_far(w, rs->r[TRACT_UREG_BP]) && !in_far(w, rs->r[TRACT_UREG_SP])))) {
+		free(frame);
+		return fp_step(rs, w);
 	}
 	for (int regno = 0; regno < TRACT_UREGS; regno++) {
 		enum reg_rule_result r = unwind_reg(frame, regno, rs, w, cfa, &caller);
@@ -140,14 +183,27 @@ size_t unwind__copy(struct usyms *u, const struct tract_ustack_copy *copy, const
 	int exact = 1;
 
 	usyms__stats(u, &before);
+	/* the bytes of another stack the frame pointers led to, after those from sp */
+	if (copy->far_sp && copy->near_len <= copy->len) {
+		w.len = copy->near_len;
+		w.far_lo = copy->far_sp;
+		w.far_len = copy->len - copy->near_len;
+		w.far_bytes = (const unsigned char *)bytes + copy->near_len;
+	}
 	memcpy(rs.r, copy->regs, sizeof(rs.r));
 	*cut = 1;
 	while (n < max) {
+		uint64_t pc = rs.r[TRACT_UREG_IP];
+		struct usyms_cfi cfi;
 		enum step_result r;
 		int signal;
 
-		ips[n++] = rs.r[TRACT_UREG_IP];
-		r = step(u, (int)copy->tgid, &rs, exact, &w, &signal);
+		usyms__cfi(u, (int)copy->tgid, 0, exact ? pc : pc - 1, &cfi);
+		/* a return address in no executable mapping: what was read is no frame */
+		if (n && !cfi.mapped)
+			break;
+		ips[n++] = pc;
+		r = step(&cfi, exact, &rs, &w, &signal);
 		if (r == STEP_OUTERMOST)
 			*cut = 0;
 		if (r != STEP_OK)

@@ -256,7 +256,7 @@ static size_t parse_stack_copy(struct source_bpf *sb, const unsigned char *rec, 
 	if (len < sizeof(h))
 		return 0;
 	memcpy(&h, rec, sizeof(h));
-	if (h.len > TRACT_USTACK_COPY || h.len % 8) {
+	if (h.len > TRACT_USTACK_COPY + TRACT_USTACK_FAR || h.len % 8) {
 		tract_err("corrupt stack copy from the sampler (%u bytes)", h.len);
 		return (size_t)-1;
 	}

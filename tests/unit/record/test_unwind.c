@@ -4,7 +4,10 @@
  * own, stops three named calls deep (built without frame pointers), takes
  * its registers and the bytes above its stack pointer as the sampler would,
  * and the unwinder must find every caller in order up to the thread's
- * start, and say where a copy too short cut it.
+ * start, and say where a copy too short cut it.  Stacks laid out by hand
+ * through code with no tables: a return address outside all code is no
+ * frame, and a chain of frame pointers to another stack (Go's, from the
+ * system stack it calls the vdso on) goes on there, once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,12 +180,88 @@ static void nonsense_registers_end_at_once(void **state)
 	usyms__free(u);
 }
 
+/* A stack of frame pointers through code no table covers (as JIT code), laid out by hand. */
+struct fp_stack {
+	struct tract_ustack_copy copy;
+	uint64_t words[64];	/* near: 16 words from sp; far: the rest */
+	char *code;
+};
+
+static void fp_stack_init(struct fp_stack *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(f->code != MAP_FAILED);
+	f->copy.tgid = (uint32_t)getpid();
+	f->copy.regs[TRACT_UREG_IP] = (uintptr_t)f->code + 0x10;
+	f->copy.regs[TRACT_UREG_SP] = 0x7ffd0000;
+	f->copy.len = 16 * 8;
+}
+
+static void a_return_address_outside_code_is_no_frame(void **state)
+{
+	struct usyms *u = usyms__new(0);
+	struct fp_stack f;
+	uint64_t ips[8];
+	int cut = -1;
+
+	(void)state;
+	fp_stack_init(&f);
+	/* bp at sp + 32: a caller in the code, whose frame returns to an address no mapping holds */
+	f.copy.regs[TRACT_UREG_BP] = 0x7ffd0020;
+	f.words[4] = 0x7ffd0040;
+	f.words[5] = (uintptr_t)f.code + 0x20;
+	f.words[8] = 0x7ffd0060;
+	f.words[9] = 0x10000;
+	assert_int_equal(unwind__copy(u, &f.copy, f.words, ips, 8, &cut, NULL), 2);
+	assert_int_equal(ips[1], (uintptr_t)f.code + 0x20);
+	assert_int_equal(cut, 1);
+	usyms__free(u);
+	munmap(f.code, 4096);
+}
+
+static void a_chain_to_another_stack_goes_on_there_once(void **state)
+{
+	struct usyms *u = usyms__new(0);
+	struct fp_stack f;
+	uint64_t ips[8], far = 0x7ffc0000;
+	int cut = -1;
+
+	(void)state;
+	fp_stack_init(&f);
+	/* the frame here links to a stack below this one (Go's goroutine, from its system stack) */
+	f.copy.regs[TRACT_UREG_BP] = 0x7ffd0020;
+	f.words[4] = far;
+	f.words[5] = (uintptr_t)f.code + 0x20;
+	/* none without its bytes */
+	assert_int_equal(unwind__copy(u, &f.copy, f.words, ips, 8, &cut, NULL), 2);
+	assert_int_equal(cut, 1);
+	/* with them: two frames there, the second back to the first stack, refused */
+	f.copy.far_sp = far;
+	f.copy.near_len = 16 * 8;
+	f.copy.len = 64 * 8;
+	f.words[16] = far + 32;
+	f.words[17] = (uintptr_t)f.code + 0x30;
+	f.words[20] = 0x7ffd0040;
+	f.words[21] = (uintptr_t)f.code + 0x40;
+	f.words[8] = 0;
+	f.words[9] = (uintptr_t)f.code + 0x50;
+	assert_int_equal(unwind__copy(u, &f.copy, f.words, ips, 8, &cut, NULL), 4);
+	assert_int_equal(ips[2], (uintptr_t)f.code + 0x30);
+	assert_int_equal(ips[3], (uintptr_t)f.code + 0x40);
+	assert_int_equal(cut, 1);
+	usyms__free(u);
+	munmap(f.code, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_callers_come_out_in_order),
 		cmocka_unit_test(a_copy_too_short_is_cut),
 		cmocka_unit_test(nonsense_registers_end_at_once),
+		cmocka_unit_test(a_return_address_outside_code_is_no_frame),
+		cmocka_unit_test(a_chain_to_another_stack_goes_on_there_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
