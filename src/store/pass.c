@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 #include <string.h>
+#include "activity.h"
 #include "sample.h"
+#include "schema.h"
+#include "syscalls.h"
 #include "util.h"
 
 /* A zeroed new element at the end of a growable array. */
@@ -48,6 +51,23 @@ struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w)
 	return array_add((void **)&w->rows, &w->nr, &w->cap, sizeof(*w->rows));
 }
 
+/*
+ * Asleep waiting for input or on a timer, as the activity column says: not
+ * held up by anything in its own program.
+ */
+static int waits_for_input(const struct sample *r)
+{
+	const char *a;
+
+	if (r->state != TRACT_STATE_SLEEP)
+		return 0;
+	a = activity_of(state_name(r->state), r->syscall_nr >= 0 ? syscall_name(r->syscall_nr) : NULL,
+			r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME) ? (int64_t)r->sc_us : -1,
+			(r->flags & TRACT_SF_STATE_TIME) ? (int64_t)r->state_us : -1, r->file,
+			(int64_t)r->sc_args[1], (int64_t)r->sc_args[2], (int)r->wait_class);
+	return a && (!strcmp(a, "input") || !strcmp(a, "sleep"));
+}
+
 void pass__count_load(struct pass *p)
 {
 	p->load_rows = p->run_rows = p->input_rows = 0;
@@ -55,8 +75,7 @@ void pass__count_load(struct pass *p)
 		p->load_rows += p->rows[i].state == TRACT_STATE_RUN || p->rows[i].state == TRACT_STATE_RUNQ ||
 				p->rows[i].state == TRACT_STATE_DISK;
 		p->run_rows += p->rows[i].state == TRACT_STATE_RUN;
-		p->input_rows += p->rows[i].state == TRACT_STATE_SLEEP && (p->rows[i].wait_class == TRACT_WAIT_INPUT ||
-									  p->rows[i].wait_class == TRACT_WAIT_SLEEPING);
+		p->input_rows += waits_for_input(&p->rows[i]);
 	}
 }
 

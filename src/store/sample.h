@@ -148,7 +148,7 @@ struct pass {
 	uint64_t run_rows;		/* rows in RUN */
 	uint64_t steal_us;		/* the time the host took from all CPUs over the interval */
 	uint64_t run_steal_us;		/* Σ steal_us of the RUN rows: their time the host took */
-	uint64_t input_rows;		/* rows asleep where waits end by input or a timer */
+	uint64_t input_rows;		/* rows whose activity is input or sleep */
 	uint64_t moment_read;		/* 1: each CPU's runner was read at the pass's moment */
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
