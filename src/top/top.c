@@ -387,7 +387,37 @@ const char *top__next_group(const char *group)
 		return "kstack";
 	if (groups_by(group, "comm") || groups_by(group, "tid"))
 		return "wait";
-	return "comm,state,syscall";
+	/* a server's processes share a name and its threads a title: together they tell them apart */
+	return "comm,title,state,syscall";
+}
+
+int top__toggle_title(struct top *t)
+{
+	const char *group = top__level(t)->group;
+	size_t cap = strlen(group) + sizeof(",title"), len = 0, after = 0;
+	char *copy = xstrdup(group), *out = xcalloc(1, cap), *save = NULL;
+	int in = groups_by(group, "title"), err;
+
+	/* in: after the process's or the thread's name, where it says more of it; else first */
+	for (char *col = strtok_r(copy, ",", &save); col && !in; col = strtok_r(NULL, ",", &save))
+		if (!strcmp(col, "pcomm") || (!strcmp(col, "comm") && !groups_by(group, "pcomm")))
+			after = (size_t)(col - copy) + strlen(col);
+	free(copy);
+	copy = xstrdup(group);
+	save = NULL;
+	if (!in && !after)
+		len += (size_t)snprintf(out + len, cap - len, "title");
+	for (char *col = strtok_r(copy, ",", &save); col; col = strtok_r(NULL, ",", &save)) {
+		if (in && !strcmp(col, "title"))
+			continue;
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? "," : "", col);
+		if (!in && after == (size_t)(col - copy) + strlen(col))
+			len += (size_t)snprintf(out + len, cap - len, ",title");
+	}
+	free(copy);
+	err = top__set_group(t, *out ? out : "pcomm");
+	free(out);
+	return err;
 }
 
 int top__drill(struct top *t)

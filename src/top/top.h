@@ -50,13 +50,18 @@ struct top_level *top__level(struct top *t);
  * level, grouped the next useful way (top__next_group()).
  */
 int top__drill(struct top *t);
-/* After group, the grouping a drill goes to: processes, threads (comm,state,syscall), wait, kstack. */
+/* After group, the grouping a drill goes to: processes, threads (comm,title,state,syscall), wait, kstack. */
 const char *top__next_group(const char *group);
 /* Back to the previous level; 0 when already at the first. */
 int top__back(struct top *t);
 /* Regroup or refilter the current level; 0, or -EINVAL with t->message set. */
 int top__set_group(struct top *t, const char *group);
 int top__set_filter(struct top *t, const char *filter);
+/*
+ * The process title into the current level's group (after pcomm or comm,
+ * else first), or out of it when it is in; as top__set_group().
+ */
+int top__toggle_title(struct top *t);
 /* Zoom: factor 0.5 narrows the window, 2 widens it, around its end. */
 void top__zoom(struct top *t, double factor);
 /* Pan by a fraction of the span (negative: back in time); following stops. */

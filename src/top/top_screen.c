@@ -635,9 +635,10 @@ static void help(const struct top *t)
 	static const char *const keys[] = {
 		"Up/Down, PgUp/PgDn, Home/End   select a row",
 		"Enter        drill into the selected row: its values become a filter, and the",
-		"             grouping goes on: processes, threads (comm,state,syscall), wait, kstack",
+		"             grouping goes on: processes, threads (comm,title,state,syscall), wait, kstack",
 		"Backspace    back to the view before the last drill-down",
 		"g            choose the columns to group by (comma-separated)",
+		"t            the process title (command line) in the grouping, or out again",
 		"/            edit the filter (e.g. state=DISK and comm~\"^kworker\")",
 		"p            peek: the kernel and user stacks of the selected row",
 		"F            write the selected row's flame graph (SVG) to a file, and say where",
@@ -699,6 +700,9 @@ static int handle_key(struct top *t, int ch)
 		if (s)
 			top__set_group(t, s);
 		free(s);
+		return 1;
+	case 't':
+		top__toggle_title(t);
 		return 1;
 	case '/':
 		s = prompt("filter", l->filter);

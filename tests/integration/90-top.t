@@ -52,6 +52,10 @@ tmux send-keys -t "$T" Home Enter
 ok "Enter drills into the selected row: its values become the filter" wait_screen 'filter: state = "[A-Z]*" and comm = '
 tmux send-keys -t "$T" BSpace
 ok "Backspace goes back" wait_screen 'filter: -'
+tmux send-keys -t "$T" t
+ok "t puts the process title in the grouping, after the name" wait_screen 'group: state,comm,title'
+tmux send-keys -t "$T" t
+ok "and takes it out again" wait_screen 'group: state,comm '
 tmux send-keys -t "$T" g C-u comm_folded Enter
 ok "g regroups: the futex threads fold into one row" wait_screen 'futex\*'
 # a short screen, so that rows reach the message's line

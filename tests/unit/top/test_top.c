@@ -76,8 +76,8 @@ static void drill_and_back(void **state)
 	assert_int_equal(t.depth, 1);
 	assert_string_equal(top__level(&t)->filter, "state = \"SLEEP\"");
 	/* a drill looks at the row from the next angle, and says so */
-	assert_string_equal(top__level(&t)->group, "comm,state,syscall");
-	assert_non_null(strstr(t.message, "grouped by comm,state,syscall"));
+	assert_string_equal(top__level(&t)->group, "comm,title,state,syscall");
+	assert_non_null(strstr(t.message, "grouped by comm,title,state,syscall"));
 	assert_int_equal(top__set_group(&t, "comm"), 0);
 	assert_int_equal(top__refresh(&t, 20), 0);
 	assert_int_equal(t.res.nrows, 1);
@@ -135,8 +135,10 @@ static void zoom_and_pan_move_the_window(void **state)
 static void the_drill_ladder(void **state)
 {
 	(void)state;
-	assert_string_equal(top__next_group("state,syscall,pcomm"), "comm,state,syscall");
-	assert_string_equal(top__next_group("pcomm_folded"), "comm,state,syscall");
+	assert_string_equal(top__next_group("state,syscall,pcomm"), "comm,title,state,syscall");
+	assert_string_equal(top__next_group("pcomm_folded"), "comm,title,state,syscall");
+	assert_string_equal(top__next_group("title"), "comm,title,state,syscall");
+	assert_string_equal(top__next_group("comm,title,state,syscall"), "wait");
 	assert_string_equal(top__next_group("comm,state,syscall"), "wait");
 	assert_string_equal(top__next_group("tid"), "wait");
 	assert_string_equal(top__next_group("pcomm,wait"), "kstack");
@@ -144,10 +146,33 @@ static void the_drill_ladder(void **state)
 	assert_string_equal(top__next_group("ustack,comm"), "ustack,comm");
 }
 
+static void t_puts_the_title_in_and_out(void **state)
+{
+	struct top t;
+
+	(void)state;
+	open_top(&t, "state,syscall,pcomm");
+	assert_int_equal(top__toggle_title(&t), 0);
+	assert_string_equal(top__level(&t)->group, "state,syscall,pcomm,title");
+	assert_int_equal(top__toggle_title(&t), 0);
+	assert_string_equal(top__level(&t)->group, "state,syscall,pcomm");
+	assert_int_equal(top__set_group(&t, "comm,state"), 0);
+	assert_int_equal(top__toggle_title(&t), 0);
+	assert_string_equal(top__level(&t)->group, "comm,title,state");
+	assert_int_equal(top__set_group(&t, "state"), 0);
+	assert_int_equal(top__toggle_title(&t), 0);
+	assert_string_equal(top__level(&t)->group, "title,state");
+	assert_int_equal(top__refresh(&t, 20), 0);
+	assert_int_equal(top__toggle_title(&t), 0);
+	assert_string_equal(top__level(&t)->group, "state");
+	top__free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_refresh_reads_the_window),
+		cmocka_unit_test(t_puts_the_title_in_and_out),
 		cmocka_unit_test(drill_and_back),
 		cmocka_unit_test(zoom_and_pan_move_the_window),
 		cmocka_unit_test(the_drill_ladder),
