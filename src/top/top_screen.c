@@ -167,10 +167,12 @@ static void header(const struct top *t, int utf8)
 	put_clipped(0, 0, line, w);
 	attroff(A_BOLD | COLOR_PAIR(PAIR_HEADER));
 	if (t->have_res) {
-		char steal[160];
+		char steal[160], waiting[96];
 		int n = snprintf(line, sizeof(line), "%.2f average active threads, %llu passes",
 				 render_avg(&t->res, t->res.total), (unsigned long long)t->res.passes);
 
+		if (render_waiting(waiting, sizeof(waiting), &t->res) && n > 0 && (size_t)n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "; %s", waiting);
 		if (render_steal(steal, sizeof(steal), &t->res) && n > 0 && (size_t)n < sizeof(line))
 			snprintf(line + n, sizeof(line) - (size_t)n, "; %s", steal);
 		put_clipped(1, 0, line, w);
