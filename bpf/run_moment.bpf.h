@@ -234,6 +234,8 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 	buf->hdr.far_sp = 0;
 	buf->hdr.near_len = len;
 	buf->hdr.tgid = task->tgid;
+	/* the scratch buffer is shared: a stale tid would read another thread's Python frames */
+	buf->hdr.tid = task->pid;
 	buf->hdr.hash = next_copy_id();
 	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
 		return 0;
