@@ -10,7 +10,7 @@
 #define TRACT_BLOCKIO_BPF_H
 
 #define REQ_OP_MASK 0xff
-#define INFLIGHT_MAX 16384
+#define INFLIGHT_MAX 8192	/* requests in flight on all devices at once: 832 KiB */
 
 struct io_req {
 	__u64 insert_ns;	/* queued (0: issued without queueing) */

@@ -24,7 +24,11 @@ struct {
 	__type(value, struct tract_profile_val);
 } profile_counts SEC(".maps");
 
-/* A thread's latest tick, by the slot index of its tid. */
+/*
+ * A thread's latest tick, by still_index() of its tid: a cache, as
+ * still_reads, bounded whatever pid_max is; a thread whose entry another
+ * took since its tick (tag) has no stack from it.  48 bytes.
+ */
 struct tract_prof_latest {
 	__u32 tag;		/* owner_tag() of the thread */
 	__s32 kstack, ustack;
@@ -33,8 +37,8 @@ struct tract_prof_latest {
 	__u64 tick;		/* its serial, when it went by the tick ring */
 	__u64 stack_top;	/* the end of the thread's stack mapping, as last looked up */
 	__s32 sc_nr;		/* the syscall it was in; -1: user code (or a fault or interrupt from it) */
-	__u32 pad;
-	__u64 sc_entry;		/* ... and that syscall's entry as the thread's slot had it (0: unknown) */
+	__u32 sc_entry;		/* ... and that syscall's entry as the thread's slot had it, its low
+				   bits: enough to tell one call from the next (0: unknown) */
 };
 
 /*
@@ -119,11 +123,7 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 	buf->hdr.serial = __sync_fetch_and_add(&profile_tick_serial, 1) + 1;
 	__builtin_memcpy(buf->hdr.comm, task->comm, sizeof(buf->hdr.comm));
 	BPF_CORE_READ_STR_INTO(&buf->hdr.pcomm, task, group_leader, comm);
-	buf->hdr.ustack.kind = TRACT_REC_USTACK_COPY;
-	buf->hdr.ustack.len = len;
-	buf->hdr.ustack.tgid = key->tgid;
-	buf->hdr.ustack.tid = key->tid;
-	buf->hdr.ustack.hash = next_copy_id();
+	ucopy_header(&buf->hdr.ustack, task, len);
 	if (bpf_ringbuf_output(&profile_ticks_ring, buf, sizeof(buf->hdr) + len, BPF_RB_NO_WAKEUP)) {
 		profile_ring_full++;
 		return 0;
@@ -155,7 +155,7 @@ static __always_inline void tick_syscall(struct bpf_perf_event_data *ctx, struct
 	latest->sc_nr = (__s32)regs_syscall(regs);
 	slot = slot_of(task->pid);
 	if (slot && slot->tag == latest->tag)
-		latest->sc_entry = slot->sc_entry;
+		latest->sc_entry = (__u32)slot->sc_entry;
 }
 
 SEC("perf_event")
@@ -173,7 +173,7 @@ int tract_profile(struct bpf_perf_event_data *ctx)
 		return 0;
 	/* before a stack or a count is added: the recorder empties the tables after it moves */
 	__sync_fetch_and_add(&profile_added, 1);
-	i = slot_index(key.tid);
+	i = still_index(key.tid);
 	latest = bpf_map_lookup_elem(&prof_latest, &i);
 	if (latest && latest->tag != owner_tag(task))
 		latest->stack_top = 0;
@@ -222,7 +222,7 @@ counted:
 static __always_inline void read_profile(struct task_struct *task, __u32 tag, struct tract_sample *s, __u64 now,
 					 bool at_moment_read, __s32 nr, __u64 entry)
 {
-	__u32 i = slot_index(s->tid);
+	__u32 i = still_index(s->tid);
 	struct tract_prof_latest *latest = bpf_map_lookup_elem(&prof_latest, &i);
 
 	s->prof_kstack = s->prof_ustack = -1;
@@ -233,7 +233,7 @@ static __always_inline void read_profile(struct task_struct *task, __u32 tag, st
 		return;
 	s->prof_kstack = latest->kstack;
 	s->prof_age_ns = now > latest->ns ? now - latest->ns : 0;
-	if (at_moment_read && nr >= 0 && (!entry || latest->sc_entry != entry))
+	if (at_moment_read && nr >= 0 && (!entry || latest->sc_entry != (__u32)entry))
 		return;
 	s->prof_ustack = latest->ustack;
 	s->prof_tick = latest->tick;

@@ -229,19 +229,9 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 	    bpf_copy_from_user_task(buf->bytes, len, (void *)r->sp, task, 0) ||
 	    raced(!run_regs_still(task, slot, tag, r, regs)))
 		return 0;
-	buf->hdr.kind = TRACT_REC_USTACK_COPY;
-	buf->hdr.len = len;
 	buf->hdr.far_sp = 0;
-	buf->hdr.near_len = len;
-	buf->hdr.tgid = task->tgid;
-	/* the scratch buffer is shared: a stale tid would read another thread's Python frames */
-	buf->hdr.tid = task->pid;
-	buf->hdr.hash = next_copy_id();
-	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
-		return 0;
-	ustack_copies++;
-	ustack_copy_bytes += len;
-	return buf->hdr.hash;
+	ucopy_header(&buf->hdr, task, len);
+	return ucopy_emit(seq, buf);
 }
 
 /*

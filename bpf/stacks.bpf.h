@@ -334,6 +334,34 @@ static __always_inline __u64 next_copy_id(void)
 }
 
 /*
+ * A copy's header, its bytes in place (copy_far() has set their far part,
+ * or far_sp is 0): whose it is and its id.  Every copy is named by the
+ * thread it was read from: an interpreter's frames are found by the tid.
+ */
+static __always_inline void ucopy_header(struct tract_ustack_copy *hdr, struct task_struct *task, __u32 len)
+{
+	hdr->kind = TRACT_REC_USTACK_COPY;
+	hdr->len = len;
+	if (!hdr->far_sp)
+		hdr->near_len = len;
+	hdr->tgid = task->tgid;
+	hdr->tid = task->pid;
+	hdr->hash = next_copy_id();
+}
+
+/* A copy into the sampler's stream, counted: its id, or 0. */
+static __always_inline __u64 ucopy_emit(struct seq_file *seq, struct ustack_copy_buf *buf)
+{
+	__u32 len = buf->hdr.len;
+
+	if (len > TRACT_USTACK_COPY + TRACT_USTACK_FAR || bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
+		return 0;
+	ustack_copies++;
+	ustack_copy_bytes += len;
+	return buf->hdr.hash;
+}
+
+/*
  * The user stack as bytes, for the recorder to unwind by CFI: what is above
  * sp in the thread's stack mapping, up to 16 KiB.  The frame-pointer walk
  * needs a frame pointer in every function; libc and most distribution
@@ -358,16 +386,8 @@ static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_
 	if (len > TRACT_USTACK_COPY + TRACT_USTACK_FAR ||
 	    user_moved(task, switches, regs, buf->hdr.regs[16], buf->hdr.regs[7], s))
 		return 0;
-	buf->hdr.kind = TRACT_REC_USTACK_COPY;
-	buf->hdr.len = len;
-	buf->hdr.tgid = task->tgid;
-	buf->hdr.tid = task->pid;
-	buf->hdr.hash = next_copy_id();
-	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
-		return 0;
-	ustack_copies++;
-	ustack_copy_bytes += len;
-	return buf->hdr.hash;
+	ucopy_header(&buf->hdr, task, len);
+	return ucopy_emit(seq, buf);
 }
 
 /*

@@ -71,13 +71,8 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 	len = copy_len(task, regs->sp, NULL);
 	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(c->bytes, len, (void *)regs->sp))
 		return;
-	c->hdr.kind = TRACT_REC_USTACK_COPY;
-	c->hdr.len = len;
 	c->hdr.far_sp = 0;
-	c->hdr.near_len = len;
-	c->hdr.tgid = task->tgid;
-	c->hdr.tid = tid;
-	c->hdr.hash = next_copy_id();
+	ucopy_header(&c->hdr, task, len);
 	c->serial_done = serial;
 	ms->ucopy_serial = serial;
 	window_ucopies_taken++;
@@ -110,11 +105,7 @@ static __always_inline __u64 take_window_ustack(struct seq_file *seq, struct tas
 	buf->hdr.len = len;
 	buf->hdr.far_sp = 0;
 	buf->hdr.near_len = len;
-	if (bpf_seq_write(seq, buf, sizeof(buf->hdr) + len))
-		return 0;
-	ustack_copies++;
-	ustack_copy_bytes += len;
-	return buf->hdr.hash;
+	return ucopy_emit(seq, buf);
 lost:
 	window_ucopies_lost++;
 	return 0;

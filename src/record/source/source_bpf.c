@@ -712,6 +712,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 {
 	struct tract_bpf__rodata *ro = skel->rodata;
 	uint32_t slots = slot_count();
+	uint32_t still = slots < STILL_MAX ? slots : STILL_MAX;	/* the caches' entries */
 
 	ro->self_tgid = getpid();
 	ro->exit_has_group_dead = exit_has_group_dead();
@@ -741,7 +742,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	memcpy((void *)ro->untimed_syscalls, cfg->untimed_syscalls, sizeof(cfg->untimed_syscalls));
 	syscall_set__never_waiting(cfg->untimed_syscalls, (uint64_t *)ro->never_waiting_syscalls);
 	ro->slot_mask = slots - 1;
-	ro->still_mask = (slots < STILL_MAX ? slots : STILL_MAX) - 1;
+	ro->still_mask = still - 1;
 	ro->nr_cpus = possible_cpus();
 	ro->syscall_latency = cfg->syscall_latency;
 	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
@@ -751,7 +752,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	/* without the profile its tables take no memory */
 	bpf_program__set_autoload(skel->progs.tract_profile, cfg->profile_hz > 0);
 	return allocate_as_used(skel) ?:
-	       bpf_map__set_max_entries(skel->maps.prof_latest, cfg->profile_hz > 0 ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.prof_latest, cfg->profile_hz > 0 ? still : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.profile_stacks, cfg->profile_hz <= 0 ? 1 :
 					ro->unwind_cfi ? TRACT_PROFILE_STACKS_CFI : TRACT_PROFILE_STACKS) ?:
 	       bpf_map__set_max_entries(skel->maps.profile_counts, cfg->profile_hz > 0 ? TRACT_PROFILE_COUNTS : 1) ?:
@@ -761,11 +762,13 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.slots, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.wakers, slots) ?:
 	       bpf_map__set_max_entries(skel->maps.bio_last, slots) ?:
-	       bpf_map__set_max_entries(skel->maps.still_reads, slots < STILL_MAX ? slots : STILL_MAX) ?:
-	       bpf_map__set_max_entries(skel->maps.holder_marks, slots < STILL_MAX ? slots : STILL_MAX) ?:
-	       bpf_map__set_max_entries(skel->maps.wait_marks, slots < STILL_MAX ? slots : STILL_MAX) ?:
+	       bpf_map__set_max_entries(skel->maps.still_reads, still) ?:
+	       bpf_map__set_max_entries(skel->maps.holder_marks, still) ?:
+	       bpf_map__set_max_entries(skel->maps.wait_marks, still) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.timer_running, ro->nr_cpus) ?:
+	       bpf_map__set_max_entries(skel->maps.cpu_views, ro->nr_cpus) ?:
+	       bpf_map__set_max_entries(skel->maps.moment_runs, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.sc_totals, cfg->syscall_latency ? ro->nr_cpus * TRACT_SC_WAYS : 1) ?:
 	       /* the tables of what is not kept take no memory */
