@@ -284,6 +284,12 @@ done
 uw=$(sed -n 's/.*user stacks: \([0-9]*\) copied, \([0-9.]*\) bytes each; \([0-9]*\) unwound, \([0-9.]*\) us and \([0-9.]*\) frames each, \([0-9]*\) cut.*/\1 \2 \3 \4 \5 \6/p' "$tmp/unwind-cfi.err")
 read -r uw_copied uw_bytes uw_unwound uw_us uw_frames uw_cut <<< "${uw:-0 0 0 0 0 0}"
 
+# ---- 6d: runtimes: a Python process's frames, a Java process's JIT code named ----
+progress "bench: a Python and a Java process, each recorded alone at 10 Hz"
+"$(dirname "$0")/runtimes.sh" "$TRACT" "$tmp" 10 > "$tmp/runtimes"
+read -r _ py_cpu py_tick py_visit py_us py_stacks < <(grep '^python ' "$tmp/runtimes" || echo "python n/a n/a n/a n/a n/a")
+read -r _ java_cpu java_tick java_visit _ _ < <(grep '^java ' "$tmp/runtimes" || echo "java n/a n/a n/a n/a n/a")
+
 # ---- 6c: shipping to ClickHouse: CPU per 10,000 samples, bytes per sample ----
 progress "bench: shipping to a private ClickHouse server, the workload with --all at 10 Hz"
 . "$(dirname "$0")/../tests/lib/clickhouse.sh"
@@ -498,6 +504,10 @@ row "user stacks by CFI: bytes copied per stack" "$uw_bytes" "<= 16384" "$(verdi
 row "  unwind us per stack (tables already read)" "$uw_us" "" ""
 row "  stacks copied / unwound / cut, frames each" "$uw_copied / $uw_unwound / $uw_cut, $uw_frames" "" ""
 row "  recorder CPU us/pass, --unwind cfi / fp" "$(cat "$tmp/unwind-cpu-cfi") / $(cat "$tmp/unwind-cpu-fp")" "" ""
+row "runtimes, each alone: recorder CPU us/pass, Python / Java" "$py_cpu / $java_cpu" "" ""
+row "  BPF ns/tick on-CPU profile, Python / Java" "$py_tick / $java_tick" "" ""
+row "  BPF ns/task visited sampler, Python / Java" "$py_visit / $java_visit" "" ""
+row "  Python frames: us per stack read ($py_stacks stacks)" "$py_us" "" ""
 row "ClickHouse: bytes sent per sample, gzip ($ship_rows samples)" "$ship_bytes" "" ""
 row "  CPU us per 10,000 samples: rows / shipping" "$ship_fmt / $ship_send" "" ""
 store_slope=$(calc "($bytes - $bytes10) / ($samples - $samples10)")

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The recorder's cost where it names a runtime's code: a Python process
+# (two threads in Python functions on a CPU, one blocked in recv) and a
+# Java one (a JIT-compiled method on a CPU, its perf map written), each
+# recorded alone at 10 passes a second with the default profile.  Prints
+# one line each, "python|java CPU_US_PER_PASS PROFILE_NS_PER_TICK
+# SAMPLE_NS_PER_TASK PY_US_PER_STACK PY_STACKS", "n/a" where the runtime
+# is missing.  Needs root; usage: runtimes.sh TRACT DIR SECONDS
+set -u
+TRACT=$1 DIR=$2 SECONDS_EACH=${3:-10}
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done; wait 2> /dev/null' EXIT
+
+median() { sort -g | awk '{ a[NR] = $1 } END { if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# ready FILE PID: the runtime printed "ready" (a JIT needs seconds on a slow machine)
+ready() {
+	for _ in $(seq 600); do
+		grep -q '^ready' "$1" 2> /dev/null && return 0
+		kill -0 "$2" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# prog_runtime NAME: "run_time_ns run_cnt" of tract's program NAME
+prog_runtime() {
+	bpftool -j prog show 2> /dev/null | python3 -c '
+import json, sys
+t = c = 0
+for p in json.load(sys.stdin):
+    if p.get("name") == sys.argv[1]:
+        t += p.get("run_time_ns", 0); c += p.get("run_cnt", 0)
+print(t, c)' "$1"
+}
+
+# measure NAME PID: the recorder on PID alone, and what it cost
+measure() {
+	local name=$1 pid=$2 store=$DIR/store-$1 p0 p1 s0 s1 cpu
+	sysctl -qw kernel.bpf_stats_enabled=1
+	"$TRACT" record -v -F 10 -d "$SECONDS_EACH" -p "$pid" -o "$store" 2> "$DIR/$name.err" > /dev/null &
+	local tp=$!
+	# the programs' counts from once they are loaded
+	for _ in $(seq 200); do
+		bpftool prog show 2> /dev/null | grep -q 'name tract_sample_pass' && break
+		sleep 0.05
+	done
+	read -r p0 pc0 <<< "$(prog_runtime tract_profile)"
+	read -r s0 sc0 <<< "$(prog_runtime tract_sample_pass)"
+	sleep $((SECONDS_EACH - 2))
+	read -r p1 pc1 <<< "$(prog_runtime tract_profile)"
+	read -r s1 sc1 <<< "$(prog_runtime tract_sample_pass)"
+	wait "$tp"
+	sysctl -qw kernel.bpf_stats_enabled=0
+	# the recorder's CPU per pass, the first (symbol tables read) left out
+	cpu=$(sqlite3 -batch -noheader "$store"/*.db \
+		"select cpu_us from passes where id > (select min(id) from passes)" | median)
+	# python frames: N threads' read, X us each, ...
+	local py
+	py=$(sed -n "s/.*python frames: \([0-9]*\) threads' read, \([0-9.]*\) us each.*/\2 \1/p" "$DIR/$name.err" | tail -n 1)
+	awk -v n="$name" -v cpu="$cpu" -v pt="$((p1 - p0))" -v pc="$((pc1 - pc0))" \
+		-v st="$((s1 - s0))" -v visits="$(sqlite3 -batch -noheader "$store"/*.db 'select sum(visited) from passes')" \
+		-v py="${py:-n/a n/a}" 'BEGIN {
+		printf "%s %s %s %s %s\n", n, cpu, pc ? sprintf("%.0f", pt / pc) : "n/a",
+			visits ? sprintf("%.1f", st / visits) : "n/a", py }'
+}
+
+cat > "$DIR/load.py" << 'EOF'
+import socket, threading, time
+def inner(n):
+    s = 0
+    for i in range(n):
+        s = (s * 31 + i) & 0xffffffff
+    return s
+def spin():
+    while True:
+        inner(20000)
+a, b = socket.socketpair()
+def reader():
+    a.recv(1)
+for f in (spin, spin, reader):
+    threading.Thread(target=f, daemon=True).start()
+print("ready", flush=True)
+time.sleep(3600)
+EOF
+if command -v python3 > /dev/null; then
+	python3 "$DIR/load.py" > "$DIR/py.out" 2>&1 &
+	pp=$!; pids+=("$pp")
+	if ready "$DIR/py.out" "$pp"; then measure python "$pp"; else echo "python n/a n/a n/a n/a n/a"; fi
+	kill "$pp"
+else
+	echo "python n/a n/a n/a n/a n/a"
+fi
+
+cat > "$DIR/Load.java" << 'EOF'
+public class Load {
+	static long compute(long n) {
+		long s = 1;
+		for (long i = 0; i < n; i++)
+			s = s * 31 + (i ^ (s >>> 7));
+		return s;
+	}
+	public static void main(String[] args) throws Exception {
+		long x = 0;
+		for (long i = 0;; i++) {
+			x += compute(200000);
+			if (i == 5000)
+				System.out.println("ready " + (x & 1));
+		}
+	}
+}
+EOF
+if command -v javac > /dev/null && command -v jcmd > /dev/null && javac -d "$DIR" "$DIR/Load.java" 2> /dev/null; then
+	java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Load::compute \
+		-cp "$DIR" Load > "$DIR/java.out" 2>&1 &
+	jp=$!; pids+=("$jp")
+	if ready "$DIR/java.out" "$jp" && jcmd "$jp" Compiler.perfmap > /dev/null 2>&1; then
+		measure java "$jp"
+	else
+		echo "java n/a n/a n/a n/a n/a"
+	fi
+	kill "$jp"
+else
+	echo "java n/a n/a n/a n/a n/a"
+fi
