@@ -22,15 +22,18 @@ ready() {
 	done
 	return 1
 }
-# prog_runtime NAME: "run_time_ns run_cnt" of tract's program NAME
+# prog_runtime PID NAME: "run_time_ns run_cnt" of program NAME of the recorder PID (others may run)
 prog_runtime() {
+	local ids
+	ids=$(cat /proc/"$1"/fdinfo/* 2> /dev/null | awk '/^prog_id:/ { print $2 }' | sort -u | tr '\n' ' ')
 	bpftool -j prog show 2> /dev/null | python3 -c '
 import json, sys
+ids = set(int(i) for i in sys.argv[2].split())
 t = c = 0
 for p in json.load(sys.stdin):
-    if p.get("name") == sys.argv[1]:
+    if p.get("name") == sys.argv[1] and p.get("id") in ids:
         t += p.get("run_time_ns", 0); c += p.get("run_cnt", 0)
-print(t, c)' "$1"
+print(t, c)' "$2" "$ids"
 }
 
 # measure NAME PID: the recorder on PID alone, and what it cost
@@ -41,14 +44,14 @@ measure() {
 	local tp=$!
 	# the programs' counts from once they are loaded
 	for _ in $(seq 200); do
-		bpftool prog show 2> /dev/null | grep -q 'name tract_sample_pass' && break
+		[ "$(prog_runtime "$tp" tract_sample_pass)" != "0 0" ] && break
 		sleep 0.05
 	done
-	read -r p0 pc0 <<< "$(prog_runtime tract_profile)"
-	read -r s0 sc0 <<< "$(prog_runtime tract_sample_pass)"
+	read -r p0 pc0 <<< "$(prog_runtime "$tp" tract_profile)"
+	read -r s0 sc0 <<< "$(prog_runtime "$tp" tract_sample_pass)"
 	sleep $((SECONDS_EACH - 2))
-	read -r p1 pc1 <<< "$(prog_runtime tract_profile)"
-	read -r s1 sc1 <<< "$(prog_runtime tract_sample_pass)"
+	read -r p1 pc1 <<< "$(prog_runtime "$tp" tract_profile)"
+	read -r s1 sc1 <<< "$(prog_runtime "$tp" tract_sample_pass)"
 	wait "$tp"
 	sysctl -qw kernel.bpf_stats_enabled=0
 	# the recorder's CPU per pass, the first (symbol tables read) left out
