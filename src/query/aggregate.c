@@ -268,6 +268,7 @@ struct plan {
 	size_t nbase;
 	size_t base_of[AGG_MAX_GROUP];		/* column -> its base */
 	char *scan_sql, *lookup_sql;
+	char *prepare_sql;		/* what the joins need made in each file first; NULL: nothing */
 };
 
 /* Aliases the stand-in row gives the base expressions. */
@@ -352,12 +353,15 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 	strbuf_addf(&look, ") f, (SELECT ?%zu AS ts_us) p", time_base != (size_t)-1 ? time_base + 1 : 99);
 	catalog__joins_sql(q->cat, lookup_joins, &look);
 	pl->lookup_sql = strbuf_take(&look);
+	catalog__prepare_sql(q->cat, scan_joins | lookup_joins, &look);
+	pl->prepare_sql = look.len ? strbuf_take(&look) : NULL;
 }
 
 static void free_plan(struct plan *pl)
 {
 	free(pl->scan_sql);
 	free(pl->lookup_sql);
+	free(pl->prepare_sql);
 }
 
 /* The index-th value of a serialized key, as an integer (0 if it is not one). */
@@ -491,7 +495,14 @@ static int group_file(sqlite3 *db, const char *path, const struct plan *pl, cons
 		      const struct expr_sql *filter, struct agg_result *r)
 {
 	struct partial part = { .keys = dict__new() };
-	int err = scan(db, path, pl, q, filter, &part);
+	int err = 0;
+
+	if (pl->prepare_sql && sqlite3_exec(db, pl->prepare_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
+		err = -EIO;
+	}
+	if (!err)
+		err = scan(db, path, pl, q, filter, &part);
 
 	if (!err)
 		err = lookup(db, path, pl, &part, r);

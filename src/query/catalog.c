@@ -37,6 +37,7 @@ __attribute__((constructor)) static void fill_derived(void)
 		c->name = derived_columns[i].name;
 		c->sql = sql;
 		c->doc = derived_columns[i].doc;
+		c->type = derived_type(&derived_columns[i]);
 	}
 }
 
@@ -46,6 +47,7 @@ const struct catalog catalog_samples = {
 	.from = "sample_facts f CROSS JOIN passes p ON p.id = f.pass",
 	.measure = "p.weight_us",
 	.joins = sample_join_sql,
+	.join_prepare = sample_join_prepare,
 	.columns = sample_columns_def,
 	.ncolumns = ARRAY_SIZE(sample_columns_def),
 	.default_group = "state,syscall,pcomm",
@@ -236,6 +238,13 @@ void catalog__joins_sql(const struct catalog *c, uint32_t joins, struct strbuf *
 	for (unsigned int i = 0; c->joins && joins >> i; i++)
 		if (joins & (1u << i))
 			strbuf_add(sql, c->joins[i]);
+}
+
+void catalog__prepare_sql(const struct catalog *c, uint32_t joins, struct strbuf *sql)
+{
+	for (unsigned int i = 0; c->join_prepare && joins >> i; i++)
+		if ((joins & (1u << i)) && c->join_prepare[i])
+			strbuf_add(sql, c->join_prepare[i]);
 }
 
 uint32_t catalog__joins_of(const struct catalog *c, uint64_t used)

@@ -40,6 +40,7 @@ struct catalog {
 	const char *measure;		/* what a group sums: weight_us or a count */
 	const char *sum;		/* histograms: the latencies summed, for means; NULL if none */
 	const char *const *joins;	/* bit i: the JOIN clause it stands for */
+	const char *const *join_prepare; /* bit i: SQL a store file runs before a query with that join; NULL: none */
 	const struct catalog_column *columns;
 	size_t ncolumns;
 	const char *default_group;	/* -g when none is given */
@@ -69,6 +70,8 @@ struct expr_column *catalog__expr_columns(const struct catalog *c);
 /* Appends " JOIN ..." for every bit of joins to sql. */
 struct strbuf;
 void catalog__joins_sql(const struct catalog *c, uint32_t joins, struct strbuf *sql);
+/* Appends the SQL a store file runs before a query with these joins (catalog->join_prepare). */
+void catalog__prepare_sql(const struct catalog *c, uint32_t joins, struct strbuf *sql);
 /* Bits of the joins the columns that a filter uses need (bit i of used: column i). */
 uint32_t catalog__joins_of(const struct catalog *c, uint64_t used);
 

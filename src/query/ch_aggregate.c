@@ -33,6 +33,37 @@
 #define UFRAMES "nullIf(uframes, '')"
 #define MAX_INPUTS 64
 
+/*
+ * A column of the ended wait a sample is in: of the waits of its host and
+ * thread that overlap its second (arrays, joined in add_from), the one
+ * whose start_us and end_us hold its time.  0 and '' are no value: the
+ * arrays hold a NULL as 0, and an index of 0 reads a 0 or ''.  The time
+ * goes in as an array: the oldest servers do not read a column that
+ * only a lambda names.
+ */
+#define WAIT_END_INPUT(column) \
+	"nullIf(arrayElement(we_" column ", arrayFirstIndex((s, e, t) -> s <= t AND t <= e, we_start_us, " \
+	"we_end_us, replicate(ts_us, we_start_us))), "
+static const char *wait_end_input(const char *column)
+{
+	static const char *const inputs[][2] = {
+		{ "ender", WAIT_END_INPUT("ender") "'')" },
+		{ "ender_tid", WAIT_END_INPUT("ender_tid") "0)" },
+		{ "ender_tgid", WAIT_END_INPUT("ender_tgid") "0)" },
+		{ "wait_class", WAIT_END_INPUT("wait_class") "'')" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(inputs); i++)
+		if (!strcmp(column, inputs[i][0]))
+			return inputs[i][1];
+	return column;	/* none: the server says which */
+}
+
+static int needs_wait_ends(const char *input)
+{
+	return strstr(input, "we_start_us") != NULL;
+}
+
 /* The host column, which only the fleet's samples have. */
 static const struct catalog_column host_column = {
 	"host", "host", 0, "the host that recorded the sample (--host of tract record)", NULL, 0, "TEXT", 0,
@@ -231,7 +262,8 @@ static int ch_column_of(const struct catalog *cat, const struct catalog_column *
 		for (; out->ninputs < DERIVED_MAX_INPUTS && d->inputs[out->ninputs]; out->ninputs++) {
 			const char *in = d->inputs[out->ninputs];
 
-			out->inputs[out->ninputs] = !strcmp(in, "kframes") ? KFRAMES : !strcmp(in, "uframes") ? UFRAMES : in;
+			out->inputs[out->ninputs] = !strcmp(in, "kframes") ? KFRAMES : !strcmp(in, "uframes") ? UFRAMES :
+						    !strncmp(in, "wait_ends.", 10) ? wait_end_input(in + 10) : in;
 		}
 		out->local = strcmp(d->value, "$1") ? xstrdup(d->value) : NULL;
 		return 0;
@@ -273,6 +305,7 @@ struct ch_plan {
 	int has_local;
 	struct strbuf server_filter;	/* a filter for the server, or empty */
 	int kstacks, ustacks;		/* inputs that need a stack's frames */
+	int wait_ends;			/* inputs that need the ended wait a sample is in */
 	size_t time_input;		/* the time column's input, or (size_t)-1 */
 	char *time_key;			/* its bucket's key over the inputs */
 	char *time_key_alone;		/* the same over f.i1, its input alone */
@@ -290,6 +323,7 @@ static size_t add_input(struct ch_plan *p, const char *input)
 		p->inputs[p->ninputs++] = xstrdup(input);
 		p->kstacks |= strstr(input, "kframes") != NULL;
 		p->ustacks |= strstr(input, "uframes") != NULL;
+		p->wait_ends |= needs_wait_ends(input);
 	}
 	return i;
 }
@@ -427,6 +461,7 @@ static int plan_filter(const struct agg_query *q, struct ch_plan *p)
 			if (e.used & (1ull << i)) {
 				p->kstacks |= strstr(f.owned[i], "kframes") != NULL;
 				p->ustacks |= strstr(f.owned[i], "uframes") != NULL;
+				p->wait_ends |= needs_wait_ends(f.owned[i]);
 			}
 	} else if (!err) {
 		uint64_t used = e.used;
@@ -526,36 +561,63 @@ static int plan_values(const struct agg_result *r, struct ch_plan *p)
 }
 
 /*
- * The samples of the range, joined to their stacks' frames where the
- * inputs need them; 1 when it ends in a WHERE of its own, which a filter
- * then joins with AND.
+ * The samples of the range, joined to their stacks' frames and to the
+ * ended wait each is in where the inputs need them; 1 when it ends in a
+ * WHERE of its own, which a filter then joins with AND.
  */
 static int add_from(const struct ch_store *s, const struct agg_query *q, const struct ch_plan *p,
-		     struct strbuf *sql)
+		    struct strbuf *sql)
 {
-	struct strbuf range = { 0 };
+	struct strbuf range = { 0 }, from = { 0 };
 
 	strbuf_addf(&range, "%s WHERE ts_us >= %llu AND ts_us < %llu", table_of(q->cat),
 		    (unsigned long long)q->from_us, (unsigned long long)q->to_us);
 	ch_store__host_filter(s, &range);
-	if (!p->kstacks && !p->ustacks) {
+	if (!p->kstacks && !p->ustacks && !p->wait_ends) {
 		strbuf_add(sql, strbuf_str(&range));
 		strbuf_free(&range);
 		return 1;
 	}
+	if (!p->kstacks && !p->ustacks)
+		strbuf_add(&from, strbuf_str(&range));
 	/* stacks are kept once per host and id, maybe more than once until merged: any() of each */
 	if (p->kstacks && p->ustacks)
-		strbuf_add(sql, "(SELECT * FROM ");
-	strbuf_addf(sql, "(SELECT * FROM %s)", strbuf_str(&range));
+		strbuf_add(&from, "(SELECT * FROM ");
+	if (p->kstacks || p->ustacks)
+		strbuf_addf(&from, "(SELECT * FROM %s)", strbuf_str(&range));
 	if (p->kstacks)
-		strbuf_add(sql, " ANY LEFT JOIN (SELECT host, id AS kstack_id, any(frames) AS kframes FROM tract.stacks "
-				"WHERE kind = 'kernel' GROUP BY host, id) USING (host, kstack_id)");
+		strbuf_add(&from, " ANY LEFT JOIN (SELECT host, id AS kstack_id, any(frames) AS kframes FROM tract.stacks "
+				  "WHERE kind = 'kernel' GROUP BY host, id) USING (host, kstack_id)");
 	if (p->kstacks && p->ustacks)
-		strbuf_add(sql, ")");
+		strbuf_add(&from, ")");
 	if (p->ustacks)
-		strbuf_add(sql, " ANY LEFT JOIN (SELECT host, id AS ustack_id, any(frames) AS uframes FROM tract.stacks "
-				"WHERE kind = 'user' GROUP BY host, id) USING (host, ustack_id)");
+		strbuf_add(&from, " ANY LEFT JOIN (SELECT host, id AS ustack_id, any(frames) AS uframes FROM tract.stacks "
+				  "WHERE kind = 'user' GROUP BY host, id) USING (host, ustack_id)");
+	if (!p->wait_ends) {
+		strbuf_add(sql, strbuf_str(&from));
+	} else {
+		/*
+		 * The oldest servers join by equality alone: each wait is
+		 * joined to the seconds it overlaps in the range, and a sample
+		 * to its second's waits, as arrays (a thread's waits never
+		 * overlap: at most one holds its time).
+		 */
+		strbuf_addf(sql, "(SELECT *, toUInt64(intDiv(ts_us, 1000000)) AS we_second FROM %s) "
+			    "ANY LEFT JOIN (SELECT host, tid, we_second, groupArray(start_us) AS we_start_us, "
+			    "groupArray(end_us) AS we_end_us, groupArray(ender) AS we_ender, "
+			    "groupArray(ifNull(ender_tid, 0)) AS we_ender_tid, groupArray(ifNull(ender_tgid, 0)) AS we_ender_tgid, "
+			    "groupArray(wait_class) AS we_wait_class FROM (SELECT *, "
+			    "toUInt64(intDiv(greatest(start_us, %llu), 1000000)) AS we_first, "
+			    "toUInt64(intDiv(least(end_us, %llu), 1000000)) AS we_last, "
+			    "arrayJoin(arrayMap(k -> we_first + k, range(toUInt64(we_last + 1 - we_first)))) AS we_second FROM tract.wait_ends "
+			    "WHERE end_us >= %llu AND start_us < %llu", strbuf_str(&from),
+			    (unsigned long long)q->from_us, (unsigned long long)q->to_us,
+			    (unsigned long long)q->from_us, (unsigned long long)q->to_us);
+		ch_store__host_filter(s, sql);
+		strbuf_add(sql, ") GROUP BY host, tid, we_second) USING (host, tid, we_second)");
+	}
 	strbuf_free(&range);
+	strbuf_free(&from);
 	return 0;
 }
 

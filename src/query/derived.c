@@ -14,22 +14,46 @@ const struct derived_column derived_columns[NR_DERIVED] = {
 };
 #undef IN
 
+/* The columns of the ended wait a sample is in (the wait_ends table's), as inputs. */
+static const struct {
+	const char *name, *sql, *type;
+} wait_end_inputs[] = {
+	{ "wait_ends.ender", "we.ender", "TEXT" },
+	{ "wait_ends.ender_tid", "we.ender_tid", "INTEGER" },
+	{ "wait_ends.ender_tgid", "we.ender_tgid", "INTEGER" },
+	{ "wait_ends.wait_class", "we.wait_class", "TEXT" },
+};
+
 int derived_input(const char *name, struct derived_input *out)
 {
 	if (!strcmp(name, "kframes")) {
-		*out = (struct derived_input){ "ks.frames", JOIN_KSTACK, "f.kstack" };
+		*out = (struct derived_input){ "ks.frames", JOIN_KSTACK, "f.kstack", NULL };
 		return 0;
 	}
 	if (!strcmp(name, "uframes")) {
-		*out = (struct derived_input){ "us.frames", JOIN_USTACK, "f.ustack" };
+		*out = (struct derived_input){ "us.frames", JOIN_USTACK, "f.ustack", NULL };
 		return 0;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(wait_end_inputs); i++)
+		if (!strcmp(name, wait_end_inputs[i].name)) {
+			*out = (struct derived_input){ wait_end_inputs[i].sql, JOIN_THREAD | JOIN_WAIT_END, NULL,
+							  wait_end_inputs[i].type };
+			return 0;
+		}
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++)
 		if (!strcmp(sample_columns[i].name, name)) {
-			*out = (struct derived_input){ sample_columns[i].sql, sample_columns[i].joins, sample_columns[i].base };
+			*out = (struct derived_input){ sample_columns[i].sql, sample_columns[i].joins, sample_columns[i].base,
+							  sample_columns[i].type };
 			return 0;
 		}
 	return -1;
+}
+
+const char *derived_type(const struct derived_column *d)
+{
+	struct derived_input in;
+
+	return !strcmp(d->value, "$1") && !derived_input(d->inputs[0], &in) ? in.type : NULL;
 }
 
 int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base)

@@ -29,6 +29,7 @@ struct derived_input {
 	const char *sql;
 	uint32_t joins;
 	const char *base;
+	const char *type;		/* its SQL type where it is stored; NULL for a stack's frames */
 };
 /* 0, or -1 when name is neither a samples column nor a stack's frames. */
 int derived_input(const char *name, struct derived_input *out);
@@ -37,6 +38,8 @@ int derived_input(const char *name, struct derived_input *out);
  * SQL, into *sql (malloc'd); the joins it needs, and its base: the one its
  * inputs share, else NULL.  0, or -1 for an unknown input.
  */
+/* A column that is its one input as it is has that input's type; else NULL. */
+const char *derived_type(const struct derived_column *d);
 int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base);
 
 #endif

@@ -17,8 +17,12 @@ enum sample_join {
 	JOIN_THREAD = 1 << 0, JOIN_STATE = 1 << 1, JOIN_CALL = 1 << 2, JOIN_SYSCALL = 1 << 3,
 	JOIN_CGROUP = 1 << 4, JOIN_FILE = 1 << 5, JOIN_WAKER = 1 << 6, JOIN_IO = 1 << 7,
 	JOIN_KSTACK = 1 << 8, JOIN_USTACK = 1 << 9, JOIN_TRACE = 1 << 10, JOIN_BLOCKER = 1 << 11,
+	/* the ended wait a sample is in (after JOIN_THREAD, whose tid it matches) */
+	JOIN_WAIT_END = 1 << 12,
 };
 extern const char *const sample_join_sql[];
+/* SQL a store file runs before a query uses join bit i, or NULL; as many as sample_join_sql. */
+extern const char *const sample_join_prepare[];
 
 enum column_where { PASS, FACT, IO, TRACE, DIM, BLOCKER };
 

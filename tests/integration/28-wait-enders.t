@@ -20,6 +20,7 @@ wait_ready "$WORK/waits.out" || exit 1
 # role: the tid the workload printed for it
 role() { sed -n "s/^$1=//p" "$WORK/waits.out"; }
 POLLER=$(role poller) KICKER=$(role kicker) SLEEPER=$(role sleeper)
+LATCHWAITER=$(role latchwaiter) LATCHWRITER=$(role latchwriter)
 TCPREADER=$(role tcpreader) UNIXREADER=$(role unixreader) UNIXWRITER=$(role unixwriter)
 WRITERS=$(role writers)
 # --all: these waits are in idle syscalls, which the default policy leaves out
@@ -78,6 +79,27 @@ test_expect_success 'and each such sample waits: none of them ran' '
 '
 test_expect_success 'no wait ends before it starts' '
 	test_holds "$(ends "end_us < start_us")" -eq 0
+'
+# enders TID: what tract query names as the ender of each of TID's samples
+# asleep from the start of its first wait that ended to the end of its last
+enders() {
+	from=$(q "$DB" "select min(start_us) from wait_ends where tid = $1")
+	to=$(q "$DB" "select max(end_us) from wait_ends where tid = $1")
+	"$TRACT" query -D "$WORK/store" --from @0 -g ender,ender_tid --format csv -n 0 \
+		-w "tid = $1 and state = SLEEP and ts_us >= $from and ts_us <= $to" | tr -d '\r' | sed 1d
+}
+test_expect_success 'every sample of an ended wait names its ender, back to the wait'"'"'s first (query -g ender)' '
+	enders "$LATCHWAITER" > "$WORK/enders" &&
+	test_line_count = 1 "$WORK/enders" &&
+	test_grep "^latchwriter,$LATCHWRITER," "$WORK/enders" &&
+	samples=$(cut -d, -f5 "$WORK/enders") &&
+	test_holds "$samples" -gt "$(ends "tid = $LATCHWAITER")"
+'
+test_expect_success 'a timer'"'"'s: timer, no thread, sleeping' '
+	"$TRACT" query -D "$WORK/store" --from @0 -g ender,ender_tid,ender_class --format csv -n 0 \
+		-w "tid = $SLEEPER and ender is not null" | tr -d '"'\r'"' | sed 1d | cut -d, -f1-3 > "$WORK/timer" &&
+	echo "timer,,sleeping" > "$WORK/expect" &&
+	test_cmp "$WORK/expect" "$WORK/timer"
 '
 
 # The default policy leaves an idle syscall's wait out once it is older than

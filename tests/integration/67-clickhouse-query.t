@@ -44,6 +44,9 @@ ok "the default query: the same table from the server as from the local store" s
 ok "derived columns (wait, comm_folded, activity, file_dir) group the same" \
 	same -g wait,comm_folded,activity,file_dir --format csv
 ok "stacks, joined in the server, group the same" same -g pcomm,kstack,ustack --format csv
+# each sample of an ended wait: its ender, from the wait_ends row that holds its time
+ok "the enders of the waits, joined in the server, group the same" same -g comm,ender,ender_tid,ender_class --format csv
+ok "... and filter the same" same -g comm,state -w 'ender_tid > 0 or ender = timer' --format csv
 ok "a timeline: second buckets, their sampled time and partial buckets" same -g second,state --format json
 ok "a filter the server runs (values, lists, regexes, NULLs, durations)" \
 	same -g tid,syscall -w 'syscall in (fsync, futex) and not comm ~ "^x" and (file is null or sc_us > 1ms)' --format csv

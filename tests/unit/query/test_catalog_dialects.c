@@ -48,6 +48,11 @@ static void every_column_runs_in_sqlite(void **state)
 			sqlite3_stmt *st = NULL;
 			int rc;
 
+			/* what its joins need made first */
+			catalog__prepare_sql(cat, cat->columns[i].joins, &sql);
+			if (sql.len && sqlite3_exec(db, strbuf_str(&sql), NULL, NULL, NULL) != SQLITE_OK)
+				fail_msg("%s.%s: %s\n%s", cat->name, cat->columns[i].name, sqlite3_errmsg(db), strbuf_str(&sql));
+			strbuf_free(&sql);
 			strbuf_addf(&sql, "SELECT %s FROM %s", cat->columns[i].sql, cat->from);
 			catalog__joins_sql(cat, cat->columns[i].joins, &sql);
 			rc = sqlite3_prepare_v2(db, strbuf_str(&sql), -1, &st, NULL);
@@ -95,7 +100,7 @@ static void every_column_comes_from_the_fleets_table(void **state)
 	fclose(f);
 	for (size_t k = 0; k < sizeof(catalogs) / sizeof(catalogs[0]); k++) {
 		const struct catalog *cat = catalogs[k].cat;
-		char *have = ch_columns_of(ddl, catalogs[k].table);
+		char *have = ch_columns_of(ddl, catalogs[k].table), *wait_ends = ch_columns_of(ddl, "wait_ends");
 
 		for (size_t i = 0; i < cat->ncolumns; i++) {
 			char names[16][128];
@@ -106,8 +111,20 @@ static void every_column_comes_from_the_fleets_table(void **state)
 			for (int j = 0; j < n; j++) {
 				char key[160];
 
+				const char *we = strstr(names[j], "we_");
+
 				/* a time bucket's input is made of ts_us; a stack's frames are joined by its id */
 				if (cat->columns[i].bucket_us || strstr(names[j], "frames"))
+					continue;
+				/* an ended wait's columns (we_NAME) are tract.wait_ends' */
+				for (; we; we = strstr(we + 1, "we_")) {
+					snprintf(key, sizeof(key), "|%.*s|", (int)strspn(we + 3, "abcdefghijklmnopqrstuvwxyz_"),
+						 we + 3);
+					if (!strstr(wait_ends, key))
+						fail_msg("%s.%s: %s is no column of tract.wait_ends", cat->name,
+							 cat->columns[i].name, we);
+				}
+				if (strstr(names[j], "we_"))
 					continue;
 				snprintf(key, sizeof(key), "|%.127s|", names[j]);
 				if (!strstr(have, key))
@@ -116,6 +133,7 @@ static void every_column_comes_from_the_fleets_table(void **state)
 			}
 		}
 		free(have);
+		free(wait_ends);
 	}
 	free(ddl);
 }
