@@ -35,7 +35,7 @@ static const char top_usage[] =
 "recorder's store, or over a range of history.\n"
 "\n"
 "Options:\n"
-"  -g, --group COLUMNS   columns to group by (default state,syscall,pcomm)\n"
+"  -g, --group COLUMNS   columns to group by (default " TOP_DEFAULT_GROUP ")\n"
 "  -w, --where FILTER    only samples that match (see tract query)\n"
 "      --live            sample in-process (needs root); the default for root\n"
 "                        when no store or range is named\n"

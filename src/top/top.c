@@ -22,7 +22,8 @@ void top__init(struct top *t, const struct query_opts *q, const char *mode, uint
 	t->span_us = span_us;
 	t->follow = follow;
 	t->end_us = q->to_us;
-	t->levels[0].group = xstrdup(q->group ? q->group : q->cat->default_group);
+	t->levels[0].group = xstrdup(q->group ? q->group : q->cat == &catalog_samples ? TOP_DEFAULT_GROUP :
+							  q->cat->default_group);
 	t->levels[0].filter = q->filter && *q->filter ? xstrdup(q->filter) : NULL;
 }
 

@@ -40,6 +40,11 @@ struct top {
 	char message[600];		/* the last error or notice */
 };
 
+/*
+ * What top groups the samples by when not told: what the active threads
+ * wait for (activity: cpu, blocked, input, ...) first, then by program.
+ */
+#define TOP_DEFAULT_GROUP "activity,pcomm"
 void top__init(struct top *t, const struct query_opts *q, const char *mode, uint64_t span_us, int follow);
 void top__free(struct top *t);
 /* Reads the window again; 0, or negative errno with t->message saying why. */

@@ -28,6 +28,14 @@ test_expect_success 'and prints two refreshes with a timeline and the rows' '
 	test_grep "^timeline |" "$WORK/batch.txt" &&
 	test_grep " spin\$" "$WORK/batch.txt"
 '
+# by default, what the active threads wait for: the spinner on a CPU, the
+# futex threads on each other (a thread of their program ends their waits)
+"$TRACT" top -D "$S" $range -b -n 1 > "$WORK/default.txt"
+test_expect_success 'top opens grouped by activity, then the program' '
+	test_grep "group: activity,pcomm " "$WORK/default.txt" &&
+	test_grep "^ *[0-9.]\+ \+[0-9.]\+%.* cpu \+workload\$" "$WORK/default.txt" &&
+	test_grep "^ *[0-9.]\+ \+[0-9.]\+%.* \(blocked\|lock\) \+workload\$" "$WORK/default.txt"
+'
 
 T="tract-test-$$"
 screen() { tmux capture-pane -p -t "$T"; }
@@ -136,9 +144,9 @@ done
 tmux send-keys -t "$T" g C-u kstack Enter
 tmux resize-window -t "$T" -x 100 -y 24
 ok "a stack cut to the screen keeps its innermost frames, marked" screen_until grep -q '  …;.*\(schedule\|futex\|wait\|sleep\)[^;]*$'
-tmux send-keys -t "$T" g C-u state,syscall,pcomm Enter
+tmux send-keys -t "$T" g C-u activity,pcomm Enter
 tmux resize-window -t "$T" -x 40 -y 24
-ok "the default grouping at 40 columns fits too" screen_until rows_fit "$states" "*"
+ok "the default grouping at 40 columns fits too" screen_until rows_fit "cpu runq disk lock blocked waiting sleep input idle stopped" "*"
 tmux resize-window -t "$T" -x 150 -y 40
 tmux send-keys -t "$T" q
 for _ in $(seq 300); do [ -s "$WORK/stty.after" ] && break; sleep 0.1; done
