@@ -105,7 +105,7 @@ int ch_aggregate(struct ch_store *s, const struct agg_query *q, struct agg_resul
  * names (up to max, each cut to 127 bytes) as ClickHouse reads them, how
  * many, or -ENOTSUP when it cannot.  For tests, without a server.
  */
-int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[128], size_t max);
+int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[512], size_t max);
 void agg_result__free(struct agg_result *r);
 /*
  * Rows by measure, largest first; ties by values so output is stable.  With

@@ -284,7 +284,7 @@ static void ch_column_free(struct ch_column *c)
 	free(c->bucket_input);
 }
 
-int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[128], size_t max)
+int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[512], size_t max)
 {
 	struct ch_column col;
 	int n = ch_column_of(cat, c, &col);

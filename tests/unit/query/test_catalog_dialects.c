@@ -103,13 +103,13 @@ static void every_column_comes_from_the_fleets_table(void **state)
 		char *have = ch_columns_of(ddl, catalogs[k].table), *wait_ends = ch_columns_of(ddl, "wait_ends");
 
 		for (size_t i = 0; i < cat->ncolumns; i++) {
-			char names[16][128];
+			char names[16][512];
 			int n = ch_aggregate__inputs(cat, &cat->columns[i], names, 16);
 
 			if (n <= 0)
 				fail_msg("%s.%s: the fleet's store cannot give it (%d)", cat->name, cat->columns[i].name, n);
 			for (int j = 0; j < n; j++) {
-				char key[160];
+				char key[544];
 
 				const char *we = strstr(names[j], "we_");
 
@@ -126,7 +126,7 @@ static void every_column_comes_from_the_fleets_table(void **state)
 				}
 				if (strstr(names[j], "we_"))
 					continue;
-				snprintf(key, sizeof(key), "|%.127s|", names[j]);
+				snprintf(key, sizeof(key), "|%.511s|", names[j]);
 				if (!strstr(have, key))
 					fail_msg("%s.%s: its input %s is no column of tract.%s", cat->name,
 						 cat->columns[i].name, names[j], catalogs[k].table);
