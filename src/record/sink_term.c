@@ -77,11 +77,11 @@ static int term_write_pass(struct sink *base, const struct pass *p)
 		fprintf(t->f, "%8u %-16s %-16s %-5s %3u %-16s %9s %10s  %s", r->tid, pcomm, comm,
 			state_name(r->state), r->cpu, sc, sc_ms, st_ms, r->kstack ? r->kstack->wait : "-");
 		/* what it waits on: the block request, else the file or socket */
-		if (r->io_dev)
+		if (r->io_op)
 			fprintf(t->f, "  %s %s %u bytes, %.1f ms", r->io_dev, r->io_op, r->io_bytes,
 				r->io_us / 1000.0);
 		else if (r->file)
-			fprintf(t->f, "  %s", r->file);
+			fprintf(t->f, "  %s%s%s", r->file, r->io_dev ? " on " : "", r->io_dev ? r->io_dev : "");
 		fputc('\n', t->f);
 	}
 	free(rows);

@@ -81,9 +81,10 @@ void column_uint(struct column_value *v, int valid, uint64_t u)
 #define V_ARG(n) (v->kind = r->syscall_nr >= 0 ? VAL_INT : VAL_NULL, v->i = (int64_t)r->sc_args[n])
 #define V_NONZERO(f) column_uint(v, r->f != 0, r->f)
 #define V_WITH(has, f) column_uint(v, r->has, r->f)
-#define V_IO_TEXT(f) column_text(v, r->io_dev ? r->f : NULL, 0)
-#define V_IO_UINT(f) column_uint(v, r->io_dev != NULL, r->f)
-#define V_IO_NONZERO(f) column_uint(v, r->io_dev && r->f, r->f)
+/* a block request's, which io_op says the sample has (io_dev alone may be its file's device) */
+#define V_IO_TEXT(f) column_text(v, r->io_op ? r->f : NULL, 0)
+#define V_IO_UINT(f) column_uint(v, r->io_op != NULL, r->f)
+#define V_IO_NONZERO(f) column_uint(v, r->io_op && r->f, r->f)
 #define V_HEX(flag, f) hex_value(v, r->flags & (flag), r->f, sizeof(r->f))
 #define V_BLOCKER(f) V_WITH(blocker_tid, f)
 

@@ -41,8 +41,9 @@ struct sample {
 	const char *file;		/* what the fd of a fd syscall is: path or socket; NULL if unknown */
 	int has_runq;			/* runq_us is valid */
 	uint64_t runq_us;		/* mean wait for a CPU per switch-in since the previous sample */
-	const char *io_dev;		/* the block request a DISK thread waits on; NULL if none */
-	const char *io_op;
+	/* the device a DISK thread waits on: its block request's, else its file's filesystem's; NULL if none */
+	const char *io_dev;
+	const char *io_op;		/* the request, with io_bytes and io_us: NULL if none is known */
 	uint32_t io_bytes;
 	uint64_t io_us, io_service_us;	/* since queued, since issued (0: not issued) */
 	uint64_t wake_us, wake_runq_us;	/* with TRACT_SF_WAKE_TIME: since the latest wakeup, its CPU wait */

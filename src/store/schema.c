@@ -82,7 +82,9 @@ static const char schema_dimensions[] =
 ");\n"
 "CREATE TABLE files (\n"
 "  id   INTEGER PRIMARY KEY,\n"
-"  name TEXT NOT NULL  -- a path, a socket (tcp 10.0.0.1:41234->10.0.0.2:5432 ESTABLISHED), pipe:[N], ...\n"
+"  name TEXT NOT NULL, -- a path, a socket (tcp 10.0.0.1:41234->10.0.0.2:5432 ESTABLISHED), pipe:[N], ...\n"
+"  dev  TEXT           -- the block device of its filesystem, for samples in D on no request of their own\n"
+"                      -- (io_dev); NULL for the others' (schema 14)\n"
 ");\n"
 "CREATE TABLE cgroups (\n"
 "  id   INTEGER PRIMARY KEY,  -- cgroup v2 id: the inode number of the cgroup's directory\n"
@@ -126,6 +128,7 @@ _Static_assert(ARRAY_SIZE(fact_refs) == FACT_REF__COUNT, "the refs are bound in 
 
 static const struct stored_column io_refs[] = {
 	{ "fact", "INTEGER PRIMARY KEY", "sample_facts.rowid" },
+	{ "dev", "TEXT NOT NULL", "block device (io_dev)" },
 	{ NULL, NULL, NULL },
 };
 

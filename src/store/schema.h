@@ -3,14 +3,15 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 13
+#define TRACT_SCHEMA_VERSION 14
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
- * The oldest a reader reads as it is, with no upgraded copy: 13 has the
- * threads' titles (12 sample_blockers), which the samples view joins.
+ * The oldest a reader reads as it is, with no upgraded copy: 14 has the
+ * files' devices (13 the threads' titles, 12 sample_blockers), which the
+ * samples view joins.
  */
-#define TRACT_SCHEMA_READ_AS_IS 13
+#define TRACT_SCHEMA_READ_AS_IS 14
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);

@@ -38,7 +38,7 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_STACK] = "INSERT INTO stacks(id, kind, hash, frames) VALUES (?,?,?,?)",
 	[INS_SYSCALL] = "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?,?)",
 	[INS_CGROUP] = "INSERT OR IGNORE INTO cgroups(id, path) VALUES (?,?)",
-	[INS_FILE] = "INSERT INTO files(id, name) VALUES (?,?)",
+	[INS_FILE] = "INSERT INTO files(id, name, dev) VALUES (?,?,?)",
 	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
 	[INS_PROCESS] = "INSERT INTO processes(id, tgid, name) VALUES (?,?,?)",
 	/* INS_FACT, INS_IO and INS_TRACE come from the column table: schema_insert_*_sql(); the pass's tables
@@ -369,9 +369,37 @@ static int insert_text(struct store_sqlite *st, sqlite3_stmt *s, int64_t id, con
 	return step(st, s);
 }
 
+/* A file, and the device a sample in D on no request of its own waits on (io_dev without io_op), if any. */
 static int insert_file(struct store_sqlite *st, int64_t id, const void *arg)
 {
-	return insert_text(st, st->ins[INS_FILE], id, arg);
+	const struct sample *r = arg;
+	sqlite3_stmt *s = st->ins[INS_FILE];
+
+	if (!r->io_op && r->io_dev)
+		sqlite3_bind_text(s, 3, r->io_dev, -1, SQLITE_STATIC);
+	return insert_text(st, s, id, r->file);
+}
+
+/*
+ * files.id of the sample's file: keyed by its name, and for one in D on no
+ * request of its own by the name, a NUL and the device; 0 on error.
+ */
+static int64_t file_id(struct store_sqlite *st, const struct sample *r)
+{
+	size_t n = strlen(r->file), dev_len;
+	char small[256], *key;
+	int64_t id;
+
+	if (r->io_op || !r->io_dev)
+		return dimension_id(st, &st->files, r->file, n, insert_file, r);
+	dev_len = strlen(r->io_dev);
+	key = n + 1 + dev_len <= sizeof(small) ? small : xcalloc(1, n + 1 + dev_len);
+	memcpy(key, r->file, n + 1);
+	memcpy(key + n + 1, r->io_dev, dev_len);
+	id = dimension_id(st, &st->files, key, n + 1 + dev_len, insert_file, r);
+	if (key != small)
+		free(key);
+	return id;
 }
 
 /* A waker: its tid (none for irq and timer) and name. */
@@ -565,11 +593,8 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 		return -EIO;
 	if (r->cgroup && note_cgroup(st, r))
 		return -EIO;
-	if (r->file) {
-		file = dimension_id(st, &st->files, r->file, strlen(r->file), insert_file, r->file);
-		if (!file)
-			return -EIO;
-	}
+	if (r->file && !(file = file_id(st, r)))
+		return -EIO;
 	if (r->waker) {
 		waker = dimension_id(st, &st->wakers, key, waker_key(r, key), insert_waker, r);
 		if (!waker)
@@ -595,11 +620,12 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 		if (bind_stored(s, 2, BLOCKER, p, r) || step(st, s))
 			return -EIO;
 	}
-	if (!r->io_dev)
+	if (!r->io_op)
 		return 0;
 	s = st->ins[INS_IO];
 	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
-	if (bind_stored(s, 2, IO, p, r))
+	sqlite3_bind_text(s, 2, r->io_dev, -1, SQLITE_STATIC);
+	if (bind_stored(s, 3, IO, p, r))
 		return -EIO;
 	return step(st, s);
 }

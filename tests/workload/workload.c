@@ -5,7 +5,7 @@
  * socket-blocked, idle) so that tests can compare what the sampler reports
  * with the truth.
  *
- * Threads that poll the stop flag: spin, hog*, futex*, fsync, direct, ping (and pong,
+ * Threads that poll the stop flag: spin, hog*, futex*, fsync, direct, wal, ping (and pong,
  * which follows ping).  Threads that would otherwise stay blocked in the kernel
  * for seconds (sleep, server, client) are cancelled instead, since all their
  * blocking calls are cancellation points and they hold no locks; the idle pool
@@ -60,6 +60,7 @@ enum group {
 	G_SORT = 1 << 13,
 	G_MANGLED = 1 << 14,
 	G_PIPE = 1 << 15,
+	G_WAL = 1 << 16,
 };
 
 static const struct {
@@ -82,6 +83,7 @@ static const struct {
 	{ "sort", G_SORT },
 	{ "mangled", G_MANGLED },
 	{ "pipe", G_PIPE },
+	{ "wal", G_WAL },
 };
 
 /*
@@ -112,6 +114,8 @@ static char fsync_path[PATH_MAX];
 static bool fsync_created;
 static char direct_path[PATH_MAX];
 static bool direct_created;
+static char wal_path[PATH_MAX];
+static bool wal_created;
 
 static pthread_mutex_t futex_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -187,6 +191,8 @@ static void remove_files(void)
 		unlink(fsync_path);
 	if (direct_created)
 		unlink(direct_path);
+	if (wal_created)
+		unlink(wal_path);
 	if (tmp_dir[0])
 		rmdir(tmp_dir);
 }
@@ -490,6 +496,30 @@ static void *direct_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A write-ahead log: appends and fdatasync()s each, starting over now and
+ * then.  A file that grows makes each fdatasync commit the journal, so the
+ * thread waits in D on requests the journal's own thread issued, none of
+ * its own.
+ */
+static void *wal_thread(void *arg)
+{
+	static char record[2 * FSYNC_BLOCK];
+	int fd = *(int *)arg;
+	unsigned long n = 0;
+
+	memset(record, 'l', sizeof(record));
+	while (!stopping()) {
+		if (write(fd, record, sizeof(record)) != (ssize_t)sizeof(record))
+			die(errno ? errno : EIO, "write %s", wal_path);
+		if (fdatasync(fd) != 0)
+			die(errno, "fdatasync %s", wal_path);
+		if (++n % 1024 == 0 && (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0))
+			die(errno, "start %s over", wal_path);
+	}
+	return NULL;
+}
+
 /* Waits in read(), which counts as active, so tract stores it without --all. */
 static void *hostile_thread(void *arg)
 {
@@ -786,24 +816,27 @@ static int open_fsync_file(const char *dir)
 	return fd;
 }
 
-/* -1 where the file system refuses O_DIRECT (tmpfs before 6.6) */
-static int open_direct_file(void)
+/* A file named name next to the fsync file, into path; -1 with errno EINVAL where flags are refused. */
+static int open_next_to_fsync(const char *name, int flags, char *path, size_t len, bool *created)
 {
 	char *slash = strrchr(fsync_path, '/');
 	int fd;
 
-	if ((size_t)snprintf(direct_path, sizeof(direct_path), "%.*s/direct.dat",
-			     (int)(slash - fsync_path), fsync_path) >=
-	    sizeof(direct_path))
-		die(ENAMETOOLONG, "create direct.dat next to %s", fsync_path);
-	fd = open(direct_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT,
-		  0600);
+	if ((size_t)snprintf(path, len, "%.*s/%s", (int)(slash - fsync_path), fsync_path, name) >= len)
+		die(ENAMETOOLONG, "create %s next to %s", name, fsync_path);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | flags, 0600);
 	if (fd < 0 && errno == EINVAL)
 		return -1;
 	if (fd < 0)
-		die(errno, "create %s", direct_path);
-	direct_created = true;
+		die(errno, "create %s", path);
+	*created = true;
 	return fd;
+}
+
+/* -1 where the file system refuses O_DIRECT (tmpfs before 6.6) */
+static int open_direct_file(void)
+{
+	return open_next_to_fsync("direct.dat", O_DIRECT, direct_path, sizeof(direct_path), &direct_created);
 }
 
 static void open_tcp(void)
@@ -844,8 +877,10 @@ static void usage(FILE *out)
 		"                          chain (on CPU in a chain of named functions),\n"
 		"                          sort (on CPU in a qsort() comparator),\n"
 		"                          mangled (on CPU in C++ and Rust-named functions),\n"
-		"                          pipe (1 MiB writes to a pipe another thread reads)\n"
-		"      --dir DIR           where to create (and at exit remove) fsync.dat and direct.dat\n"
+		"                          pipe (1 MiB writes to a pipe another thread reads),\n"
+		"                          wal (appends, each fdatasync()ed)\n"
+		"      --dir DIR           where to create (and at exit remove) fsync.dat, direct.dat\n"
+		"                          and wal.dat\n"
 		"                          (default: a temporary directory)\n"
 		"      --hogs N            number of hog threads (default: 2 x CPUs + 1)\n"
 		"      --pool N            number of idle threads (default: %d)\n"
@@ -950,7 +985,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL, *timings_path = NULL;
 	long seconds = -1, hogs = -1, pool = DEFAULT_POOL;
 	long long deadline = -1;
-	int fsync_fd = -1, direct_fd = -1;
+	int fsync_fd = -1, direct_fd = -1, wal_fd = -1;
 	sigset_t stop_signals;
 	int opt, err;
 
@@ -1049,7 +1084,7 @@ int main(int argc, char **argv)
 
 	if (groups & G_SPIN)
 		start_threads("spin", 1, false, spin_thread, NULL, false);
-	if (groups & (G_FSYNC | G_DIRECT))
+	if (groups & (G_FSYNC | G_DIRECT | G_WAL))
 		fsync_fd = open_fsync_file(dir);
 	if (groups & G_FSYNC)
 		start_threads("fsync", 1, false, fsync_thread, &fsync_fd, false);
@@ -1058,6 +1093,12 @@ int main(int argc, char **argv)
 		if (direct_fd >= 0)
 			start_threads("direct", 1, false, direct_thread,
 				      &direct_fd, false);
+	}
+	if (groups & G_WAL) {
+		wal_fd = open_next_to_fsync("wal.dat", 0, wal_path, sizeof(wal_path), &wal_created);
+		if (wal_fd < 0)
+			die(EINVAL, "create %s", wal_path);
+		start_threads("wal", 1, false, wal_thread, &wal_fd, false);
 	}
 	if (groups & G_SLEEP)
 		start_threads("sleep", 1, false, sleep_thread, NULL, true);
@@ -1115,6 +1156,8 @@ int main(int argc, char **argv)
 		start_threads("mangled", 1, false, mangled_thread, NULL, false);
 	if (groups & G_FSYNC)
 		printf("fsync-file=%s\n", fsync_path);
+	if (groups & G_WAL)
+		printf("wal-file=%s\n", wal_path);
 	if (groups & G_CLIENT)
 		printf("server-port=%u\n", ntohs(tcp.addr.sin_port));
 	printf("ready pid=%d\n", (int)getpid());
@@ -1128,6 +1171,7 @@ int main(int argc, char **argv)
 
 	close_fd(&fsync_fd);
 	close_fd(&direct_fd);
+	close_fd(&wal_fd);
 	close_fd(&pipes.to_pong[0]);
 	close_fd(&pipes.to_pong[1]);
 	close_fd(&pipes.to_ping[0]);

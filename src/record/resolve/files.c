@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+#include "blockdev.h"
 #include "clock.h"
 #include "dict.h"
 #include "files.h"
@@ -34,6 +37,8 @@
  * it was a quarter of the recorder's time on a process with a socket.
  */
 #define SOCKET_READ_SPACING 399
+/* devs value of a file on no block device */
+#define NO_DEV 1
 
 struct fd_key {
 	uint32_t tgid;
@@ -51,6 +56,8 @@ struct files {
 	struct dict *ended;
 	/* (tgid, fd, ino) -> its name, NULL for "cannot be named", or FD_IS_SOCKET */
 	struct dict *fds;
+	/* (tgid, fd, ino) -> its block device's name (from blockdevs, which keeps them), or NO_DEV */
+	struct dict *devs;
 	/* the latest read: socket inode -> its name, and the processes whose sockets were read */
 	struct dict *sockets;
 	struct dict *scanned;
@@ -70,6 +77,7 @@ struct files *files__new(const char *proc_root)
 	fs->names = dict__new();
 	fs->ended = dict__new();
 	fs->fds = dict__new();
+	fs->devs = dict__new();
 	fs->sockets = dict__new();
 	fs->scanned = dict__new();
 	fs->may_read_sockets = 1;
@@ -84,6 +92,7 @@ void files__free(struct files *fs)
 	dict__free(fs->retired);
 	dict__free(fs->ended);
 	dict__free(fs->fds);
+	dict__free(fs->devs);
 	dict__free(fs->sockets);
 	dict__free(fs->scanned);
 	free(fs->proc_root);
@@ -115,6 +124,9 @@ static void sweep(struct files *fs)
 
 	dict__free(fs->fds);
 	fs->fds = kept;
+	kept = dict__filter(fs->devs, alive, fs->ended);
+	dict__free(fs->devs);
+	fs->devs = kept;
 	dict__clear(fs->ended);
 }
 
@@ -133,6 +145,8 @@ void files__new_pass(struct files *fs, uint64_t now_ns)
 	fs->last_name = NULL;
 	if (dict__size(fs->fds) > FD_CACHE_MAX)
 		dict__clear(fs->fds);
+	if (dict__size(fs->devs) > FD_CACHE_MAX)
+		dict__clear(fs->devs);
 	if (dict__size(fs->ended) >= SWEEP_AT)
 		sweep(fs);
 	if (fs->retired && ++fs->passes - fs->retired_at >= NAMES_GRACE_PASSES) {
@@ -325,4 +339,25 @@ const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t i
 	}
 	*name = (uintptr_t)intern(fs, link);
 	return (const char *)(uintptr_t)*name;
+}
+
+const char *files__dev(struct files *fs, struct blockdevs *bd, uint32_t tgid, uint64_t fd, uint64_t ino)
+{
+	struct fd_key key = { .tgid = tgid, .fd = fd, .ino = ino };
+	char path[PATH_MAX];
+	struct stat st;
+	uint64_t *dev;
+	int added;
+
+	dev = dict__value(fs->devs, dict__intern(fs->devs, &key, sizeof(key), &added));
+	if (!added)
+		return *dev == NO_DEV ? NULL : (const char *)(uintptr_t)*dev;
+	*dev = NO_DEV;
+	snprintf(path, sizeof(path), "%s/%u/fd/%" PRIu64, fs->proc_root, tgid, fd);
+	/* the file itself, through the link: the same file the sample's inode says, on a real device */
+	if (stat(path, &st) || (ino && st.st_ino != ino) || !major(st.st_dev))
+		return NULL;
+	/* the kernel's dev_t, as blockdevs names it: 12 bits of major above 20 of minor */
+	*dev = (uintptr_t)blockdevs__name(bd, major(st.st_dev) << 20 | (minor(st.st_dev) & 0xfffff));
+	return (const char *)(uintptr_t)*dev;
 }

@@ -34,6 +34,16 @@ void files__forget(struct files *fs, uint32_t tgid);
  * wait for the store.
  */
 const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino);
+/*
+ * The block device the fd's file is on, named by bd (its filesystem's
+ * device): what a thread in D in fdatasync() waits on when the requests are
+ * another thread's (a journal's, or writeback another thread started).
+ * NULL for a file on no block device (a socket, a pipe, tmpfs, btrfs and
+ * overlayfs with their devices of their own), or one gone.  Cached as names
+ * are.
+ */
+struct blockdevs;
+const char *files__dev(struct files *fs, struct blockdevs *bd, uint32_t tgid, uint64_t fd, uint64_t ino);
 
 /*
  * Parse one line of /proc/net/{tcp,tcp6,udp,udp6} into "PROTO LOCAL->REMOTE STATE"

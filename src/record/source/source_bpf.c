@@ -215,6 +215,9 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 	}
 	if (s->flags & TRACT_SF_FD)
 		row->file = files__name(sb->res.files, s->tgid, s->sc_args[0], s->fd_ino);
+	/* in D on no request of its own (a journal's, another thread's writeback): its file's device */
+	if (row->state == TRACT_STATE_DISK && !row->io_dev && row->file)
+		row->io_dev = files__dev(sb->res.files, sb->res.blockdevs, s->tgid, s->sc_args[0], s->fd_ino);
 }
 
 /*

@@ -148,6 +148,9 @@ static void read_fd_file(struct source_proc *sp, const char *pid_dir, struct sam
 	if (stat(path, &st))
 		return;
 	s->file = files__name(sp->res.files, s->tgid, s->sc_args[0], st.st_ino);
+	/* /proc tells no block request: a thread in D names its file's device */
+	if (s->state == TRACT_STATE_DISK && s->file)
+		s->io_dev = files__dev(sp->res.files, sp->res.blockdevs, s->tgid, s->sc_args[0], st.st_ino);
 }
 
 /* The cgroup v2 of a process: "0::/path" in /proc/PID/cgroup, and its directory's inode. */

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+#include "blockdev.h"
 #include "files.h"
 
 static void tcp4_connection(void **state)
@@ -219,6 +221,53 @@ static void a_path_with_a_newline_is_one_name(void **state)
 	fake_unix_free(fs, root);
 }
 
+/*
+ * A file's device, from the file behind the fd: named as /sys names the
+ * block device its filesystem is on; none for a socket, a file on no block
+ * device, or an fd that is another file by now (its inode not the sample's).
+ */
+static void a_file_names_its_filesystems_device(void **state)
+{
+	char root[] = "/tmp/tract-test-files-XXXXXX", path[512], file[512], cmd[600];
+	struct blockdevs *bd;
+	struct files *fs;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	rmdir(root);
+	fake_proc(root, "01");
+	snprintf(file, sizeof(file), "%s/wal.dat", root);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(stat(file, &st), 0);
+	for (int fd = 7; fd <= 8; fd++) {
+		snprintf(path, sizeof(path), "%s/42/fd/%d", root, fd);
+		assert_int_equal(symlink(file, path), 0);
+	}
+	/* a /sys of our own naming the device the file is on */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/sys/dev/block/%u:%u' && echo DEVNAME=fakedisk > '%s/sys/dev/block/%u:%u/uevent'",
+		 root, major(st.st_dev), minor(st.st_dev), root, major(st.st_dev), minor(st.st_dev));
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/sys", root);
+	bd = blockdevs__new(path);
+	fs = files__new(root);
+	files__new_pass(fs, 1000);
+	if (major(st.st_dev))
+		assert_string_equal(files__dev(fs, bd, 42, 7, st.st_ino), "fakedisk");
+	else	/* tmpfs: a device of its own, no block device */
+		assert_null(files__dev(fs, bd, 42, 7, st.st_ino));
+	assert_null(files__dev(fs, bd, 42, 8, st.st_ino + 1));
+	assert_null(files__dev(fs, bd, 42, 3, 1234));
+	assert_null(files__dev(fs, bd, 42, 99, 5));
+	files__free(fs);
+	blockdevs__free(bd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +279,7 @@ int main(void)
 		cmocka_unit_test(unix_sockets_by_path),
 		cmocka_unit_test(a_path_with_a_newline_names_no_other_socket),
 		cmocka_unit_test(a_path_with_a_newline_is_one_name),
+		cmocka_unit_test(a_file_names_its_filesystems_device),
 	};
 	return cmocka_run_group_tests_name("files", tests, NULL, NULL);
 }
