@@ -177,7 +177,8 @@ prog_stats() {
 sysctl -qw kernel.bpf_stats_enabled=1
 for r in $(seq "$ROUNDS"); do
 	start_floor floor_sys_enter floor_sys_exit floor_sched_waking floor_sched_switch floor_hrtimer_expire_entry \
-		floor_hrtimer_expire_exit floor_timer_expire_entry floor_timer_expire_exit
+		floor_hrtimer_expire_exit floor_timer_expire_entry floor_timer_expire_exit floor_irq_handler_entry \
+		floor_irq_handler_exit floor_softirq_entry floor_softirq_exit
 	prog_stats runtime
 	stop_floor
 	# beside the empty sys_enter, as tract's sys_exit runs beside its own: the
@@ -477,6 +478,17 @@ for p in hrtimer_entry hrtimer_exit timer_entry timer_exit; do
 	[ "$v" = nan ] || marks_cpu=$(calc "$marks_cpu + $v" 0)
 done
 row "  the four timer programs: CPU ns a second, a CPU" "$marks_cpu" "" ""
+# the interrupt a CPU runs, so that a wakeup from one names it: on every hard irq and softirq
+hook_row "BPF ns/call irq entry mark: tract (empty)" idle irq_entry irq_handler_entry
+hook_row "BPF ns/call irq exit mark: tract (empty)" idle irq_exit irq_handler_exit
+hook_row "BPF ns/call softirq entry mark: tract (empty)" idle softirq_entry softirq_entry
+hook_row "BPF ns/call softirq exit mark: tract (empty)" idle softirq_exit softirq_exit
+irq_marks_cpu=0
+for p in irq_entry irq_exit softirq_entry softirq_exit; do
+	v=$(prog_ns idle_cpu "tract_$p")
+	[ "$v" = nan ] || irq_marks_cpu=$(calc "$irq_marks_cpu + $v" 0)
+done
+row "  the four interrupt programs: CPU ns a second, a CPU" "$irq_marks_cpu" "" ""
 row "BPF ns/tick on-CPU profile (default, 49 Hz a CPU)" "$(prog_ns getppid tract_profile)" "" ""
 # floor_row N: what the kernel's task iterator alone costs a task, in the same run and over the same tasks
 floor_row() {

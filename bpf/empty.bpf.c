@@ -33,6 +33,18 @@ int BPF_PROG(floor_timer_expire_entry) { return 0; }
 SEC("tp_btf/timer_expire_exit")
 int BPF_PROG(floor_timer_expire_exit) { return 0; }
 
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(floor_irq_handler_entry) { return 0; }
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(floor_irq_handler_exit) { return 0; }
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(floor_softirq_entry) { return 0; }
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(floor_softirq_exit) { return 0; }
+
 /*
  * The least a timed syscall costs: a clock read at each end.  sys_exit with
  * one clock read and nothing else, beside the empty one, says how much.

@@ -32,10 +32,18 @@ const volatile __u8 irq_by_stack = 1;
  * later.  An hrtimer that interrupts a timer-wheel callback clears the mark
  * early: the rest of that callback's wakeups read as irq.
  */
-/* A cache line of its own per CPU: the mark is written at every timer expiry. */
+/*
+ * A cache line of its own per CPU: the mark is written at every timer
+ * expiry, and with it the interrupt the CPU runs, as the kernel names it at
+ * the handlers' entry and exit (each + 1, 0: none): a wakeup from
+ * interrupt context says which.  A hard irq nests in a softirq, never the
+ * other way, so the hard one, where set, is the one running.
+ */
 struct timer_mark {
 	__u32 running;
-	__u8 pad[60];
+	__u32 hardirq;
+	__u32 softirq;
+	__u8 pad[52];
 };
 
 /*
@@ -50,13 +58,60 @@ struct {
 	__type(value, struct timer_mark);
 } timer_running SEC(".maps");
 
-static __always_inline void mark_timer(__u32 running)
+static __always_inline struct timer_mark *cpu_mark(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct timer_mark *mark = bpf_map_lookup_elem(&timer_running, &cpu);
+
+	return bpf_map_lookup_elem(&timer_running, &cpu);
+}
+
+static __always_inline void mark_timer(__u32 running)
+{
+	struct timer_mark *mark = cpu_mark();
 
 	if (mark)
 		mark->running = running;
+}
+
+/* the exits first, as the timers' (above) */
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(tract_irq_exit, int irq, struct irqaction *action, int ret)
+{
+	struct timer_mark *mark = cpu_mark();
+
+	if (mark)
+		mark->hardirq = 0;
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(tract_softirq_exit, unsigned int vec)
+{
+	struct timer_mark *mark = cpu_mark();
+
+	if (mark)
+		mark->softirq = 0;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(tract_irq_entry, int irq, struct irqaction *action)
+{
+	struct timer_mark *mark = cpu_mark();
+
+	if (mark)
+		mark->hardirq = (__u32)irq + 1;
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(tract_softirq_entry, unsigned int vec)
+{
+	struct timer_mark *mark = cpu_mark();
+
+	if (mark)
+		mark->softirq = vec + 1;
+	return 0;
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
@@ -80,12 +135,14 @@ int BPF_PROG(tract_timer_entry, struct timer_list *t, unsigned long baseclk)
 	return 0;
 }
 
-static __always_inline bool in_timer_callback(void)
+/* An interrupt's label: the one the CPU runs, if the kernel named it. */
+static __always_inline __u32 irq_label(const struct timer_mark *mark)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct timer_mark *mark = bpf_map_lookup_elem(&timer_running, &cpu);
-
-	return mark && mark->running;
+	if (mark && mark->hardirq)
+		return TRACT_WAKER_HARDIRQ | ((mark->hardirq - 1) & 0xffff);
+	if (mark && mark->softirq)
+		return TRACT_WAKER_SOFTIRQ | ((mark->softirq - 1) & 0xffff);
+	return TRACT_WAKER_IRQ;
 }
 
 /*
@@ -102,16 +159,17 @@ static __always_inline bool in_timer_callback(void)
 static __noinline __u32 waker_label(struct task_struct *cur)
 {
 	volatile __u32 frame = 0;
+	struct timer_mark *mark = cpu_mark();
 	struct pt_regs *regs;
 
-	if (in_timer_callback())
+	if (mark && mark->running)
 		return TRACT_WAKER_TIMER;
 	if (irq_by_stack && (__u64)&frame - (__u64)cur->stack >= thread_size)
-		return TRACT_WAKER_IRQ;
+		return irq_label(mark);
 	if (!(cur->flags & PF_KTHREAD)) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 		if (regs && (long)regs->orig_ax < 0)
-			return TRACT_WAKER_IRQ;
+			return irq_label(mark);
 	}
 	return 0;
 }

@@ -27,6 +27,14 @@
 #define TRACT_WAKER_IRQ 0xffffffffu
 /* waker_tid of a wakeup run by an expiring timer (hrtimer or timer wheel) */
 #define TRACT_WAKER_TIMER 0xfffffffeu
+/*
+ * waker_tid of a wakeup run in an interrupt the kernel named as it ran:
+ * a softirq's vector (NET_RX_SOFTIRQ, ...) or a hard irq's number in the
+ * low 16 bits.  From TRACT_WAKER_KERNEL on a waker is no thread.
+ */
+#define TRACT_WAKER_SOFTIRQ 0xfffe0000u
+#define TRACT_WAKER_HARDIRQ 0xfffd0000u
+#define TRACT_WAKER_KERNEL TRACT_WAKER_HARDIRQ
 
 /*
  * What a wait is, by what ended it: a thread of its own process or of

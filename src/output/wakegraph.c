@@ -94,22 +94,30 @@ void wakegraph__rank(struct wake_edge *e, size_t n)
 }
 
 /*
- * The kernel's wakers, as the store names them.  It keeps no more of an
- * interrupt than that one ran the wakeup, so the label says what kind of
- * waker it is, and the note what that means.
+ * The kernel's wakers, as the store names them: a timer, an interrupt the
+ * kernel named as it ran it (an id ending in '/' is a kind: each of its
+ * wakers a node of its own, by its name), and one it did not.  The label
+ * says what kind of waker it is (NULL: its name), and the note what that
+ * means.
  */
 static const struct {
 	const char *id, *label, *note;
 } kernel_wakers[] = {
 	{ "irq", "interrupt\\n(hardirq/softirq)",
 	  "interrupt (hardirq/softirq): woken in an interrupt handler or a softirq, not by a thread:\\l"
-	  "    a device's completion, network receive, ...; which interrupt is not recorded" },
+	  "    one the kernel did not name as it ran it (an inter-processor call, irq_work, ...)" },
+	{ "softirq/", NULL, "softirq/NAME: woken in that softirq (NET_RX: network receive, BLOCK: I/O completion, ...), not by a thread" },
+	{ "irq/", NULL, "irq/N-HANDLER: woken in that hard interrupt's handler (/proc/interrupts), not by a thread" },
 	{ "timer", "timer", "timer: a timeout or a sleep of the wakee's own ran out" },
 };
 
 static int is_kernel_waker(const struct wake_edge *e, const char *id)
 {
-	return e->waker_tgid < 0 && e->waker_len == strlen(id) && !memcmp(e->waker, id, e->waker_len);
+	size_t n = strlen(id);
+
+	if (e->waker_tgid >= 0 || e->waker_len < n || memcmp(e->waker, id, n))
+		return 0;
+	return e->waker_len == n || id[n - 1] == '/';
 }
 
 int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t max_edges, const char *title)
@@ -149,9 +157,17 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 	      "\tedge [fontname=\"DejaVu Sans\", fontsize=9, color=\"#b04030\", fontcolor=\"#503020\"];\n", out);
 	/* the kernel's wakers look apart: each declared once, if it woke anyone drawn */
 	for (size_t k = 0; k < sizeof(kernel) / sizeof(kernel[0]); k++)
-		if (kernel[k])
+		if (kernel[k] && kernel_wakers[k].label)
 			fprintf(out, "\t\"%s\" [shape=ellipse, fillcolor=\"#dde8f4\", label=\"%s\"];\n",
 				kernel_wakers[k].id, kernel_wakers[k].label);
+	for (size_t i = 0; i < drawn; i++) {
+		/* a named interrupt: a node of its own, as the kernel's wakers look */
+		if (e[i].waker_tgid < 0 && (is_kernel_waker(&e[i], "softirq/") || is_kernel_waker(&e[i], "irq/"))) {
+			fputc('\t', out);
+			put_node_id(out, e[i].waker, e[i].waker_len, e[i].waker_tgid);
+			fputs(" [shape=ellipse, fillcolor=\"#dde8f4\"];\n", out);
+		}
+	}
 	for (size_t i = 0; i < drawn; i++) {
 		/* as wide as the blocked time it ended; by wakeups where nothing was blocked */
 		double width = 1 + 7 * (max_blocked ? (double)e[i].blocked_us / (double)max_blocked :

@@ -15,6 +15,7 @@
 #include "cgroups.h"
 #include "clock.h"
 #include "files.h"
+#include "irqs.h"
 #include "ksyms.h"
 #include "procinfo.h"
 #include "proctitle.h"
@@ -271,6 +272,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	res.files = files__new(NULL);
 	res.runq = runq_history__new();
 	res.blockdevs = blockdevs__new(NULL);
+	res.irqs = irqs__new(NULL);
 	if (o->sampler.titles)
 		res.titles = proctitles__new(NULL);
 	err = open_source(o, &res, &sampler);
@@ -354,6 +356,7 @@ cleanup:
 	sampler__free(sampler);
 	proctitles__free(res.titles);
 	blockdevs__free(res.blockdevs);
+	irqs__free(res.irqs);
 	runq_history__free(res.runq);
 	files__free(res.files);
 	cgroups__free(res.cgroups);

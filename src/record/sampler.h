@@ -80,6 +80,7 @@ struct resolvers {
 	struct runq_history *runq;
 	struct blockdevs *blockdevs;
 	struct proctitles *titles;	/* NULL: no process titles (--no-titles) */
+	struct irqs *irqs;		/* the wakers that are no thread */
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

@@ -62,12 +62,19 @@ test_expect_success 'the Unix socket reader: blocked by the writer thread of the
 '
 # Loopback TCP: the writer queues the packet to the loopback device, whose
 # receive softirq wakes the reader, on the interrupt stack of the CPU it
-# runs on (x86_64), or in ksoftirqd when softirqs are deferred.
+# runs on (x86_64), or in ksoftirqd when softirqs are deferred.  The kernel
+# names the softirq as it runs it, and so does the ender.
 test_expect_success 'the TCP reader: its waits end by the network softirq (input), never the writer itself' '
 	n=$(ends "tid = $TCPREADER") &&
 	test_holds "$n" -ge 3 &&
-	test_holds "$(ends "tid = $TCPREADER and wait_class = '"'input'"' and ender = '"'irq'"' and ender_tid is null")" -ge 1 &&
+	test_holds "$(ends "tid = $TCPREADER and wait_class = '"'input'"' and ender = '"'softirq/NET_RX'"' and ender_tid is null")" -ge 1 &&
 	test_holds "$(ends "tid = $TCPREADER and not (wait_class = '"'input'"' or ender like '"'ksoftirqd/%'"')")" -eq 0
+'
+test_expect_success 'the softirq named, not a bare irq: its samples say who woke them, and tract wakes draws it' '
+	test_holds "$(q "$DB" "select count(*) from samples where tid = $TCPREADER and waker = '"'softirq/NET_RX'"'")" -ge 1 &&
+	test_holds "$(q "$DB" "select count(*) from samples where tid = $TCPREADER and waker = '"'irq'"'")" -eq 0 &&
+	"$TRACT" wakes -D "$WORK/store" -n 1000 --format dot > "$WORK/wakes.dot" &&
+	test_grep "softirq/NET_RX" "$WORK/wakes.dot"
 '
 test_expect_success 'each wait holds at least one sample of its thread (samples.ts_us between start_us and end_us)' '
 	test_holds "$(q "$DB" "select count(*) from wait_ends w where not exists (select 1 from samples s

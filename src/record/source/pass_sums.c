@@ -7,6 +7,7 @@
 #include "dict.h"
 #include "exits.h"
 #include "hist_fold.h"
+#include "irqs.h"
 #include "map_drain.h"
 #include "pass_sums.h"
 #include "procinfo.h"
@@ -45,15 +46,6 @@ struct pass_sums {
 
 /* The name of a process neither read nor seen before it ended (its end record lost too). */
 #define GONE_NAME "[gone]"
-
-const char *waker_label(uint32_t waker)
-{
-	if (waker == TRACT_WAKER_IRQ)
-		return "irq";
-	if (waker == TRACT_WAKER_TIMER)
-		return "timer";
-	return NULL;
-}
 
 /* The row of a key of a kind in this pass: *added says whether it is new. */
 static uint64_t *row_of(struct pass_sums *ps, uint64_t kind, uint64_t key, uint64_t bucket, int *added)
@@ -157,7 +149,7 @@ static void add_edge(struct pass_sums *ps, uint32_t waker_tgid, uint32_t wakee_t
 	if (added) {
 		*row = ps->edges.nr;
 		w = wakeup_rows__add(&ps->edges);
-		w->waker = waker_label(waker_tgid);
+		w->waker = irqs__waker_name(ps->res.irqs, waker_tgid);
 		if (!w->waker) {
 			w->waker_tgid = waker_tgid;
 			w->waker = procinfo__name(ps->res.procs, waker_tgid);

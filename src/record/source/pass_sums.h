@@ -40,7 +40,5 @@ void pass_sums__take(struct pass_sums *ps, struct pass *p);
 /* The processes that ended by the last take (their rows taken): what is kept for them can go. */
 const struct tract_exit *pass_sums__ended(const struct pass_sums *ps, size_t *n);
 
-/* "irq" or "timer" for a wakeup no thread ran (TRACT_WAKER_*), else NULL. */
-const char *waker_label(uint32_t waker);
 
 #endif

@@ -22,6 +22,7 @@
 #include "chains.h"
 #include "nspid.h"
 #include "files.h"
+#include "irqs.h"
 #include "observer.h"
 #include "procinfo.h"
 #include "proctitle.h"
@@ -153,7 +154,7 @@ static void fill_row(struct source_bpf *sb, struct pass *p, struct sample *row, 
 		row->blocker_tid = (s->blocker_kind & TRACT_BLOCKER_IN_NS) ?
 				   nspid__global(sb->nspid, s->tgid, s->blocker_tid) : s->blocker_tid;
 	if (s->flags & TRACT_SF_WAKER) {
-		row->waker = waker_label(s->waker_tid);
+		row->waker = irqs__waker_name(sb->res.irqs, s->waker_tid);
 		if (row->waker)
 			row->flags &= ~TRACT_SF_WAKER;	/* no thread to name */
 		else
@@ -869,7 +870,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	};
 
 	sb->sums = pass_sums__open(&sums, res);
-	sb->wait_ends = sb->sums ? wait_ends__open(bpf_map__fd(skel->maps.wait_ends)) : NULL;
+	sb->wait_ends = sb->sums ? wait_ends__open(bpf_map__fd(skel->maps.wait_ends), sb->res.irqs) : NULL;
 	if (!sb->wait_ends) {
 		pass_sums__free(sb->sums);
 		tract_bpf__destroy(skel);

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 #include "schema.h"
+#include "irqs.h"
 #include "wait_ends.h"
 #include "util.h"
 
@@ -12,6 +13,7 @@ struct wait_ends {
 	struct ring_buffer *ring;
 	struct pass *p;			/* the pass being drained into */
 	int64_t utc_minus_boot_ns;	/* read at the drain */
+	struct irqs *irqs;
 };
 
 static uint64_t to_utc_us(uint64_t boot_ns, int64_t utc_minus_boot_ns)
@@ -21,9 +23,10 @@ static uint64_t to_utc_us(uint64_t boot_ns, int64_t utc_minus_boot_ns)
 	return ns > 0 ? (uint64_t)ns / 1000 : 0;
 }
 
-void wait_end_row__from(struct wait_end_row *row, const struct tract_wait_end *e, int64_t utc_minus_boot_ns)
+void wait_end_row__from(struct wait_end_row *row, const struct tract_wait_end *e, int64_t utc_minus_boot_ns,
+			const char *kernel_ender)
 {
-	int by_thread = e->ender_tid != TRACT_WAKER_TIMER && e->ender_tid != TRACT_WAKER_IRQ;
+	int by_thread = e->ender_tid < TRACT_WAKER_KERNEL;
 
 	row->tid = e->tid;
 	row->tgid = e->tgid;
@@ -38,7 +41,7 @@ void wait_end_row__from(struct wait_end_row *row, const struct tract_wait_end *e
 	if (by_thread)
 		memcpy(row->ender, e->ender_comm, sizeof(row->ender) - 1);
 	else
-		strcpy(row->ender, e->ender_tid == TRACT_WAKER_TIMER ? "timer" : "irq");
+		snprintf(row->ender, sizeof(row->ender), "%s", kernel_ender ? kernel_ender : "irq");
 	row->wait_class = wait_class_name(e->wait_class);
 	if (!row->wait_class)
 		row->wait_class = "input";
@@ -52,14 +55,16 @@ static int take_wait_end(void *ctx, void *data, size_t size)
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	wait_end_row__from(wait_end_rows__add(&we->p->wait_ends), &e, we->utc_minus_boot_ns);
+	wait_end_row__from(wait_end_rows__add(&we->p->wait_ends), &e, we->utc_minus_boot_ns,
+			   irqs__waker_name(we->irqs, e.ender_tid));
 	return 0;
 }
 
-struct wait_ends *wait_ends__open(int ring_fd)
+struct wait_ends *wait_ends__open(int ring_fd, struct irqs *irqs)
 {
 	struct wait_ends *we = xcalloc(1, sizeof(*we));
 
+	we->irqs = irqs;
 	we->ring = ring_buffer__new(ring_fd, take_wait_end, we, NULL);
 	if (!we->ring) {
 		tract_err("cannot read the waits that end: %s", strerror(errno));

@@ -146,6 +146,29 @@ static void an_interrupt_says_what_it_is(void **state)
 	free(text);
 }
 
+/* An interrupt the kernel named is a node of its own, drawn as the kernel's wakers are, and explained. */
+static void a_named_interrupt_is_its_own_node(void **state)
+{
+	struct wake_edge e[] = {
+		{ .waker = "softirq/NET_RX", .waker_len = 14, .waker_tgid = -1, .wakee = "redis", .wakee_len = 5,
+		  .wakee_tgid = 7, .count = 900, .blocked_us = 5000000 },
+		{ .waker = "irq/24-virtio0-", .waker_len = 15, .waker_tgid = -1, .wakee = "postgres", .wakee_len = 8,
+		  .wakee_tgid = 42, .count = 10, .blocked_us = 1000 },
+	};
+	char *text;
+
+	(void)state;
+	text = dot(e, 2, WAKEGRAPH_EDGES);
+	assert_non_null(strstr(text, "\t\"softirq/NET_RX\" [shape=ellipse, fillcolor=\"#dde8f4\"];\n"));
+	assert_non_null(strstr(text, "\t\"softirq/NET_RX\" -> \"redis 7\" [penwidth="));
+	assert_non_null(strstr(text, "\t\"irq/24-virtio0-\" [shape=ellipse"));
+	assert_non_null(strstr(text, "softirq/NAME: woken in that softirq"));
+	assert_non_null(strstr(text, "irq/N-HANDLER: woken in that hard interrupt's handler"));
+	/* no bare irq drawn: none explained */
+	assert_null(strstr(text, "did not name"));
+	free(text);
+}
+
 /* The picture Graphviz lays out of the busy host fits a screen, as its 60 edges by wakeups did not. */
 static void a_busy_host_reads_at_a_glance(void **state)
 {
@@ -182,6 +205,7 @@ int main(void)
 		cmocka_unit_test(most_blocked_time_first),
 		cmocka_unit_test(the_rest_is_counted_in_a_note),
 		cmocka_unit_test(an_interrupt_says_what_it_is),
+		cmocka_unit_test(a_named_interrupt_is_its_own_node),
 		cmocka_unit_test(a_busy_host_reads_at_a_glance),
 	};
 

@@ -35,7 +35,7 @@ static void a_thread_blocks(void **state)
 	/* the class is the kernel side's, by the ender: a thread of the same program */
 	e.wait_class = TRACT_WAIT_BLOCKED;
 	memset(&r, 0xa5, sizeof(r));
-	wait_end_row__from(&r, &e, UTC_MINUS_BOOT);
+	wait_end_row__from(&r, &e, UTC_MINUS_BOOT, NULL);
 	assert_int_equal(r.tid, 42);
 	assert_int_equal(r.tgid, 40);
 	/* ns to µs, rounded down, after the offset */
@@ -49,20 +49,20 @@ static void a_thread_blocks(void **state)
 
 static void a_timer_sleeps_and_an_interrupt_is_input(void **state)
 {
-	struct tract_wait_end timer = end_by(TRACT_WAKER_TIMER, 0, NULL), irq = end_by(TRACT_WAKER_IRQ, 0, NULL);
+	struct tract_wait_end timer = end_by(TRACT_WAKER_TIMER, 0, NULL), irq = end_by(TRACT_WAKER_SOFTIRQ | 3, 0, NULL);
 	struct wait_end_row r;
 
 	(void)state;
 	timer.wait_class = TRACT_WAIT_SLEEPING;
 	irq.wait_class = TRACT_WAIT_INPUT;
-	wait_end_row__from(&r, &timer, UTC_MINUS_BOOT);
+	wait_end_row__from(&r, &timer, UTC_MINUS_BOOT, "timer");
 	assert_int_equal(r.ender_tid, 0);
 	assert_int_equal(r.ender_tgid, 0);
 	assert_string_equal(r.ender, "timer");
 	assert_string_equal(r.wait_class, "sleeping");
-	wait_end_row__from(&r, &irq, UTC_MINUS_BOOT);
+	wait_end_row__from(&r, &irq, UTC_MINUS_BOOT, "softirq/NET_RX");
 	assert_int_equal(r.ender_tid, 0);
-	assert_string_equal(r.ender, "irq");
+	assert_string_equal(r.ender, "softirq/NET_RX");
 	assert_string_equal(r.wait_class, "input");
 }
 
@@ -76,11 +76,11 @@ static void names_and_times_are_kept_in_bounds(void **state)
 	memset(e.ender_comm, 'x', sizeof(e.ender_comm));
 	/* a start estimated after the wakeup */
 	e.start_ns = e.end_ns + 5000;
-	wait_end_row__from(&r, &e, UTC_MINUS_BOOT);
+	wait_end_row__from(&r, &e, UTC_MINUS_BOOT, NULL);
 	assert_int_equal(strlen(r.ender), sizeof(r.ender) - 1);
 	assert_int_equal(r.start_us, r.end_us);
 	/* a boot time before the epoch's offset reads 0, not a wrapped time */
-	wait_end_row__from(&r, &e, -(int64_t)e.end_ns - 1000000);
+	wait_end_row__from(&r, &e, -(int64_t)e.end_ns - 1000000, NULL);
 	assert_int_equal(r.end_us, 0);
 	assert_int_equal(r.start_us, 0);
 }
