@@ -217,7 +217,7 @@ struct tract_exit {
  */
 #define TRACT_WAIT_ENDS_RING (256 * 1024)
 /* sites of waits (process, syscall, first argument) whose latest end is kept: LRU */
-#define TRACT_WAIT_SITES 2048	/* about 190 KiB */
+#define TRACT_WAIT_SITES 4096	/* about 390 KiB */
 struct tract_wait_end {
 	__u32 tid, tgid;	/* the thread that waited */
 	__u32 ender_tid;	/* the thread that woke it, or TRACT_WAKER_TIMER or TRACT_WAKER_IRQ */
