@@ -6,7 +6,7 @@
 #include "strbuf.h"
 #include "util.h"
 
-static void reserve(struct strbuf *b, size_t more)
+void strbuf_reserve(struct strbuf *b, size_t more)
 {
 	if (b->len + more + 1 <= b->cap)
 		return;
@@ -14,20 +14,21 @@ static void reserve(struct strbuf *b, size_t more)
 	while (b->len + more + 1 > b->cap)
 		b->cap *= 2;
 	b->s = xrealloc(b->s, b->cap);
+	b->s[b->len] = '\0';	/* text from the first allocation on */
 }
 
 void strbuf_add(struct strbuf *b, const char *s)
 {
 	size_t n = strlen(s);
 
-	reserve(b, n);
+	strbuf_reserve(b, n);
 	memcpy(b->s + b->len, s, n + 1);
 	b->len += n;
 }
 
 void strbuf_addn(struct strbuf *b, const char *s, size_t n)
 {
-	reserve(b, n);
+	strbuf_reserve(b, n);
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
@@ -44,6 +45,24 @@ void strbuf_add_replaced(struct strbuf *b, const char *s, const char *from, cons
 	strbuf_add(b, s);
 }
 
+/* "0x1f": printf's machinery was a third of the cost of a cached frame */
+void strbuf_add_hex(struct strbuf *b, uint64_t v)
+{
+	char digits[16];
+	size_t n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	strbuf_reserve(b, n + 2);
+	b->s[b->len++] = '0';
+	b->s[b->len++] = 'x';
+	while (n)
+		b->s[b->len++] = digits[--n];
+	b->s[b->len] = '\0';
+}
+
 void strbuf_add_u64(struct strbuf *b, uint64_t v)
 {
 	char digits[20];
@@ -52,7 +71,7 @@ void strbuf_add_u64(struct strbuf *b, uint64_t v)
 	do
 		digits[n++] = (char)('0' + v % 10);
 	while (v /= 10);
-	reserve(b, n);
+	strbuf_reserve(b, n);
 	while (n)
 		b->s[b->len++] = digits[--n];
 	b->s[b->len] = '\0';
@@ -78,7 +97,7 @@ void strbuf_addf(struct strbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n <= 0)
 		return;
-	reserve(b, (size_t)n);
+	strbuf_reserve(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

@@ -11,12 +11,16 @@ struct strbuf {
 	size_t len, cap;
 };
 
+/* Room for more bytes and a NUL, so that a writer of many small pieces grows the buffer once. */
+void strbuf_reserve(struct strbuf *b, size_t more);
 void strbuf_add(struct strbuf *b, const char *s);
 /* n bytes of s (which may hold NULs) */
 void strbuf_addn(struct strbuf *b, const char *s, size_t n);
 /* Decimal, without printf: what writers of many numbers use. */
 void strbuf_add_u64(struct strbuf *b, uint64_t v);
 void strbuf_add_i64(struct strbuf *b, int64_t v);
+/* "0x" and lower-case hex digits */
+void strbuf_add_hex(struct strbuf *b, uint64_t v);
 void strbuf_addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s with every from in it written as to */
 void strbuf_add_replaced(struct strbuf *b, const char *s, const char *from, const char *to);

@@ -32,6 +32,7 @@
 #include "inlines.h"
 #include "perfmap.h"
 #include "proc_file.h"
+#include "strbuf.h"
 #include "usyms.h"
 #include "util.h"
 
@@ -128,11 +129,6 @@ struct umap {
 	uint8_t deleted;
 };
 
-struct strbuf {
-	char *buf;
-	size_t len, cap;
-};
-
 struct uproc {
 	struct uproc *next;	/* in its hash bucket */
 	int pid;
@@ -163,51 +159,14 @@ struct usyms {
 	struct usyms_stats st;
 };
 
-static void sb_reserve(struct strbuf *sb, size_t more)
-{
-	if (sb->len + more < sb->cap)
-		return;
-	while (sb->len + more >= sb->cap)
-		sb->cap = sb->cap ? sb->cap * 2 : 256;
-	sb->buf = xrealloc(sb->buf, sb->cap);
-}
-
-/* Appends s and a NUL; returns where s starts. */
+/* Appends s and its NUL, into a table of strings; returns where s starts. */
 static uint32_t sb_add_str(struct strbuf *sb, const char *s, size_t len)
 {
 	uint32_t off = sb->len;
 
-	sb_reserve(sb, len + 1);
-	memcpy(sb->buf + sb->len, s, len);
-	sb->len += len;
-	sb->buf[sb->len++] = '\0';
+	strbuf_addn(sb, s, len);
+	strbuf_addn(sb, "", 1);
 	return off;
-}
-
-static void sb_put(struct strbuf *sb, const char *s)
-{
-	size_t len = strlen(s);
-
-	sb_reserve(sb, len);
-	memcpy(sb->buf + sb->len, s, len);
-	sb->len += len;
-}
-
-/* "0x1f": printf's machinery was a third of the cost of a cached frame */
-static void sb_put_hex(struct strbuf *sb, uint64_t v)
-{
-	char digits[16];
-	int n = 0;
-
-	do {
-		digits[n++] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	sb_reserve(sb, n + 2);
-	sb->buf[sb->len++] = '0';
-	sb->buf[sb->len++] = 'x';
-	while (n)
-		sb->buf[sb->len++] = digits[--n];
 }
 
 /* Modules */
@@ -708,7 +667,7 @@ static size_t build_id_key(unsigned char *key, Elf *elf)
 
 static int open_mapped_file(const char *proc, const struct uproc *p, const struct umap *m)
 {
-	const char *path = p->strs.buf + m->path_off;
+	const char *path = p->strs.s + m->path_off;
 	char buf[PATH_MAX + 64];
 	int fd;
 
@@ -759,7 +718,7 @@ static int resolve_file(struct usyms *u, const struct uproc *p, const struct uma
 	slot = key_find(u, fkey, flen);
 	if (slot >= 0)
 		goto cleanup;
-	elf = open_elf(fd, p->strs.buf + m->path_off);
+	elf = open_elf(fd, p->strs.s + m->path_off);
 	if (!elf)
 		goto cleanup;
 	blen = build_id_key(bkey, elf);
@@ -771,7 +730,7 @@ static int resolve_file(struct usyms *u, const struct uproc *p, const struct uma
 		key_set(u, fkey, flen, slot);
 		goto cleanup;
 	}
-	slot = mod_load(u, blen ? bkey : fkey, blen ? blen : flen, elf, p->strs.buf + m->label_off);
+	slot = mod_load(u, blen ? bkey : fkey, blen ? blen : flen, elf, p->strs.s + m->label_off);
 	if (blen)
 		key_set(u, fkey, flen, slot);
 cleanup:
@@ -1047,12 +1006,12 @@ static void refresh_maps(struct usyms *u, struct uproc *p)
 	p->refresh_ns = u->now_ns;
 	u->st.maps_reads++;
 	if (read_maps(u->proc, p->pid, &maps, &nr, &strs)) {
-		free(strs.buf);
+		strbuf_free(&strs);
 		return;
 	}
 	carry_over(maps, nr, p->maps, p->nr_maps);
 	free(p->maps);
-	free(p->strs.buf);
+	strbuf_free(&p->strs);
 	p->maps = maps;
 	p->nr_maps = nr;
 	p->strs = strs;
@@ -1081,7 +1040,7 @@ static void proc_free(struct usyms *u, struct uproc *p)
 		perfmap__free(p->jit);
 	}
 	free(p->maps);
-	free(p->strs.buf);
+	strbuf_free(&p->strs);
 	free(p);
 }
 
@@ -1214,13 +1173,13 @@ static void format_jit_frame(struct usyms *u, struct uproc *p, uint64_t ip, uint
 
 	name = jit ? perfmap__lookup(jit, look, &off) : NULL;
 	if (name) {
-		sb_put(out, name);
-		sb_put(out, "+");
-		sb_put_hex(out, off + (ip - look));
+		strbuf_add(out, name);
+		strbuf_add(out, "+");
+		strbuf_add_hex(out, off + (ip - look));
 	} else {
-		sb_put_hex(out, ip);
+		strbuf_add_hex(out, ip);
 	}
-	sb_put(out, " ([jit])");
+	strbuf_add(out, " ([jit])");
 }
 
 static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_return,
@@ -1232,8 +1191,8 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 	struct umap *m = find_map_fresh(u, p, look);
 
 	if (!m) {
-		sb_put_hex(out, ip);
-		sb_put(out, " ([unknown])");
+		strbuf_add_hex(out, ip);
+		strbuf_add(out, " ([unknown])");
 		return;
 	}
 	if (m->kind == UMAP_ANON) {
@@ -1242,7 +1201,7 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 	}
 	mod = map_module(u, p, m);
 	if (!mod) {
-		sb_put_hex(out, ip);
+		strbuf_add_hex(out, ip);
 	} else {
 		uint64_t vaddr = elf_address(mod, m, look);
 		const struct usym *sym = mod_lookup(mod, vaddr);
@@ -1254,28 +1213,26 @@ static void format_frame(struct usyms *u, struct uproc *p, uint64_t ip, int is_r
 
 			mod_charge(u, mod, (int64_t)inlines__bytes(mod->inl) - (int64_t)cached);
 			for (; (nl = strchr(inl, '\n')); inl = nl + 1) {
-				sb_reserve(out, (size_t)(nl - inl) + 64);
-				memcpy(out->buf + out->len, inl, (size_t)(nl - inl));
-				out->len += (size_t)(nl - inl);
-				sb_put(out, " (");
-				sb_put(out, p->strs.buf + m->label_off);
-				sb_put(out, ")\n");
+				strbuf_addn(out, inl, (size_t)(nl - inl));
+				strbuf_add(out, " (");
+				strbuf_add(out, p->strs.s + m->label_off);
+				strbuf_add(out, ")\n");
 			}
 		}
 		if (sym) {
 			char *readable = demangle(mod->names + sym->name_off);
 
-			sb_put(out, readable ? readable : mod->names + sym->name_off);
+			strbuf_add(out, readable ? readable : mod->names + sym->name_off);
 			free(readable);
-			sb_put(out, "+");
-			sb_put_hex(out, vaddr + (ip - look) - sym->addr);
+			strbuf_add(out, "+");
+			strbuf_add_hex(out, vaddr + (ip - look) - sym->addr);
 		} else {
-			sb_put_hex(out, vaddr + (ip - look));
+			strbuf_add_hex(out, vaddr + (ip - look));
 		}
 	}
-	sb_put(out, " (");
-	sb_put(out, p->strs.buf + m->label_off);
-	sb_put(out, ")");
+	strbuf_add(out, " (");
+	strbuf_add(out, p->strs.s + m->label_off);
+	strbuf_add(out, ")");
 }
 
 /* The process cached under pid, loaded if new; NULL with *err when it cannot be. */
@@ -1309,14 +1266,13 @@ int usyms__symbolize(struct usyms *u, int pid, uint64_t start_ns,
 	/* other errors (no permission): every frame comes out [unknown] */
 	if (err == -ESRCH)
 		return err;
-	sb_reserve(&sb, n * 40);
+	strbuf_reserve(&sb, n * 40);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			sb_put(&sb, "\n");
+			strbuf_add(&sb, "\n");
 		format_frame(u, p, ips[i], i > 0, &sb);
 	}
-	sb.buf[sb.len] = '\0';
-	*out = sb.buf;
+	*out = strbuf_take(&sb);
 	return 0;
 }
 
@@ -1357,7 +1313,7 @@ static void mod_read_cfi(struct usyms *u, const struct uproc *p, const struct um
 		if (fd < 0)
 			return;
 		/* read again: it may have changed since its symbols were */
-		elf = open_elf(fd, p->strs.buf + m->path_off);
+		elf = open_elf(fd, p->strs.s + m->path_off);
 		/* all of it is mapped: libelf needs the descriptor no more */
 		if (elf && elf_cntl(elf, ELF_C_FDDONE)) {
 			elf_end(elf);
