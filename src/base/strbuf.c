@@ -34,6 +34,16 @@ void strbuf_addn(struct strbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
+void strbuf_insert(struct strbuf *b, size_t at, const char *s)
+{
+	size_t n = strlen(s);
+
+	strbuf_reserve(b, n);
+	memmove(b->s + at + n, b->s + at, b->len - at + 1);
+	memcpy(b->s + at, s, n);
+	b->len += n;
+}
+
 void strbuf_add_replaced(struct strbuf *b, const char *s, const char *from, const char *to)
 {
 	size_t n = strlen(from);

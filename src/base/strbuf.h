@@ -22,6 +22,8 @@ void strbuf_add_i64(struct strbuf *b, int64_t v);
 /* "0x" and lower-case hex digits */
 void strbuf_add_hex(struct strbuf *b, uint64_t v);
 void strbuf_addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s written at byte at (at most len), what was there after it */
+void strbuf_insert(struct strbuf *b, size_t at, const char *s);
 /* s with every from in it written as to */
 void strbuf_add_replaced(struct strbuf *b, const char *s, const char *from, const char *to);
 /* The text so far ("" when nothing was written); b keeps owning it. */

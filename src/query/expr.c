@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include "expr.h"
+#include "strbuf.h"
 #include "util.h"
 
 /*
@@ -97,10 +98,6 @@ struct token {
 	char *text;		/* TOK_STRING: the contents, escapes undone */
 };
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
 
 struct parser {
 	const struct expr_dialect *d;
@@ -110,47 +107,13 @@ struct parser {
 	size_t ncols;
 	size_t next_pos;	/* first byte after tok */
 	struct token tok;	/* the one token of lookahead */
-	struct sbuf sql;
+	struct strbuf sql;
 	struct expr_param *params;
 	size_t nparams, params_cap;
 	int depth, comparisons;
 	uint64_t used;		/* bit i: cols[i] is named */
 	struct expr_error *err;
 };
-
-static void sbuf_grow(struct sbuf *b, size_t extra)
-{
-	if (b->len + extra + 1 <= b->cap)
-		return;
-	b->cap = (b->len + extra + 1) * 2;
-	b->s = xrealloc(b->s, b->cap);
-}
-
-__attribute__((format(printf, 2, 3)))
-static void sbuf_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	sbuf_grow(b, n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, n + 1, fmt, ap);
-	va_end(ap);
-	b->len += n;
-}
-
-static void sbuf_insert(struct sbuf *b, size_t at, const char *s)
-{
-	size_t n = strlen(s);
-
-	sbuf_grow(b, n);
-	memmove(b->s + at + n, b->s + at, b->len - at + 1);
-	memcpy(b->s + at, s, n);
-	b->len += n;
-}
 
 /* Quote source bytes for a message; control bytes are escaped so they cannot drive a terminal. */
 static const char *quote_bytes(const char *s, size_t len, char *buf, size_t size)
@@ -626,11 +589,11 @@ static int value_list(struct parser *p, const char *col_sql, int negated)
 	if (p->tok.kind != TOK_LPAREN)
 		return fail(p, p->tok.pos, "expected '(' after 'in', found %s",
 			    describe(p, &p->tok, buf, sizeof(buf)));
-	sbuf_add(&p->sql, "%s%s%s", p->d->in[negated].before, col_sql, p->d->in[negated].open);
+	strbuf_addf(&p->sql, "%s%s%s", p->d->in[negated].before, col_sql, p->d->in[negated].open);
 	for (int n = 0;; n++) {
 		if (next(p) || typed_literal(p, "a value in the list", &param) < 0 || add_param(p, param))
 			return -1;
-		sbuf_add(&p->sql, "%s?", n ? ", " : "");
+		strbuf_addf(&p->sql, "%s?", n ? ", " : "");
 		if (next(p))
 			return -1;
 		if (p->tok.kind == TOK_RPAREN)
@@ -639,7 +602,7 @@ static int value_list(struct parser *p, const char *col_sql, int negated)
 			return fail(p, p->tok.pos, "expected ',' or ')' in the list, found %s",
 				    describe(p, &p->tok, buf, sizeof(buf)));
 	}
-	sbuf_add(&p->sql, "%s", p->d->in[negated].close);
+	strbuf_addf(&p->sql, "%s", p->d->in[negated].close);
 	return next(p);
 }
 
@@ -672,7 +635,7 @@ static int between(struct parser *p, const char *col_sql, int negated)
 	memset(&param, 0, sizeof(param));
 	if (next(p) || typed_literal(p, "the upper bound after 'and'", &param) < 0 || add_param(p, param))
 		return -1;
-	sbuf_add(&p->sql, "%s%s%s%s%s", p->d->between[negated].before, col_sql, p->d->between[negated].low,
+	strbuf_addf(&p->sql, "%s%s%s%s%s", p->d->between[negated].before, col_sql, p->d->between[negated].low,
 		 p->d->between[negated].col_twice ? col_sql : "", p->d->between[negated].high);
 	return next(p);
 }
@@ -706,7 +669,7 @@ static int keyword_comparison(struct parser *p, const char *sql)
 	if (!is_keyword(p, "null"))
 		return fail(p, p->tok.pos, "expected 'null' after '%s', found %s",
 			    negated ? "is not" : "is", describe(p, &p->tok, buf, sizeof(buf)));
-	sbuf_add(&p->sql, "%s%s%s", p->d->null_test[negated].before, sql, p->d->null_test[negated].after);
+	strbuf_addf(&p->sql, "%s%s%s", p->d->null_test[negated].before, sql, p->d->null_test[negated].after);
 	return next(p);
 }
 
@@ -727,7 +690,7 @@ static int operator_comparison(struct parser *p, const char *sql)
 	}
 	if (rc)
 		return rc;
-	sbuf_add(&p->sql, "%s%s%s", p->d->op[op.op].before, sql, p->d->op[op.op].after);
+	strbuf_addf(&p->sql, "%s%s%s", p->d->op[op.op].before, sql, p->d->op[op.op].after);
 	return next(p);
 }
 
@@ -799,10 +762,10 @@ static int unary(struct parser *p)
 	if (enter(p) || next(p))
 		return -1;
 	/* NULL (unknown) counts as false, so 'not' is the exact complement */
-	sbuf_add(&p->sql, "%s", p->d->not_before);
+	strbuf_addf(&p->sql, "%s", p->d->not_before);
 	if (unary(p))
 		return -1;
-	sbuf_add(&p->sql, "%s", p->d->not_after);
+	strbuf_addf(&p->sql, "%s", p->d->not_after);
 	p->depth--;
 	return 0;
 }
@@ -819,13 +782,13 @@ static int chain(struct parser *p, const char *keyword, const char *sql_op, int 
 		if (next(p))
 			return -1;
 		if (!n)
-			sbuf_insert(&p->sql, start, "(");
-		sbuf_add(&p->sql, " %s ", sql_op);
+			strbuf_insert(&p->sql, start, "(");
+		strbuf_addf(&p->sql, " %s ", sql_op);
 		if (operand(p))
 			return -1;
 	}
 	if (n)
-		sbuf_add(&p->sql, ")");
+		strbuf_addf(&p->sql, ")");
 	return 0;
 }
 
@@ -877,17 +840,16 @@ int expr_compile_in(const struct expr_dialect *d, const char *src, const struct 
 		     describe(&p, &p.tok, buf, sizeof(buf)));
 		goto cleanup;
 	}
-	out->sql = p.sql.s;
+	out->sql = strbuf_take(&p.sql);
 	out->params = p.params;
 	out->nparams = p.nparams;
 	out->used = p.used;
-	p.sql.s = NULL;
 	p.params = NULL;
 	p.nparams = 0;
 	rc = 0;
 cleanup:
 	free(p.tok.text);
-	free(p.sql.s);
+	strbuf_free(&p.sql);
 	free_params(p.params, p.nparams);
 	return rc;
 }
