@@ -39,6 +39,17 @@ void tract_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tract_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+/*
+ * Room in the array arr of cap elements for element n (n <= cap): twice
+ * the elements, first at first, when it is full.  cap is an lvalue.
+ */
+#define ARRAY_GROW(arr, n, cap, first)                                        \
+	do {                                                                  \
+		if ((n) >= (cap)) {                                           \
+			(cap) = (cap) ? (cap) * 2 : (first);                  \
+			(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));      \
+		}                                                             \
+	} while (0)
 char *xstrdup(const char *s);
 
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);

@@ -139,10 +139,7 @@ static void add_group(struct agg_result *r, const unsigned char *key, size_t len
 	uint64_t *index = dict__value(r->keys, id);
 
 	if (added) {
-		if (r->nrows == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 64;
-			r->rows = xrealloc(r->rows, r->cap * sizeof(*r->rows));
-		}
+		ARRAY_GROW(r->rows, r->nrows, r->cap, 64);
 		*index = r->nrows;
 		r->rows[r->nrows++] = (struct agg_row){ .key = id, .bucket = bucket };
 	}
@@ -160,10 +157,7 @@ static uint32_t bucket_of(struct agg_result *r, int64_t key)
 	uint64_t *index = dict__value(r->bucket_ids, id);
 
 	if (added) {
-		if (r->nbuckets == r->bucket_cap) {
-			r->bucket_cap = r->bucket_cap ? r->bucket_cap * 2 : 64;
-			r->buckets = xrealloc(r->buckets, r->bucket_cap * sizeof(*r->buckets));
-		}
+		ARRAY_GROW(r->buckets, r->nbuckets, r->bucket_cap, 64);
 		r->buckets[r->nbuckets] = (struct agg_bucket){ .key = key };
 		*index = ++r->nbuckets;
 	}
@@ -441,10 +435,7 @@ static int scan(sqlite3 *db, const char *path, const struct plan *pl, const stru
 		uint32_t id = dict__intern(part->keys, key, len, &added);
 
 		if (added) {
-			if (part->n == part->cap) {
-				part->cap = part->cap ? part->cap * 2 : 256;
-				part->sums = xrealloc(part->sums, part->cap * sizeof(*part->sums));
-			}
+			ARRAY_GROW(part->sums, part->n, part->cap, 256);
 			part->sums[part->n][0] = part->sums[part->n][1] = part->sums[part->n][2] = 0;
 			part->n++;
 		}

@@ -337,10 +337,7 @@ static int add_param(struct parser *p, struct expr_param param)
 			free(param.text);
 		return fail(p, p->tok.pos, "too many values (at most %d)", MAX_PARAMS);
 	}
-	if (p->nparams == p->params_cap) {
-		p->params_cap = p->params_cap ? p->params_cap * 2 : 8;
-		p->params = xrealloc(p->params, p->params_cap * sizeof(*p->params));
-	}
+	ARRAY_GROW(p->params, p->nparams, p->params_cap, 8);
 	p->params[p->nparams++] = param;
 	return 0;
 }

@@ -78,10 +78,7 @@ int store_hours_list(const char *dir, struct store_hour **hours, size_t *n)
 		for (i = 0; i < *n && (*hours)[i].hour_us != hour; i++)
 			;
 		if (i == *n) {
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 64;
-				*hours = xrealloc(*hours, cap * sizeof(**hours));
-			}
+			ARRAY_GROW(*hours, *n, cap, 64);
 			(*hours)[(*n)++] = (struct store_hour){ .hour_us = hour };
 		}
 		(*hours)[i].bytes += (uint64_t)st.st_blocks * 512;

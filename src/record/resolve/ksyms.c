@@ -37,10 +37,7 @@ static void add_sym(struct ksyms *ks, uint64_t addr, const char *name, int code)
 {
 	size_t len = strlen(name) + 1;
 
-	if (ks->nr == ks->cap) {
-		ks->cap = ks->cap ? ks->cap * 2 : 65536;
-		ks->syms = xrealloc(ks->syms, ks->cap * sizeof(*ks->syms));
-	}
+	ARRAY_GROW(ks->syms, ks->nr, ks->cap, 65536);
 	if (ks->names_len + len > ks->names_cap) {
 		ks->names_cap = ks->names_cap ? ks->names_cap * 2 : 1 << 22;
 		ks->names = xrealloc(ks->names, ks->names_cap);

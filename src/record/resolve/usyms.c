@@ -937,10 +937,7 @@ static int read_maps(const char *proc, int pid, struct umap **mapsp, size_t *nrp
 		m.label_off = m.path_off;
 		if (m.kind == UMAP_FILE)
 			m.label_off += (const char *)memrchr(name, '/', len) + 1 - name;
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 32;
-			maps = xrealloc(maps, cap * sizeof(*maps));
-		}
+		ARRAY_GROW(maps, nr, cap, 32);
 		maps[nr++] = m;
 	}
 	if (ferror(f))

@@ -85,10 +85,7 @@ void otel_procs__seen(struct otel_procs *o, uint32_t tgid, uint64_t start_ns, co
 	index = dict__value(o->by_tgid, id);
 
 	if (added || !*index) {
-		if (o->n == o->cap) {
-			o->cap = o->cap ? o->cap * 2 : 256;
-			o->procs = xrealloc(o->procs, o->cap * sizeof(*o->procs));
-		}
+		ARRAY_GROW(o->procs, o->n, o->cap, 256);
 		*index = ++o->n;
 		o->procs[*index - 1] = (struct proc){ .tgid = tgid };
 	}
