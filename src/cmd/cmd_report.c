@@ -62,6 +62,7 @@ static const struct option report_options[] = {
 #define usage_error(...) tract_usage_error("report", __VA_ARGS__)
 
 #define TABLE_ROWS 12
+#define SUB_ROWS 3	/* a two-level table's rows under each value of its first column */
 #define TIMELINE_COLS 120
 
 struct report {
@@ -341,15 +342,12 @@ static int timeline(struct report *r, const struct agg_result *all)
 	return 0;
 }
 
-/* The largest groups of one grouping, as an HTML table with bars. */
-static int table(struct report *r, const char *title, const char *group, const char *extra_filter)
+/* The groups of one grouping, largest first. */
+static int table_select(struct report *r, const char *group, const char *extra_filter, struct agg_result *res)
 {
 	char *filter = NULL;
 	struct agg_query q = { .cat = &catalog_samples, .group = group, .from_us = r->q->from_us, .to_us = r->q->to_us,
 			       .strict = r->q->strict };
-	struct agg_result res;
-	struct agg_value v[AGG_MAX_GROUP];
-	char cell[512];
 	int err;
 
 	progress_stage("tables");
@@ -360,38 +358,172 @@ static int table(struct report *r, const char *title, const char *group, const c
 		snprintf(filter, n, "(%s) and (%s)", r->q->filter, extra_filter);
 	}
 	q.filter = filter ? filter : r->q->filter ? r->q->filter : extra_filter;
-	err = aggregate(r->set, &q, &res);
+	err = aggregate(r->set, &q, res);
 	free(filter);
-	if (err)
-		return err;
-	agg_result__sort(&res);
+	if (!err)
+		agg_result__sort(res);
+	return err;
+}
+
+static void table_head(struct report *r, const char *title, const struct agg_result *res)
+{
 	fputs("<div class=\"tab\"><h3>", r->out);
 	html(r->out, title);
 	fputs("</h3><table><tr>", r->out);
-	for (size_t c = 0; c < res.ncols; c++) {
+	for (size_t c = 0; c < res->ncols; c++) {
 		fputs("<th>", r->out);
-		html(r->out, res.cols[c]->name);
+		html(r->out, res->cols[c]->name);
 		fputs("</th>", r->out);
 	}
 	fputs("<th>threads</th><th>share</th></tr>\n", r->out);
-	for (size_t i = 0; i < res.nrows && i < TABLE_ROWS; i++) {
-		double share = agg_result__share(&res, &res.rows[i]);
+}
 
-		agg_result__values(&res, &res.rows[i], v);
-		fputs("<tr>", r->out);
-		for (size_t c = 0; c < res.ncols; c++) {
-			size_t n = render_cell(&v[c], cell, sizeof(cell));
-
-			fputs("<td>", r->out);
-			xml_text(r->out, cell, n < sizeof(cell) ? n : sizeof(cell) - 1);
-			fputs("</td>", r->out);
-		}
-		fprintf(r->out, "<td class=\"n\">%.2f</td><td class=\"bar\"><span style=\"width:%.0fpx\"></span>%.1f%%</td></tr>\n",
-			agg_result__avg(&res, &res.rows[i]), share * 80, share * 100);
-	}
-	if (!res.nrows)
+static void table_tail(struct report *r, const struct agg_result *res)
+{
+	if (!res->nrows)
 		fputs("<tr><td>none</td></tr>\n", r->out);
 	fputs("</table></div>\n", r->out);
+}
+
+/*
+ * One line of a table: the values of columns [from, to) in their cells
+ * (NULL values: the cells left empty; a note: in the first of them), the
+ * others empty; then the line's threads and share, of a measure.
+ */
+static void table_line(struct report *r, const struct agg_result *res, const char *class, const struct agg_value *v,
+		       size_t from, size_t to, const char *note, uint64_t measure)
+{
+	struct agg_row sum = { .measure = measure };
+	double share = agg_result__share(res, &sum);
+	char cell[512];
+
+	fprintf(r->out, "<tr%s%s%s>", class ? " class=\"" : "", class ? class : "", class ? "\"" : "");
+	for (size_t c = 0; c < res->ncols; c++) {
+		fputs("<td>", r->out);
+		if (v && c >= from && c < to) {
+			size_t n = render_cell(&v[c], cell, sizeof(cell));
+
+			xml_text(r->out, cell, n < sizeof(cell) ? n : sizeof(cell) - 1);
+		} else if (note && c == from) {
+			html(r->out, note);
+		}
+		fputs("</td>", r->out);
+	}
+	fprintf(r->out, "<td class=\"n\">%.2f</td><td class=\"bar\"><span style=\"width:%.0fpx\"></span>%.1f%%</td></tr>\n",
+		agg_result__avg(res, &sum), share * 80, share * 100);
+}
+
+/* The largest groups of one grouping, as an HTML table with bars. */
+static int table(struct report *r, const char *title, const char *group, const char *extra_filter)
+{
+	struct agg_result res;
+	struct agg_value v[AGG_MAX_GROUP];
+	int err = table_select(r, group, extra_filter, &res);
+
+	if (err)
+		return err;
+	table_head(r, title, &res);
+	for (size_t i = 0; i < res.nrows && i < TABLE_ROWS; i++) {
+		agg_result__values(&res, &res.rows[i], v);
+		table_line(r, &res, NULL, v, 0, res.ncols, NULL, res.rows[i].measure);
+	}
+	table_tail(r, &res);
+	agg_result__free(&res);
+	return 0;
+}
+
+static int same_value(const struct agg_value *a, const struct agg_value *b)
+{
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case SQLITE_INTEGER:
+		return a->i == b->i;
+	case SQLITE_FLOAT:
+		return a->r == b->r;
+	case SQLITE_TEXT:
+		return a->len == b->len && !memcmp(a->text, b->text, a->len);
+	default:
+		return 1;
+	}
+}
+
+/* A value of a two-level table's first column: its rows, and their sum. */
+struct outer {
+	struct agg_value value;
+	uint64_t measure;
+	size_t first, n;	/* its rows, in the order of the result's (largest first) */
+};
+
+static int outer_larger_first(const void *a, const void *b)
+{
+	const struct outer *x = a, *y = b;
+
+	/* ties in the order first seen, itself the rows' stable order */
+	return x->measure != y->measure ? (x->measure < y->measure ? 1 : -1) : (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * A table of two levels: the values of the first column, largest first,
+ * each on a line of its own with its sum, and under it its largest rows by
+ * the other columns (the rest summed in one line).  A value of one row
+ * only is one line.  So a wait is read first for what it is (blocked by a
+ * thread of its program, input, disk...), then for where it sleeps, and a
+ * program first, then what each of its processes says it is.
+ */
+static int two_level_table(struct report *r, const char *title, const char *group, const char *extra_filter)
+{
+	struct agg_result res;
+	struct agg_value v[AGG_MAX_GROUP];
+	struct outer *outer;
+	size_t nouter = 0;
+	int err = table_select(r, group, extra_filter, &res);
+
+	if (err)
+		return err;
+	outer = xcalloc(res.nrows + 1, sizeof(*outer));
+	for (size_t i = 0; i < res.nrows; i++) {
+		size_t o;
+
+		agg_result__values(&res, &res.rows[i], v);
+		for (o = 0; o < nouter && !same_value(&outer[o].value, &v[0]); o++)
+			;
+		if (o == nouter)
+			outer[nouter++] = (struct outer){ .value = v[0], .first = i };
+		outer[o].measure += res.rows[i].measure;
+		outer[o].n++;
+	}
+	qsort(outer, nouter, sizeof(*outer), outer_larger_first);
+	table_head(r, title, &res);
+	for (size_t o = 0; o < nouter && o < TABLE_ROWS; o++) {
+		size_t seen = 0;
+		uint64_t rest = 0;
+
+		/* the value's rows, largest first, from its first on */
+		for (size_t i = outer[o].first; i < res.nrows && seen < outer[o].n; i++) {
+			agg_result__values(&res, &res.rows[i], v);
+			if (!same_value(&outer[o].value, &v[0]))
+				continue;
+			if (outer[o].n == 1) {
+				table_line(r, &res, "outer", v, 0, res.ncols, NULL, outer[o].measure);
+				break;
+			}
+			if (!seen++)
+				table_line(r, &res, "outer sum", v, 0, 1, NULL, outer[o].measure);
+			if (seen <= SUB_ROWS)
+				table_line(r, &res, "inner", v, 1, res.ncols, NULL, res.rows[i].measure);
+			else
+				rest += res.rows[i].measure;
+		}
+		if (outer[o].n > SUB_ROWS) {
+			char note[64];
+
+			snprintf(note, sizeof(note), "… %zu more", outer[o].n - SUB_ROWS);
+			table_line(r, &res, "inner", NULL, 1, res.ncols, note, rest);
+		}
+	}
+	table_tail(r, &res);
+	free(outer);
 	agg_result__free(&res);
 	return 0;
 }
@@ -525,13 +657,14 @@ static const char style[] =
 "table.facts th { color: #555; font-weight: normal; }\n"
 ".tabs { display: flex; flex-wrap: wrap; gap: 18px; } .tab td { border-top: 1px solid #eee; max-width: 420px;\n"
 "  overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }\n"
+"tr.sum td { font-weight: 600; } tr.inner td { color: #555; } tr.inner td:nth-child(2) { padding-left: 16px; }\n"
 "td.n { text-align: right; } td.bar span { display: inline-block; height: 9px; background: #e2483c; margin-right: 5px; }\n"
 "object.pic { display: block; max-width: 100%; border: 1px solid #ddd; background: #fff; }\n"
 "svg.timeline text { font-size: 11px; fill: #444; }\n"
 "</style>\n";
 
-/* the hours are read for: the samples, the timeline, 4 tables, the flame graph, 3 heatmaps, the waker graph */
-#define REPORT_STAGES 11
+/* the hours are read for: the samples, the timeline, 7 tables, the flame graph, 3 heatmaps, the waker graph */
+#define REPORT_STAGES 14
 
 static int write_report(struct report *r)
 {
@@ -561,11 +694,14 @@ static int write_report(struct report *r)
 	err = timeline(r, &all);
 	if (!err) {
 		fputs("<h2>Where the time went</h2>\n<div class=\"tabs\">\n", r->out);
-		err = table(r, "by process", "pcomm", NULL) ?: table(r, "by state and syscall", "state,syscall", NULL) ?:
-		      table(r, "by activity", "activity,pcomm", NULL) ?:
-		      table(r, "by wait, off CPU", "wait,state", "state != RUN") ?:
+		/* what the time was before where it went: a server's lock waits are not read as its epoll */
+		err = two_level_table(r, "by process", "pcomm,title", NULL) ?:
+		      two_level_table(r, "by activity", "activity,pcomm", NULL) ?:
+		      table(r, "by state and syscall", "state,syscall", NULL) ?:
+		      two_level_table(r, "by wait, off CPU", "activity,wait", "state != RUN") ?:
+		      two_level_table(r, "what ended the waits", "ender_class,ender", "ender is not null") ?:
 		      table(r, "who holds up whom", "blocker_tid,chain_root_tid,pcomm", "blocker_tid is not null") ?:
-		      table(r, "by file or socket", "file,syscall", "file is not null");
+		      two_level_table(r, "by file or socket", "activity,file,syscall", "file is not null");
 		fputs("</div>\n", r->out);
 	}
 	if (!err)

@@ -17,7 +17,7 @@ S=$WORK/store
 ok "exits 0 and writes the file" test -s "$WORK/r.html"
 test_expect_success 'every section is there' '
 	for s in "tract report" "Average active threads over time" "Where the time went" \
-		"by process" "by activity" "who holds up whom" "by wait, off CPU" "Flame graph" "Waits in flight" "Block I/O latency" \
+		"by process" "by activity" "who holds up whom" "by wait, off CPU" "what ended the waits" "Flame graph" "Waits in flight" "Block I/O latency" \
 		"Syscall latency" "Who wakes whom"; do
 		test_grep "$s" "$WORK/r.html" || return 1
 	done
@@ -36,6 +36,35 @@ ms=$(sed -n 's/.* - it opens in \([0-9]*\) ms.*/\1/p' "$WORK/browser.tap")
 test_expect_success "in chromium, network off: it opens in ${ms:-?} ms (under 1 s and the machine's pace) with its four pictures loaded, the flame graph's frames drawn by its script inside it, no errors, no requests" '
 	cat "$WORK/browser.tap" &&
 	test_holds "$browser" -eq 0
+'
+# what the waits are before where in the kernel they sleep: a server's lock
+# waits in epoll_wait must not read as epoll.  The lockers' futex waits are
+# lock, the ping-pong's pipe reads blocked (each woken by the other, a
+# thread of its program), the fsync loop's disk; each is one group, with the
+# kernel functions or files under it.
+T=$(printf '\t')
+# group VALUE FILE: the lines of the group VALUE of a two-level table
+group() { awk -F "$T" -v v="$1" '$1 == "outer" { in_group = $2 == v } in_group' "$2"; }
+report_table "$WORK/r.html" "by wait, off CPU" > "$WORK/waits.tsv"
+test_expect_success 'by wait: grouped by activity first, then where in the kernel they sleep' '
+	cat "$WORK/waits.tsv" &&
+	two_levels activity "$WORK/waits.tsv" &&
+	group lock "$WORK/waits.tsv" > "$WORK/lock.tsv" &&
+	test_grep "${T}futex[a-z_]*$T" "$WORK/lock.tsv" &&
+	test_grep "^outer${T}disk$T" "$WORK/waits.tsv"
+'
+report_table "$WORK/r.html" "by file or socket" > "$WORK/files.tsv"
+test_expect_success 'by file: grouped by activity first, the pipe under blocked, the flushed file under disk' '
+	cat "$WORK/files.tsv" &&
+	two_levels activity "$WORK/files.tsv" &&
+	group blocked "$WORK/files.tsv" | grep -q "${T}pipe:\[[0-9]*\]$T" &&
+	group disk "$WORK/files.tsv" | grep -q "/fsync[^$T]*${T}fsync$T"
+'
+report_table "$WORK/r.html" "what ended the waits" > "$WORK/enders.tsv"
+test_expect_success 'what ended the waits: the blocked ones by threads of the workload, by name' '
+	cat "$WORK/enders.tsv" &&
+	two_levels ender_class "$WORK/enders.tsv" &&
+	group blocked "$WORK/enders.tsv" | grep -q "$T\(ping\|pong\|futex[0-9]*\)$T"
 '
 size=$(stat -c %s "$WORK/r.html")
 ok "it stays small ($size bytes, under 2 MB)" test "$size" -lt 2097152

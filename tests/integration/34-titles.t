@@ -89,6 +89,16 @@ test_expect_success 'top -g comm,title shows both processes' '
 	test_grep "titled: writer phase" "$WORK/top.txt" &&
 	test_grep "titled: checkpointer phase" "$WORK/top.txt"
 '
+T=$(printf '\t')
+test_expect_success 'the report by process: the program, then the titles of its processes under it' '
+	"$TRACT" report -D "$WORK/store" --from -1h -o "$WORK/r.html" &&
+	report_table "$WORK/r.html" "by process" > "$WORK/procs.tsv" &&
+	cat "$WORK/procs.tsv" &&
+	two_levels pcomm "$WORK/procs.tsv" &&
+	test_grep "^outer${T}titled${T}${T}" "$WORK/procs.tsv" &&
+	test_grep "^inner${T}${T}titled: writer phase [12]$T" "$WORK/procs.tsv" &&
+	test_grep "^inner${T}${T}titled: checkpointer phase [12]$T" "$WORK/procs.tsv"
+'
 test_expect_success 'the CSV store has the title column, last' '
 	"$TRACT" record -F 10 -d 1 -p "$WRITER" --format csv -o "$WORK/csv" 2> "$WORK/csv.err" &&
 	samples=$(ls "$WORK"/csv/tract-*.samples.csv | head -n 1) &&

@@ -142,6 +142,27 @@ record_hostile() {
 
 # html_check [--xml] [--scripts N] [--text S]... [--pictures DIR] FILE: the markup checker
 html_check() { python3 "$(dirname "$0")/../lib/html_check.py" "$@"; }
+# report_table FILE TITLE: a report's table as its reader sees it, a row a
+# line, "level<TAB>cell<TAB>...": head, outer, inner, or - (report_table.py)
+report_table() { python3 "$(dirname "$0")/../lib/report_table.py" "$@"; }
+# two_levels FIRST TABLE: TABLE (report_table's) has two levels by its first
+# column FIRST: each value of it once, on an outer line, larger first, with
+# the sum of the inner lines under it (each rounded to 0.1 %), which leave
+# that column empty; says what is wrong, or exits 0
+two_levels() {
+	awk -F '\t' -v first="$1" '
+		function close_group() { if (n && (sum - share > 0.06 * n + 0.06 || share - sum > 0.06 * n + 0.06)) {
+			printf "%s: %.1f%%, its lines %.1f%%\n", value, share, sum; bad = 1 } }
+		$1 == "head" { if ($2 != first) { printf "the first column is %s, not %s\n", $2, first; bad = 1 }; next }
+		$1 == "outer" { close_group(); value = $2; share = $NF + 0; sum = 0; n = 0
+			if (value == "" || seen[value]++) { printf "%s: grouped twice or empty\n", value; bad = 1 }
+			if (outers++ && share > last + 0.001) { printf "%s: %.1f%% after %.1f%%\n", value, share, last; bad = 1 }
+			last = share; next }
+		$1 == "inner" { if ($2 != "" || !outers) { print "an inner line outside a group: " $0; bad = 1 }
+			sum += $NF; n++; next }
+		{ print "a line of neither level: " $0; bad = 1 }
+		END { close_group(); if (!outers) { print "no groups"; bad = 1 }; exit bad }' "$2"
+}
 
 # q DB SQL: one value from the store
 q() { sqlite3 -batch -noheader "$1" "$2"; }
