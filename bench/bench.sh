@@ -389,6 +389,11 @@ disk=$(lsblk -ndo pkname "$(df --output=source "$tmp" | tail -n 1)" 2> /dev/null
 "$P/runqlat.sh" 8 "$tmp/ag-rq" --only hog,pingpong --hogs 4 > "$tmp/ag-rq.txt" 2> /dev/null
 "$P/biolatency.sh" 8 "$tmp/ag-bio" "$disk" --dir "$tmp" --only fsync,direct > "$tmp/ag-bio.txt" 2> /dev/null
 "$P/syscalls.sh" 8 "$tmp/ag-sc" --dir "$tmp" --only fsync,pingpong > "$tmp/ag-sc.txt" 2> /dev/null
+# the /proc source on the same workloads, against the kernel's accounting
+# (no peer tool reads /proc the way it does): tests/integration/56-proc-shares.t
+"$P/offcpu_proc.sh" 10 50 "$tmp/agp-spin" --only hog --hogs 2 > "$tmp/agp-spin.txt" 2> /dev/null
+"$P/offcpu_proc.sh" 20 50 "$tmp/agp-mix" --dir "$tmp" --only spin,futex,pingpong,fsync --lockers 3 --hold-us 2000 \
+	> "$tmp/agp-mix.txt" 2> /dev/null
 # worst |tract - reference| over the threads of one run, by the rule of
 # tests/integration/85-peers.t: the reference is offcputime, or where the
 # kernel's accounting differs from it by > 0.02, the nearer of the two
@@ -397,6 +402,15 @@ worst_offcpu() {
 	     $2 != "workload" { ref = $3; if (off($3, $5) > 0.02 && off($4, $5) < off($4, $3)) { ref = $5; k++ } else o++
 	      d = off($4, ref); if (d > m) m = d }
 	     END { printf "%.3f %d %d", m, o, k }' "$1"
+}
+# "max median" of |tract - the kernel| over the threads of an offcpu_proc.sh
+# run, the host's steal given back on the side it falls: the kernel counts
+# the time stolen from a thread's CPU off CPU, a pass that finds it there RUN
+# (tests/lib/steal.sh)
+proc_offcpu() {
+	awk '$2 != "workload" { d = $3 - $4; if (d < 0) { d += $6; if (d > 0) d = 0; d = -d } print d }' "$1" |
+		sort -g > "$1.d"
+	echo "$(tail -n 1 "$1.d" | awk '{ printf "%.3f", $1 }') $(median < "$1.d" | awk '{ printf "%.3f", $1 }')"
 }
 kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 sc() { awk -v w="$2" -v c="$3" -v n="$4" '$1 == w && $2 == c { print $n }' "$1"; }
@@ -539,9 +553,13 @@ row "report s, same samples, HTML" "$q_report" "" ""
 row "  its size, KiB" "$report_kib" "<= 2048" "$(verdict "$report_kib <= 2048")"
 read -r spin_worst _ _ <<< "$(worst_offcpu "$tmp/ag-spin.txt")"
 read -r mix_worst mix_oc mix_k <<< "$(worst_offcpu "$tmp/ag-mix.txt")"
+read -r pspin_max pspin_med <<< "$(proc_offcpu "$tmp/agp-spin.txt")"
+read -r pmix_max pmix_med <<< "$(proc_offcpu "$tmp/agp-mix.txt")"
 row "agreement: off-CPU share, 2 spinners, 2 CPUs: max |d|" "$spin_worst" "<= 0.05" "$(verdict "$spin_worst <= 0.05")"
+row "  /proc source, to the kernel's: max / median" "$pspin_max / $pspin_med" "<= 0.05" "$(verdict "$pspin_max <= 0.05")"
 row "agreement: off-CPU share, locks, spin, pipe, fsync" "$mix_worst" "<= 0.05" "$(verdict "$mix_worst <= 0.05")"
 row "  threads held to offcputime / to the kernel's" "$mix_oc / $mix_k" "" ""
+row "  /proc source, to the kernel's: max / median" "$pmix_max / $pmix_med" "<= 0.05" "$(verdict "$pmix_max <= 0.05")"
 rq_m=$(kv "$tmp/ag-rq.txt" tract_mean); rq_lo=$(kv "$tmp/ag-rq.txt" peer_mean_lo); rq_hi=$(kv "$tmp/ag-rq.txt" peer_mean_hi)
 row "agreement: runq mean us, tract (runqlat's bounds)" "$rq_m ($rq_lo..$rq_hi)" "inside" \
 	"$(verdict "$rq_m >= 0.9 * $rq_lo && $rq_m <= 1.1 * $rq_hi")"
