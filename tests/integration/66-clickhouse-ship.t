@@ -37,6 +37,17 @@ ok "every pass too, with its BPF time ($measured measured) or its NULL" same_pas
 	"$(chq "SELECT count(), count(bpf_us), ifNull(sum(bpf_us), 0) FROM tract.passes WHERE host = 'alpha'")" \
 	"$(q "$db" "select count(*) || '	' || count(bpf_us) || '	' || coalesce(sum(bpf_us), 0) from passes")" "$measured"
 "$TRACT" report --clickhouse "$URL" --host alpha --from -1h -o "$WORK/fleet.html" 2> "$WORK/fleet.err"
+fleet_rc=$?
+# its tables of two levels read the server's title and, joined there, the
+# ended waits' enders
+test_expect_success 'report over ClickHouse exits 0, its processes by title, what ended the waits' '
+	cat "$WORK/fleet.err" &&
+	test_holds "$fleet_rc" -eq 0 &&
+	report_table "$WORK/fleet.html" "by process" > "$WORK/fleet-procs.tsv" &&
+	two_levels pcomm "$WORK/fleet-procs.tsv" &&
+	report_table "$WORK/fleet.html" "what ended the waits" > "$WORK/fleet-enders.tsv" &&
+	two_levels ender_class "$WORK/fleet-enders.tsv"
+'
 if [ "$measured" -eq 0 ]; then
 	bpf='not measured (kernel.bpf_stats_enabled=0)'
 else
