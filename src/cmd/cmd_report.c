@@ -3,7 +3,8 @@
  * tract report: one self-contained HTML file for a window of the store,
  * readable offline with no request to anywhere: what was recorded and what
  * recording cost, average active threads over time by state, where the time
- * went (by process, state and syscall, wait, file), the flame graph, the
+ * went (by process and title, activity, state and syscall, wait and file by
+ * activity first, what ended the waits), the flame graph, the
  * heatmaps of waits in flight and of block I/O, and who woke whom.
  */
 #include <errno.h>
@@ -37,9 +38,10 @@ static const char report_usage[] =
 "\n"
 "One self-contained HTML file for a window, readable offline: the host,\n"
 "the window and what recording cost; average active threads over time by\n"
-"state; where the time went by process, state and syscall, wait and file;\n"
-"the flame graph; the heatmaps of waits in flight, of block I/O and of\n"
-"syscall latency; who woke whom (drawn by Graphviz).\n"
+"state; where the time went by process (then title), activity, state and\n"
+"syscall, wait and file (what a wait is first: lock, blocked, input,\n"
+"disk...), what ended the waits; the flame graph; the heatmaps of waits in\n"
+"flight, of block I/O and of syscall latency; who woke whom (Graphviz).\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE     write to FILE (default: standard output)\n"
