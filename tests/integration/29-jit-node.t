@@ -30,7 +30,8 @@ EOF
 run_node() {
 	local name=$1
 	shift
-	node --no-turbo-inlining "$@" "$WORK/hot.js" > "$WORK/$name.out" 2>&1 &
+	# in the test's directory: --perf-basic-prof also writes V8's log where node runs
+	(cd "$WORK" && exec node --no-turbo-inlining "$@" "$WORK/hot.js") > "$WORK/$name.out" 2>&1 &
 	local np=$!
 	bg_started $np
 	for _ in $(seq 300); do
