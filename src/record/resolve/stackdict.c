@@ -324,8 +324,11 @@ static const char *last_of(const char *s, const char *end, const char *what)
  * The symbolizer's lines ("fsync+0x2b (libc.so.6)", innermost first) as a
  * folded stack of function names; a frame with no symbol keeps its module
  * and address ("libc.so.6+0x10f3a2"), but for JIT code, which reads "[jit]".
+ * A caller's frame in no mapping at all is where a walk by frame pointers
+ * went astray (code that keeps none): it and the frames beyond it are left
+ * out, and *astray says so.  An innermost one is kept: the thread ran there.
  */
-static char *fold_user(const char *lines)
+static char *fold_user(const char *lines, int *astray)
 {
 	size_t nr = 1, len = 0, cap;
 	const char *line, **starts;
@@ -338,6 +341,13 @@ static char *fold_user(const char *lines)
 	for (line = lines; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
 		if (*line && *line != '\n')
 			starts[nr++] = line;
+	*astray = 0;
+	for (size_t i = 1; i < nr; i++)
+		if (!strncmp(starts[i], "0x", 2) && !strncmp(starts[i] + strcspn(starts[i], " \n"), " ([unknown])", 12)) {
+			nr = i;
+			*astray = 1;
+			break;
+		}
 	cap = strlen(lines) + 16;
 	out = xcalloc(1, cap);
 	while (nr-- > 0) {
@@ -456,8 +466,12 @@ const struct kstack *stackdict__add_user(struct stackdict *sd, uint64_t raw_hash
 	s->kind = "user";
 	s->tgid = tgid;
 	if (sd->us && !usyms__symbolize(sd->us, (int)tgid, 0, ip, nr, &lines)) {
-		s->frames = fold_user(lines);
+		int astray;
+
+		s->frames = fold_user(lines, &astray);
 		free(lines);
+		if (astray)
+			cut = 1;
 	} else {
 		/* gone already: its addresses still tell how deep it was */
 		s->frames = xstrdup("[gone]");

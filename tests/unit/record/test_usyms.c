@@ -22,6 +22,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "sample.h"
+#include "stackdict.h"
 #include "usyms.h"
 
 #define SEC 1000000000ull
@@ -142,6 +144,28 @@ static void unmapped_addresses_are_unknown(void **state)
 		 exe_name());
 	expect_text(u, getpid(), ips, 3, want);
 	expect_text(u, getpid(), ips, 0, "");
+	usyms__free(u);
+}
+
+/*
+ * A caller in no mapping is where a walk by frame pointers went astray
+ * (through code that keeps none): the stack stops below it and says it
+ * was cut, never an address as a frame; an innermost one is where the
+ * thread ran, and stays.
+ */
+static void a_caller_in_no_mapping_cuts_the_stack(void **state)
+{
+	struct usyms *u = usyms__new(0);
+	struct stackdict *sd = stackdict__new(NULL, u);
+	uint64_t astray[] = { target() + 1, UNMAPPED, target() + 1 }, ran[] = { UNMAPPED, target() + 1 };
+	const struct kstack *s;
+
+	(void)state;
+	s = stackdict__add_user(sd, 1, getpid(), astray, 3, 0);
+	assert_string_equal(s->frames, "[cut];usyms_test_target");
+	s = stackdict__add_user(sd, 2, getpid(), ran, 2, 0);
+	assert_string_equal(s->frames, "usyms_test_target;[unknown]+0x10000");
+	stackdict__free(sd);
 	usyms__free(u);
 }
 
@@ -459,6 +483,7 @@ int main(void)
 		cmocka_unit_test(return_addresses_are_looked_up_one_byte_back),
 		cmocka_unit_test(vdso_by_its_image),
 		cmocka_unit_test(unmapped_addresses_are_unknown),
+		cmocka_unit_test(a_caller_in_no_mapping_cuts_the_stack),
 		cmocka_unit_test(a_process_that_is_gone_fails_cleanly),
 		cmocka_unit_test(another_process_shares_the_symbol_tables),
 		cmocka_unit_test(a_deleted_copy_mapped_elsewhere),
