@@ -219,7 +219,8 @@ int column_coarse_us(const struct sample_column *c)
 
 int64_t coarse_us_stored(uint64_t us)
 {
-	return us < COARSE_US_FROM ? (int64_t)us : -(int64_t)(us / 1000);
+	/* from 8389000 on, not 2^23: whole milliseconds above every time kept as it is */
+	return us < 8389000 ? (int64_t)us : -(int64_t)(us / 1000);
 }
 
 const char *column_stored_name(const struct sample_column *c)

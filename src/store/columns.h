@@ -79,13 +79,7 @@ int column_parse_name(const struct csv_value *in, char *name, size_t cap);
 const char *column_stored_name(const struct sample_column *c);
 /* Whether SQLite keeps the column as a coarse time (COARSE_US in sample_columns.def). */
 int column_coarse_us(const struct sample_column *c);
-/*
- * A time in µs as SQLite keeps a coarse one: as it is below
- * COARSE_US_FROM, else -(ms).  32768 µs, the first that takes 3 bytes: a
- * longer time kept to its millisecond (within 3 %) takes 1 byte to 127 ms,
- * 2 to 32.7 s, 3 to 2.3 hours.
- */
-#define COARSE_US_FROM 32768
+/* A time in µs as SQLite keeps a coarse one: as it is below 8389000 (2^23 rounded up to a ms), else -(ms). */
 int64_t coarse_us_stored(uint64_t us);
 
 #endif

@@ -145,10 +145,8 @@ static const struct stored_column trace_refs[] = {
 
 static void add_column_line(struct strbuf *b, const struct stored_column *c, int last, int coarse_us)
 {
-	strbuf_addf(b, "  %-12s %s%s  -- %s", c->name, c->type, last ? "" : ",", c->doc);
-	if (coarse_us)
-		strbuf_addf(b, "; from %d us on, -milliseconds (the samples view reads us)", COARSE_US_FROM);
-	strbuf_addf(b, "\n");
+	strbuf_addf(b, "  %-12s %s%s  -- %s%s\n", c->name, c->type, last ? "" : ",", c->doc,
+		    coarse_us ? "; from 8389000 us on, -milliseconds (the samples view reads us)" : "");
 }
 
 /* CREATE TABLE name: the refs, then the columns of the table that are stored in it. */

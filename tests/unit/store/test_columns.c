@@ -58,7 +58,7 @@ static void make_pass(struct pass *p)
 	r = pass__add_row(p);
 	*r = (struct sample){ .tid = 103, .tgid = 100, .state = TRACT_STATE_SLEEP, .syscall_nr = 499, .file = "",
 			      .flags = TRACT_SF_SC_TIME | TRACT_SF_STATE_TIME | TRACT_SF_WAKE_TIME,
-			      .sc_us = 9000000, .state_us = 3600000000, .wake_us = 32767,
+			      .sc_us = 9000000, .state_us = 3600000000, .wake_us = 8388607,
 			      .blocker_tid = 101, .chain_root_tid = 101, .chain_len = 2, .chain_cycle = 1 };
 	memcpy(r->comm, " pad ", 6);
 	memcpy(r->pcomm, "db", 3);
@@ -277,7 +277,7 @@ static void holds_the_pass(const struct table *t)
 	EXPECT(t, 2, "file", "");
 	EXPECT(t, 2, "sc_us", "9000000");
 	EXPECT(t, 2, "state_us", "3600000000");
-	EXPECT(t, 2, "wake_us", "32767");
+	EXPECT(t, 2, "wake_us", "8388607");
 	EXPECT(t, 2, "blocker_tid", "101");
 	EXPECT(t, 2, "chain_cycle", "1");
 }
@@ -344,7 +344,7 @@ static void every_column_round_trips_through_both_stores(void **state)
 		{
 			char *raw = dump(file, "SELECT sc_us, state_us, wake_us FROM sample_facts ORDER BY rowid");
 
-			assert_string_equal(raw, "1234|1200|5000\nNULL|NULL|NULL\n-9000|-3600000|32767\n");
+			assert_string_equal(raw, "1234|1200|5000\nNULL|NULL|NULL\n-9000|-3600000|8388607\n");
 			free(raw);
 		}
 		sqlite3_close(file);
@@ -361,16 +361,16 @@ static void every_column_round_trips_through_both_stores(void **state)
 }
 
 /*
- * A coarse time: exact below 32768 us, else whole milliseconds (those
- * below one dropped), negative: a sleep of seconds in 2 bytes.
+ * A coarse time: exact below 8389000 us, else whole milliseconds (those
+ * below one dropped), negative; read back, never below a time kept exact.
  */
 static void long_times_are_kept_in_milliseconds(void **state)
 {
 	(void)state;
 	assert_int_equal(coarse_us_stored(0), 0);
-	assert_int_equal(coarse_us_stored(32767), 32767);
-	assert_int_equal(coarse_us_stored(32768), -32);
-	assert_int_equal(coarse_us_stored(32767999), -32767);
+	assert_int_equal(coarse_us_stored(8388607), 8388607);
+	assert_int_equal(coarse_us_stored(8388999), 8388999);
+	assert_int_equal(coarse_us_stored(8389000), -8389);
 	assert_int_equal(coarse_us_stored(9000999), -9000);
 	assert_int_equal(coarse_us_stored(86400000000ull * 30), -2592000000ll);
 	for (size_t c = 0; c < NR_SAMPLE_COLUMNS; c++)
