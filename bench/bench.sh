@@ -532,7 +532,7 @@ row "  stacks copied / unwound / cut, frames each" "$uw_copied / $uw_unwound / $
 row "  recorder CPU us/pass, --unwind cfi / fp" "$(cat "$tmp/unwind-cpu-cfi") / $(cat "$tmp/unwind-cpu-fp")" "" ""
 row "runtimes, each alone: recorder CPU us/pass, Python / Java" "$py_cpu / $java_cpu" "" ""
 row "  BPF ns/tick on-CPU profile, Python / Java" "$py_tick / $java_tick" "" ""
-row "  BPF ns/task visited sampler, Python / Java" "$py_visit / $java_visit" "" ""
+row "  BPF ns/task the sampler visited, Python / Java" "$py_visit / $java_visit" "" ""
 row "  Python frames: us per stack read ($py_stacks stacks)" "$py_us" "" ""
 row "ClickHouse: bytes sent per sample, gzip ($ship_rows samples)" "$ship_bytes" "" ""
 row "  CPU us per 10,000 samples: rows / shipping" "$ship_fmt / $ship_send" "" ""

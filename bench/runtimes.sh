@@ -60,11 +60,12 @@ measure() {
 	# python frames: N threads' read, X us each, ...
 	local py
 	py=$(sed -n "s/.*python frames: \([0-9]*\) threads' read, \([0-9.]*\) us each.*/\2 \1/p" "$DIR/$name.err" | tail -n 1)
+	# per call: the profile's per tick, the sampler's per task the kernel's iterator visited
 	awk -v n="$name" -v cpu="$cpu" -v pt="$((p1 - p0))" -v pc="$((pc1 - pc0))" \
-		-v st="$((s1 - s0))" -v visits="$(sqlite3 -batch -noheader "$store"/*.db 'select sum(visited) from passes')" \
-		-v py="${py:-n/a n/a}" 'BEGIN {
-		printf "%s %s %s %s %s\n", n, cpu, pc ? sprintf("%.0f", pt / pc) : "n/a",
-			visits ? sprintf("%.1f", st / visits) : "n/a", py }'
+		-v st="$((s1 - s0))" -v sc="$((sc1 - sc0))" -v py="${py:-n/a n/a}" 'BEGIN {
+		tick = (pc > 0 && pt > 0) ? sprintf("%.0f", pt / pc) : "n/a"
+		task = (sc > 0 && st > 0) ? sprintf("%.1f", st / sc) : "n/a"
+		printf "%s %s %s %s %s\n", n, cpu, tick, task, py }'
 }
 
 cat > "$DIR/load.py" << 'EOF'
@@ -94,27 +95,9 @@ else
 	echo "python n/a n/a n/a n/a n/a"
 fi
 
-cat > "$DIR/Load.java" << 'EOF'
-public class Load {
-	static long compute(long n) {
-		long s = 1;
-		for (long i = 0; i < n; i++)
-			s = s * 31 + (i ^ (s >>> 7));
-		return s;
-	}
-	public static void main(String[] args) throws Exception {
-		long x = 0;
-		for (long i = 0;; i++) {
-			x += compute(200000);
-			if (i == 5000)
-				System.out.println("ready " + (x & 1));
-		}
-	}
-}
-EOF
-if command -v javac > /dev/null && command -v jcmd > /dev/null && javac -d "$DIR" "$DIR/Load.java" 2> /dev/null; then
+if command -v javac > /dev/null && command -v jcmd > /dev/null && javac -d "$DIR" "$(dirname "$0")/../tests/workload/Load.java" 2> /dev/null; then
 	java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Load::compute \
-		-cp "$DIR" Load > "$DIR/java.out" 2>&1 &
+		-cp "$DIR" Load 3600 > "$DIR/java.out" 2>&1 &
 	jp=$!; pids+=("$jp")
 	if ready "$DIR/java.out" "$jp" && jcmd "$jp" Compiler.perfmap > /dev/null 2>&1; then
 		measure java "$jp"

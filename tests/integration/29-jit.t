@@ -16,32 +16,7 @@ fi
 command -v javac > /dev/null 2>&1 && command -v jcmd > /dev/null 2>&1 ||
 	skip_all "no Java (javac, jcmd), and openjdk-17-jdk-headless could not be installed"
 
-# compute() is kept out of its caller, so that it is a piece of JIT code of its own
-cat > "$WORK/Load.java" << 'EOF'
-public class Load {
-	static long compute(long n) {
-		long s = 1;
-		for (long i = 0; i < n; i++)
-			s = s * 31 + (i ^ (s >>> 7));
-		return s;
-	}
-
-	public static void main(String[] args) throws Exception {
-		Thread hot = new Thread(() -> {
-			long x = 0;
-			for (long i = 0;; i++) {
-				x += compute(200000);
-				if (i == 5000)
-					System.out.println("ready " + (x & 1));
-			}
-		}, "hot");
-		hot.setDaemon(true);
-		hot.start();
-		Thread.sleep(Long.parseLong(args[0]) * 1000);
-	}
-}
-EOF
-javac -d "$WORK" "$WORK/Load.java" 2> "$WORK/javac.err" || skip_all "javac cannot compile here: $(head -1 "$WORK/javac.err")"
+javac -d "$WORK" "$(dirname "$0")/../workload/Load.java" 2> "$WORK/javac.err" || skip_all "javac cannot compile here: $(head -1 "$WORK/javac.err")"
 
 java -XX:+PreserveFramePointer -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Load::compute \
 	-cp "$WORK" Load 120 > "$WORK/java.out" 2>&1 &
