@@ -61,6 +61,7 @@ enum group {
 	G_MANGLED = 1 << 14,
 	G_PIPE = 1 << 15,
 	G_WAL = 1 << 16,
+	G_BURSTS = 1 << 17,
 };
 
 static const struct {
@@ -84,6 +85,7 @@ static const struct {
 	{ "mangled", G_MANGLED },
 	{ "pipe", G_PIPE },
 	{ "wal", G_WAL },
+	{ "bursts", G_BURSTS },
 };
 
 /*
@@ -165,6 +167,7 @@ unsigned long workload_chain_middle(unsigned long x);
 unsigned long workload_chain_outer(unsigned long x);
 int workload_compare(const void *a, const void *b);
 int workload_sort_once(unsigned int *v, size_t n, unsigned int seed);
+unsigned long workload_burst(unsigned long x, unsigned long loops);
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int err, const char *fmt, ...)
@@ -584,6 +587,58 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * Short bursts on a CPU between sleeps, as a server's backends run: each
+ * burst thread spins about BURST_US in workload_burst, then sleeps
+ * BURST_SLEEP_US.  The burst is a loop count calibrated once, so it never
+ * leaves its own code (no clock read inside it).
+ */
+#define BURST_THREADS 3
+#define BURST_US 300
+#define BURST_SLEEP_US 1000
+
+static unsigned long burst_loops = 1;
+
+__attribute__((noinline, noclone)) unsigned long workload_burst(unsigned long x, unsigned long loops)
+{
+	for (unsigned long i = 0; i < loops; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+/* The fastest of a few timed runs: one preempted would make the bursts short. */
+static void calibrate_burst(void)
+{
+	const unsigned long probe = 1ul << 18;
+	long long best = -1;
+
+	for (int i = 0; i < 5; i++) {
+		long long t0 = now_ns(), ns;
+
+		if (workload_burst(t0, probe) == 42)
+			t0++;
+		ns = now_ns() - t0;
+		if (ns > 0 && (best < 0 || ns < best))
+			best = ns;
+	}
+	burst_loops = best > 0 ? (unsigned long)((double)probe * BURST_US * 1000 / (double)best) : probe;
+	if (!burst_loops)
+		burst_loops = 1;
+}
+
+static void *burst_thread(void *arg)
+{
+	const struct timespec pause = { .tv_nsec = BURST_SLEEP_US * 1000L };
+	volatile unsigned long sink = 0;
+
+	(void)arg;
+	while (!stopping()) {
+		sink = workload_burst(sink, burst_loops);
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
 static void *futex_thread(void *arg)
 {
 	(void)arg;
@@ -878,7 +933,8 @@ static void usage(FILE *out)
 		"                          sort (on CPU in a qsort() comparator),\n"
 		"                          mangled (on CPU in C++ and Rust-named functions),\n"
 		"                          pipe (1 MiB writes to a pipe another thread reads),\n"
-		"                          wal (appends, each fdatasync()ed)\n"
+		"                          wal (appends, each fdatasync()ed),\n"
+		"                          bursts (3 threads: 300 us on a CPU, then 1 ms asleep)\n"
 		"      --dir DIR           where to create (and at exit remove) fsync.dat, direct.dat\n"
 		"                          and wal.dat\n"
 		"                          (default: a temporary directory)\n"
@@ -1149,6 +1205,10 @@ int main(int argc, char **argv)
 			die(errno, "create pipe");
 		start_threads("pwriter", 1, false, pipe_writer_thread, NULL, true);
 		start_threads("preader", 1, false, pipe_reader_thread, NULL, true);
+	}
+	if (groups & G_BURSTS) {
+		calibrate_burst();
+		start_threads("burst", BURST_THREADS, true, burst_thread, NULL, false);
 	}
 	if (groups & G_SORT)
 		start_threads("sort", 1, false, sort_thread, NULL, false);
