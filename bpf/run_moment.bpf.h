@@ -14,16 +14,24 @@
  * another CPU are in memory all the same, at the top of its kernel stack.
  *
  * Its stacks are of that syscall, or of the user code it ran then:
+ *  - for a thread in user code then, its user stack of the moment itself:
+ *    this CPU's runner is the task the moment's interrupt interrupted, its
+ *    user registers saved at its kernel entry, copied here; one on another
+ *    CPU, as it first leaves its CPU from user code since (window_switch_copy():
+ *    preempted, or asleep in a page fault), having run nothing else;
  *  - the thread's latest profile tick of the pass, when that tick was in
  *    the same syscall (its kernel stack inside it; its user stack, which
  *    does not move until the syscall returns, only from the same call), or
- *    in user code as the thread was then;
+ *    in user code as the thread was then (of an earlier burst, maybe);
  *  - else, for a thread in a syscall then, its user stack as that syscall
  *    returns (window_ustack.bpf.h copies it at the exit, marked here), or
  *    as it is when the sampler reaches it still inside or only just out
  *    (preempted at the return, its user registers and stack untouched).
- * A thread running user code at the moment that no tick found in user code
- * since the previous pass has no user stack: its registers are in its CPU.
+ * A thread in user code at the moment on another CPU that goes on to a
+ * syscall with no interrupt between, and that no tick found in user code
+ * since the previous pass, has no user stack: its registers at the moment
+ * were in its CPU, and that syscall's call site is code it reached later
+ * (a sample in no syscall with it would name a call it is not in).
  */
 #ifndef TRACT_RUN_MOMENT_BPF_H
 #define TRACT_RUN_MOMENT_BPF_H
@@ -49,7 +57,7 @@ struct {
  * through a run queue.
  */
 __u64 pt_regs_off;
-__u64 run_ustacks_now, run_ustacks_exit, run_ustacks_tick;	/* a runner's user stack, by where it came from */
+__u64 run_ustacks_now, run_ustacks_exit, run_ustacks_tick, run_ustacks_switch;	/* a runner's user stack, by where it came from */
 
 /*
  * The registers' address goes through memory first: kept in a register it
@@ -80,23 +88,38 @@ struct {
 
 /*
  * Its syscall's exit copies its user stack, in the window the moment opens
- * (window_exit_copy()), like that of a thread woken in it.  No kernel
- * stack is kept: a thread running on another CPU has none to read.
+ * (window_exit_copy()), like that of a thread woken in it; or, for a runner
+ * in user code then, its next switch out (window_switch_copy()), entry
+ * being its latest syscall's, to tell one entered since.  No kernel stack
+ * is kept: a thread running on another CPU has none to read.
  */
-static __always_inline void mark_run_exit(struct task_struct *curr, __u32 tid, __u32 tag, const struct moment_run *r,
-					  __u64 moment)
+static __always_inline void mark_run_copy(struct task_struct *curr, __u32 tid, __u32 tag, const struct moment_run *r,
+					  __u64 entry, __u64 moment, const struct pt_regs *now)
 {
 	struct tract_waker *w = waker_of(tid);
 	__u32 zero = 0;
 	struct moment_stack *ms = bpf_map_lookup_elem(&run_scratch, &zero);
 
-	if (!window_exit_copies || !w || w->tag != tag || !ms)
+	if (!w || !ms || (r->nr >= 0 ? !window_exit_copies : !window_switch_copies))
 		return;
+	/*
+	 * A thread no wakeup has tagged its own yet (one that never sleeps,
+	 * or not since tract started) takes its waker slot here, with no
+	 * waker: else only a thread that sleeps would have a copy.
+	 */
+	if (w->tag != tag) {
+		w->waker_tid = 0;
+		w->edge_pending = 0;
+		w->slept_in = TRACT_STATE_RUN;
+		w->moment_woke = 0;
+		w->ustack_wanted = 0;
+		w->tag = tag;
+	}
 	ms->moment = moment;
 	ms->switches = BPF_CORE_READ(curr, nvcsw) + BPF_CORE_READ(curr, nivcsw);
 	ms->tid = tid;
 	ms->sc_nr = r->nr;
-	ms->sc_entry = r->entry;
+	ms->sc_entry = entry;
 	__builtin_memcpy(ms->sc_args, r->args, sizeof(ms->sc_args));
 	ms->user_ip = r->ip;
 	ms->user_sp = r->sp;
@@ -106,7 +129,13 @@ static __always_inline void mark_run_exit(struct task_struct *curr, __u32 tid, _
 	if (bpf_map_update_elem(&moment_stacks, &tid, ms, BPF_ANY))
 		return;
 	window_walks++;
-	w->ustack_wanted = USTACK_WANTED_RAN;
+	if (now) {
+		ms = moment_entry(tid);
+		if (ms && window_ucopy_put(bpf_get_current_task_btf(), (struct pt_regs *)now, ms))
+			run_ucopies_here++;
+		return;
+	}
+	w->ustack_wanted = r->nr >= 0 ? USTACK_WANTED_RAN : USTACK_WANTED_RAN_USER;
 }
 
 /*
@@ -144,6 +173,7 @@ static __always_inline void keep_runner(__u32 cpu, struct task_struct *curr, __u
 	struct pt_regs regs;
 	__u64 stack;
 	__u32 tag, tgid;
+	bool here;
 	long nr;
 
 	if (!r)
@@ -160,20 +190,33 @@ static __always_inline void keep_runner(__u32 cpu, struct task_struct *curr, __u
 	if (!stack || bpf_probe_read_kernel(&regs, sizeof(regs), (void *)(stack + pt_regs_off)))
 		return;
 	r->tid = tid;
+	tag = tid ^ (__u32)BPF_CORE_READ(curr, start_time);
+	slot = slot_of(tid);
+	if (slot && slot->tag != tag)
+		slot = NULL;
 	nr = regs_syscall(&regs);
-	if (nr < 0)
+	if (nr < 0) {
+		r->ip = r->sp = 0;
+		/*
+		 * In user code, or an interrupt or fault from it: this CPU's
+		 * runner is what the moment's interrupt interrupted, its user
+		 * registers these, the moment's own; one on another CPU has
+		 * its registers there, and these are stale.
+		 */
+		here = (__u64)curr == (__u64)bpf_get_current_task_btf() && (long)regs.orig_ax < 0 &&
+		       (regs.cs & 3) == 3;
+		mark_run_copy(curr, tid, tag, r, slot ? slot->sc_entry : 0, moment, here ? &regs : NULL);
 		return;
+	}
 	r->nr = (__s32)nr;
 	regs_syscall_args(&regs, r->args);
 	r->ip = regs.ip;
 	r->sp = regs.sp;
-	tag = tid ^ (__u32)BPF_CORE_READ(curr, start_time);
-	slot = slot_of(tid);
-	if (slot && slot->tag == tag) {
+	if (slot) {
 		r->entry = slot->sc_entry;
 		slot->ran_mark = ran_mark(moment, cpu);
 	}
-	mark_run_exit(curr, tid, tag, r, moment);
+	mark_run_copy(curr, tid, tag, r, r->entry, moment, NULL);
 }
 
 /*
@@ -235,21 +278,31 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 }
 
 /*
- * The stacks of a runner's sample: the latest tick's where it was in what
- * the moment found the thread in (read_profile()), else its user stack as
- * the header says.
+ * The stacks of a runner's sample.  In user code at the moment: its user
+ * stack as its switch out copied it (window_switch_copy()), which is of
+ * that moment where the latest tick may be of an earlier burst, else the
+ * latest tick's.  In a syscall: the latest tick's where it was in that
+ * same syscall (read_profile()), else its user stack as the header says.
  */
 static __always_inline void take_run_stacks(struct seq_file *seq, struct task_struct *task, struct tract_slot *slot,
 					    __u32 tag, struct tract_sample *s)
 {
 	__u32 cpu = s->cpu;
 	const struct moment_run *r = bpf_map_lookup_elem(&moment_runs, &cpu);
+	bool in_user = r && r->tid == s->tid && r->nr < 0;
 
+	if (in_user && take_ustacks && !(s->flags & TRACT_SF_KTHREAD)) {
+		s->ustack_hash = take_window_ustack(seq, task);
+		if (s->ustack_hash) {
+			run_ustacks_switch++;
+			return;
+		}
+	}
 	if (s->prof_ustack >= 0 || s->prof_tick) {
 		run_ustacks_tick++;
 		return;
 	}
-	if (!r || r->tid != s->tid || r->nr < 0 || !take_ustacks || (s->flags & TRACT_SF_KTHREAD))
+	if (!r || r->tid != s->tid || in_user || !take_ustacks || (s->flags & TRACT_SF_KTHREAD))
 		return;
 	s->ustack_hash = take_window_ustack(seq, task);
 	if (s->ustack_hash) {

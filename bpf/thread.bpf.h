@@ -46,12 +46,12 @@ struct tract_waker {
 	__u8 edge_pending;	/* with --wakeup-edges: not counted yet */
 	__u8 slept_in;		/* the enum tract_state it slept in until that wakeup */
 	__u8 moment_slept_in;	/* ... and until its first wakeup in the window of moment_woke */
-	__u8 ustack_wanted;	/* its exit from the syscall it was in then copies its user stack (enum below) */
+	__u8 ustack_wanted;	/* its exit from the syscall it was in then, or its next switch out, copies its user stack (enum below) */
 	__u32 moment_woke;	/* a window (window.bpf.h) in which it woke, asleep at its moment */
 };
 
-/* tract_waker.ustack_wanted: why the exit copies it */
-enum { USTACK_WANTED_WOKEN = 1, USTACK_WANTED_RAN = 2 };
+/* tract_waker.ustack_wanted: why the exit (or, RAN_USER, the switch out) copies it */
+enum { USTACK_WANTED_WOKEN = 1, USTACK_WANTED_RAN = 2, USTACK_WANTED_RAN_USER = 3 };
 
 _Static_assert(sizeof(struct tract_slot) == 64, "slots stay small");
 _Static_assert(sizeof(struct tract_waker) == 32, "waker slots stay small");

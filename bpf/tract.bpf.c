@@ -232,6 +232,8 @@ int BPF_PROG(tract_sched_switch, bool preempt, struct task_struct *prev, struct 
 		account_runq(preempt, prev, next);
 	if (wakeup_edges)
 		count_edge(preempt, prev, next);
+	if (window_switch_copies && window_open())
+		window_switch_copy(prev);
 	return 0;
 }
 
@@ -537,7 +539,9 @@ static __always_inline bool woken_after(struct task_struct *task, __u64 start)
 	struct tract_waker *w = waker_of(task->pid);
 	__u64 waited;
 
-	if (!w || w->tag != owner_tag(task) || (__u32)task->sched_info.pcount - w->pcount != 1)
+	/* slept_in RUN: a wakeup that found it on its CPU, or no wakeup (mark_run_copy()) */
+	if (!w || w->tag != owner_tag(task) || w->slept_in == TRACT_STATE_RUN ||
+	    (__u32)task->sched_info.pcount - w->pcount != 1)
 		return false;
 	waited = task->sched_info.run_delay - w->run_delay;
 	return task->sched_info.last_arrival - waited > start;

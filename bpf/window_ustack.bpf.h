@@ -12,7 +12,7 @@
 #ifndef TRACT_WINDOW_USTACK_BPF_H
 #define TRACT_WINDOW_USTACK_BPF_H
 
-#define WINDOW_UCOPIES 64	/* a ring: 1 MiB, within the memory bar */
+#define WINDOW_UCOPIES 64	/* a ring: 1.25 MiB, within the memory bar */
 
 struct window_ucopy {
 	__u64 moment;		/* the window it was copied in ... */
@@ -21,7 +21,7 @@ struct window_ucopy {
 	__u32 serial_done;
 	__u32 pad;
 	struct tract_ustack_copy hdr;
-	__u8 bytes[TRACT_USTACK_COPY];
+	__u8 bytes[TRACT_USTACK_COPY + TRACT_USTACK_FAR];	/* with Go's, the far ones (copy_far()) */
 };
 
 struct {
@@ -34,20 +34,50 @@ struct {
 __u64 window_ucopy_next;
 __u64 window_ucopies_taken;	/* user stacks copied at a syscall's exit ... */
 __u64 window_ucopies_lost;	/* ... and samples whose copy had been written over */
+__u64 run_ucopies_here, run_ucopies_switch;	/* a runner's in user code: in the moment's interrupt, at its switch out */
+
+/*
+ * The user stack at regs, the current task's own, into the ring for the
+ * sample ms is of.
+ */
+static __always_inline bool window_ucopy_put(struct task_struct *task, struct pt_regs *regs, struct moment_stack *ms)
+{
+	__u32 tid = task->pid, i, serial, len;
+	struct window_ucopy *c;
+
+	serial = (__u32)__sync_fetch_and_add(&window_ucopy_next, 1) + 1;
+	i = serial % WINDOW_UCOPIES;
+	c = bpf_map_lookup_elem(&window_ucopies, &i);
+	if (!c)
+		return false;
+	c->serial = serial;
+	c->moment = ms->moment;
+	c->tid = tid;
+	copy_uregs(c->hdr.regs, regs);
+	len = copy_len(task, regs->sp, NULL);
+	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(c->bytes, len, (void *)regs->sp))
+		return false;
+	len = copy_far(task, &c->hdr, c->bytes, len, true);
+	ucopy_header(&c->hdr, task, len);
+	c->serial_done = serial;
+	ms->ucopy_serial = serial;
+	window_ucopies_taken++;
+	return true;
+}
 
 /*
  * At sys_exit, in an open window: the thread was asleep at the moment in
  * the syscall now returning, and woken in the window, or it ran in that
  * syscall then (run_moment.bpf.h); copy its user stack for its sample.
+ * A thread that ran user code then (USTACK_WANTED_RAN_USER) has left that
+ * code for a syscall: its switch out copies nothing now.
  */
 static __always_inline void window_exit_copy(struct task_struct *task, struct pt_regs *regs)
 {
-	__u32 tid = task->pid, tag = owner_tag(task), i, serial;
+	__u32 tid = task->pid, tag = owner_tag(task);
 	struct tract_waker *w = waker_of(tid);
 	struct tract_slot *slot;
 	struct moment_stack *ms;
-	struct window_ucopy *c;
-	__u32 len;
 
 	if (!w || !w->ustack_wanted || w->tag != tag ||
 	    (w->ustack_wanted == USTACK_WANTED_WOKEN && w->moment_woke != (__u32)window_moment))
@@ -59,23 +89,51 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 	if (!ms || ms->sc_nr != (long)regs->orig_ax || regs->ip != ms->user_ip || regs->sp != ms->user_sp || !slot ||
 	    slot->tag != tag || slot->sc_entry != ms->sc_entry)
 		return;
-	serial = (__u32)__sync_fetch_and_add(&window_ucopy_next, 1) + 1;
-	i = serial % WINDOW_UCOPIES;
-	c = bpf_map_lookup_elem(&window_ucopies, &i);
-	if (!c)
+	window_ucopy_put(task, regs, ms);
+}
+
+/*
+ * Whether a runner's switch out copies its user stack (window_switch_copy()):
+ * tract_sched_switch is loaded with the wakeup edges or the run-queue
+ * latency, and the copy is for CFI unwinding.
+ */
+#define window_switch_copies (take_ustacks && unwind_cfi && (wakeup_edges || runq_latency))
+
+/*
+ * At sched_switch, in an open window: prev ran user code at the moment on
+ * another CPU (run_moment.bpf.h), where its registers could not be read.
+ * Leaving its CPU for the first time since, from an interrupt or a fault
+ * (orig_ax -1: preempted, or asleep in a fault) with no syscall entered in
+ * between, its saved user registers are where its user code was when it
+ * left it, and it has run none since the moment but that: its user stack
+ * now is the nearest to the moment there is.  One that leaves from a
+ * syscall has the user stack of that syscall's call site, code it reached
+ * after the moment: for a sample in no syscall it would name a call the
+ * sample is not in, so none is taken.
+ */
+static __always_inline void window_switch_copy(struct task_struct *prev)
+{
+	__u32 tid = prev->pid, tag;
+	struct tract_waker *w = waker_of(tid);
+	struct tract_slot *slot;
+	struct moment_stack *ms;
+	struct pt_regs *regs;
+
+	if (!w || w->ustack_wanted != USTACK_WANTED_RAN_USER)
 		return;
-	c->serial = serial;
-	c->moment = ms->moment;
-	c->tid = tid;
-	copy_uregs(c->hdr.regs, regs);
-	len = copy_len(task, regs->sp, NULL);
-	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(c->bytes, len, (void *)regs->sp))
+	tag = owner_tag(prev);
+	if (w->tag != tag)
 		return;
-	c->hdr.far_sp = 0;
-	ucopy_header(&c->hdr, task, len);
-	c->serial_done = serial;
-	ms->ucopy_serial = serial;
-	window_ucopies_taken++;
+	w->ustack_wanted = 0;
+	ms = moment_entry(tid);
+	slot = slot_of(tid);
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	/* its latest syscall's entry as the moment saw it (0: none since tract started) */
+	if (!ms || ms->sc_nr >= 0 || !regs || (long)regs->orig_ax >= 0 || (regs->cs & 3) != 3 ||
+	    switch_count(prev) != ms->switches + 1 || (slot && slot->tag == tag ? slot->sc_entry : 0) != ms->sc_entry)
+		return;
+	if (window_ucopy_put(prev, regs, ms))
+		run_ucopies_switch++;
 }
 
 /*
@@ -99,12 +157,11 @@ static __always_inline __u64 take_window_ustack(struct seq_file *seq, struct tas
 	if (!c)
 		return 0;
 	len = c->hdr.len;
-	if (c->serial != serial || c->serial_done != serial || c->tid != tid || len < 8 || len > TRACT_USTACK_COPY ||
-	    bpf_probe_read_kernel(buf, sizeof(buf->hdr) + len, &c->hdr) || c->serial != serial)
+	if (c->serial != serial || c->serial_done != serial || c->tid != tid || len < 8 ||
+	    len > TRACT_USTACK_COPY + TRACT_USTACK_FAR || bpf_probe_read_kernel(buf, sizeof(buf->hdr) + len, &c->hdr) ||
+	    c->serial != serial)
 		goto lost;
 	buf->hdr.len = len;
-	buf->hdr.far_sp = 0;
-	buf->hdr.near_len = len;
 	return ucopy_emit(seq, buf);
 lost:
 	window_ucopies_lost++;

@@ -577,6 +577,17 @@ static void bpf_free(struct sampler *base)
 			    "%llu samples whose copy was written over",
 			    (unsigned long long)sb->skel->bss->window_ucopies_taken,
 			    (unsigned long long)sb->skel->bss->window_ucopies_lost);
+	if (sb->skel && sb->skel->bss->run_ustacks_tick + sb->skel->bss->run_ustacks_switch +
+			       sb->skel->bss->run_ustacks_exit + sb->skel->bss->run_ustacks_now)
+		tract_debug("user stacks of threads that ran at a pass's moment: %llu of a profile tick, "
+			    "%llu copied in user code (of %llu copies in the moment's interrupt and %llu as they left their CPU), "
+			    "%llu as they left their syscall, %llu read at the visit",
+			    (unsigned long long)sb->skel->bss->run_ustacks_tick,
+			    (unsigned long long)sb->skel->bss->run_ustacks_switch,
+			    (unsigned long long)sb->skel->bss->run_ucopies_here,
+			    (unsigned long long)sb->skel->bss->run_ucopies_switch,
+			    (unsigned long long)sb->skel->bss->run_ustacks_exit,
+			    (unsigned long long)sb->skel->bss->run_ustacks_now);
 	if (sb->skel && sb->skel->bss->stacks_raced)
 		tract_debug("%llu stacks not kept: their thread ran as they were read",
 			    (unsigned long long)sb->skel->bss->stacks_raced);
