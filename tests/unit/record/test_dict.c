@@ -39,6 +39,29 @@ static void ids_are_dense_and_stable(void **state)
 	dict__free(NULL);
 }
 
+/* keys of every length up to a few words, and keys that differ only in their last byte or their length */
+static void keys_differing_in_any_byte_are_apart(void **state)
+{
+	struct dict *d = dict__new();
+	unsigned char key[40] = { 0 };
+	uint32_t want = 0;
+	int added;
+
+	(void)state;
+	for (size_t len = 0; len <= sizeof(key); len++)
+		assert_int_equal(dict__intern(d, key, len, &added), ++want);
+	for (size_t len = 1; len <= sizeof(key); len++) {
+		key[len - 1] = 1;
+		assert_int_equal(dict__intern(d, key, len, &added), ++want);
+		assert_true(added);
+		key[len - 1] = 0;
+	}
+	for (size_t len = 0; len <= sizeof(key); len++)
+		assert_int_equal(dict__find(d, key, len), len + 1);
+	assert_int_equal(dict__size(d), want);
+	dict__free(d);
+}
+
 static void values_and_string_pools(void **state)
 {
 	struct dict *d = dict__new();
@@ -292,6 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ids_are_dense_and_stable),
+		cmocka_unit_test(keys_differing_in_any_byte_are_apart),
 		cmocka_unit_test(values_and_string_pools),
 		cmocka_unit_test(kernel_symbols_resolve_to_their_function),
 		cmocka_unit_test(code_past_the_kernels_text_names_itself),
