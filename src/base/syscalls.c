@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,45 @@ const char *syscall_name(int nr)
 	return syscall_names[nr];
 }
 
-int syscall_number(const char *name)
+/*
+ * The numbers of the named syscalls by name, then number: a name is looked
+ * up for every sample a query or the recorder classifies (activity.c), and
+ * the table has hundreds.  Made once, by whichever thread asks first.
+ */
+static int by_name[ARRAY_SIZE(syscall_names)], nr_by_name;
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b, c = strcmp(syscall_names[x], syscall_names[y]);
+
+	return c ? c : x - y;
+}
+
+static void sort_by_name(void)
 {
 	for (int nr = 0; nr < syscall_count(); nr++)
-		if (syscall_names[nr] && !strcmp(syscall_names[nr], name))
-			return nr;
-	return -1;
+		if (syscall_names[nr])
+			by_name[nr_by_name++] = nr;
+	qsort(by_name, (size_t)nr_by_name, sizeof(by_name[0]), by_name_cmp);
+}
+
+int syscall_number(const char *name)
+{
+	int lo = 0, hi;
+
+	pthread_once(&by_name_once, sort_by_name);
+	/* the first of equal names: the lowest number, as a scan from 0 finds */
+	hi = nr_by_name;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(syscall_names[by_name[mid]], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nr_by_name && !strcmp(syscall_names[by_name[lo]], name) ? by_name[lo] : -1;
 }
 
 int syscall_number_of(const char *name)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "strbuf.h"
+#include "syscalls.h"
 #include "util.h"
 #include "width.h"
 
@@ -116,6 +117,26 @@ static void cuts_are_marked_and_stacks_keep_their_innermost_frames(void **state)
 	free(plain);
 }
 
+/* by name, every syscall's number is the lowest of that name, as a scan of the table finds it */
+static void syscall_numbers_by_name(void **state)
+{
+	(void)state;
+	for (int nr = 0; nr < syscall_count(); nr++) {
+		const char *name = syscall_name(nr);
+		int first = 0;
+
+		if (!name)
+			continue;
+		while (!syscall_name(first) || strcmp(syscall_name(first), name))
+			first++;
+		assert_int_equal(syscall_number(name), first);
+	}
+	assert_true(syscall_number("read") >= 0);
+	assert_int_equal(syscall_number("no_such_call"), -1);
+	assert_int_equal(syscall_number(""), -1);
+	assert_int_equal(syscall_number("zzzz"), -1);
+}
+
 static void exit_statuses(void **state)
 {
 	(void)state;
@@ -144,6 +165,7 @@ int main(void)
 		cmocka_unit_test(strings_grow_and_are_never_cut),
 		cmocka_unit_test(cells_of_text),
 		cmocka_unit_test(cuts_are_marked_and_stacks_keep_their_innermost_frames),
+		cmocka_unit_test(syscall_numbers_by_name),
 		cmocka_unit_test(exit_statuses),
 		cmocka_unit_test(the_last_error_is_the_threads_own),
 	};
