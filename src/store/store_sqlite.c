@@ -27,6 +27,7 @@
 
 #define SYSCALL_BITS 1024
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
+_Static_assert(NR_SAMPLE_COLUMNS <= 256, "a column's index fits the plan's byte");
 
 enum { INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
        INS_FACT, INS_IO, INS_TRACE, INS_BLOCKER,
@@ -76,6 +77,11 @@ struct store_sqlite {
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
 	struct dict *sample_of_tid;	/* a pass's first sample of each tid (its index) */
+	struct stored_columns {
+		uint8_t column[NR_SAMPLE_COLUMNS];	/* index in sample_columns */
+		uint8_t coarse[NR_SAMPLE_COLUMNS];	/* column_coarse_us() */
+		size_t nr;
+	} stored[BLOCKER + 1];				/* by enum column_where, BLOCKER the last */
 	sqlite3 **memory;		/* an in-memory store: the database goes to *memory at close */
 };
 
@@ -282,12 +288,12 @@ static int prepare(struct store_sqlite *st, uint64_t ts_us)
 	return 0;
 }
 
+/* Every statement binds each of its parameters for every row, NULL ones too: none are cleared between rows. */
 static int step(struct store_sqlite *st, sqlite3_stmt *stmt)
 {
 	int rc = sqlite3_step(stmt);
 
 	sqlite3_reset(stmt);
-	sqlite3_clear_bindings(stmt);
 	return rc == SQLITE_DONE ? 0 : db_fail(st, "write");
 }
 
@@ -317,6 +323,15 @@ static void bind_opt(sqlite3_stmt *s, int col, int valid, int64_t v)
 		sqlite3_bind_null(s, col);
 }
 
+/* text that stays put until the row is stepped, or NULL */
+static void bind_text_opt(sqlite3_stmt *s, int col, const char *text)
+{
+	if (text)
+		sqlite3_bind_text(s, col, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, col);
+}
+
 static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
 {
 	const struct sample *r = arg;
@@ -327,12 +342,10 @@ static int insert_thread(struct store_sqlite *st, int64_t id, const void *arg)
 	sqlite3_bind_int64(s, 3, r->tgid);
 	sqlite3_bind_text(s, 4, r->comm, strnlen(r->comm, TRACT_COMM_LEN), SQLITE_STATIC);
 	sqlite3_bind_text(s, 5, r->pcomm, strnlen(r->pcomm, TRACT_COMM_LEN), SQLITE_STATIC);
-	if (r->exe)
-		sqlite3_bind_text(s, 6, r->exe, -1, SQLITE_STATIC);
+	bind_text_opt(s, 6, r->exe);
 	sqlite3_bind_int64(s, 7, r->uid);
 	bind_opt(s, 8, r->cgroup_id != 0, (int64_t)r->cgroup_id);
-	if (r->title)
-		sqlite3_bind_text(s, 9, r->title, -1, SQLITE_STATIC);
+	bind_text_opt(s, 9, r->title);
 	return step(st, s);
 }
 
@@ -511,19 +524,29 @@ static int bind_value(sqlite3_stmt *s, int param, const struct column_value *v, 
 	return SQLITE_MISUSE;
 }
 
-/* The row's values of the columns stored in one table, bound from parameter first on. */
-static int bind_stored(sqlite3_stmt *s, int first, enum column_where where, const struct pass *p,
-		       const struct sample *r)
+/* The columns stored in each table, in their order there, made once a store: every row binds them. */
+static void plan_columns(struct store_sqlite *st)
 {
-	int param = first, rc = SQLITE_OK;
+	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
+		struct stored_columns *c = &st->stored[sample_columns[i].where];
 
-	for (size_t i = 0; i < NR_SAMPLE_COLUMNS && rc == SQLITE_OK; i++) {
+		c->column[c->nr] = (uint8_t)i;
+		c->coarse[c->nr++] = (uint8_t)column_coarse_us(&sample_columns[i]);
+	}
+}
+
+/* The row's values of the columns stored in one table, bound from parameter first on. */
+static int bind_stored(struct store_sqlite *st, sqlite3_stmt *s, int first, enum column_where where,
+		       const struct pass *p, const struct sample *r)
+{
+	const struct stored_columns *c = &st->stored[where];
+	int rc = SQLITE_OK;
+
+	for (size_t i = 0; i < c->nr && rc == SQLITE_OK; i++) {
 		struct column_value v;
 
-		if (sample_columns[i].where != where)
-			continue;
-		sample_columns[i].value(p, r, &v);
-		rc = bind_value(s, param++, &v, column_coarse_us(&sample_columns[i]));
+		sample_columns[c->column[i]].value(p, r, &v);
+		rc = bind_value(s, first + (int)i, &v, c->coarse[i]);
 	}
 	return rc != SQLITE_OK;
 }
@@ -540,7 +563,7 @@ static int insert_trace(struct store_sqlite *st, int64_t id, const void *arg)
 	sqlite3_stmt *s = st->ins[INS_TRACE];
 
 	sqlite3_bind_int64(s, 1, id);
-	return bind_stored(s, 2, TRACE, t->p, t->r) || step(st, s) ? -EIO : 0;
+	return bind_stored(st, s, 2, TRACE, t->p, t->r) || step(st, s) ? -EIO : 0;
 }
 
 /* traces.id of the sample's trace context, 0 on error; -1 when it has none. */
@@ -612,12 +635,12 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 	bind_opt(s, FACT_REF_WAKER, waker, waker);
 	bind_opt(s, FACT_REF_USTACK, ustack, ustack);
 	bind_opt(s, FACT_REF_TRACE, trace > 0, trace);
-	if (bind_stored(s, FACT_REF__COUNT, FACT, p, r) || step(st, s))
+	if (bind_stored(st, s, FACT_REF__COUNT, FACT, p, r) || step(st, s))
 		return -EIO;
 	if (r->blocker_tid) {
 		s = st->ins[INS_BLOCKER];
 		sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
-		if (bind_stored(s, 2, BLOCKER, p, r) || step(st, s))
+		if (bind_stored(st, s, 2, BLOCKER, p, r) || step(st, s))
 			return -EIO;
 	}
 	if (!r->io_op)
@@ -625,7 +648,7 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 	s = st->ins[INS_IO];
 	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
 	sqlite3_bind_text(s, 2, r->io_dev, -1, SQLITE_STATIC);
-	if (bind_stored(s, 3, IO, p, r))
+	if (bind_stored(st, s, 3, IO, p, r))
 		return -EIO;
 	return step(st, s);
 }
@@ -644,8 +667,7 @@ static int insert_process(struct store_sqlite *st, int64_t id, const void *arg)
 
 	sqlite3_bind_int64(s, 1, id);
 	bind_opt(s, 2, pr->has_tgid, pr->tgid);
-	if (pr->name)
-		sqlite3_bind_text(s, 3, pr->name, -1, SQLITE_STATIC);
+	bind_text_opt(s, 3, pr->name);
 	return step(st, s);
 }
 
@@ -922,6 +944,7 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->syscall_nrs = dict__new();
 	st->cgroups_written = dict__new();
 	st->sample_of_tid = dict__new();
+	plan_columns(st);
 	return st;
 }
 
