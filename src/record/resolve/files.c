@@ -306,39 +306,46 @@ static const char *socket_name(struct files *fs, uint32_t tgid, uint64_t ino, co
 	return intern(fs, link);
 }
 
-const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino)
+/* The fd's name read from /proc on its first sight: out of line, its buffers off the hot path's stack. */
+static __attribute__((noinline)) const char *read_fd_name(struct files *fs, const struct fd_key *key)
 {
-	struct fd_key key = { .tgid = tgid, .fd = fd, .ino = ino };
 	char path[PATH_MAX], link[PATH_MAX];
-	uint32_t id;
 	uint64_t *name;
 	ssize_t n;
 	int added;
 
-	if (fs->last_name && !memcmp(&key, &fs->last_key, sizeof(key)))
-		return fs->last_name;
-	id = dict__find(fs->fds, &key, sizeof(key));
-
-	if (id && *dict__value(fs->fds, id) == FD_IS_SOCKET) {
-		snprintf(link, sizeof(link), "socket:[%" PRIu64 "]", ino);
-		return socket_name(fs, tgid, ino, link);
-	}
-	if (id) {
-		fs->last_key = key;
-		return fs->last_name = (const char *)(uintptr_t)*dict__value(fs->fds, id);
-	}
-	snprintf(path, sizeof(path), "%s/%u/fd/%" PRIu64, fs->proc_root, tgid, fd);
+	snprintf(path, sizeof(path), "%s/%u/fd/%" PRIu64, fs->proc_root, key->tgid, key->fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
 		return NULL;
 	link[n] = '\0';
-	name = dict__value(fs->fds, dict__intern(fs->fds, &key, sizeof(key), &added));
+	name = dict__value(fs->fds, dict__intern(fs->fds, key, sizeof(*key), &added));
 	if (!strncmp(link, "socket:[", 8)) {
 		*name = FD_IS_SOCKET;
-		return socket_name(fs, tgid, ino, link);
+		return socket_name(fs, key->tgid, key->ino, link);
 	}
 	*name = (uintptr_t)intern(fs, link);
 	return (const char *)(uintptr_t)*name;
+}
+
+const char *files__name(struct files *fs, uint32_t tgid, uint64_t fd, uint64_t ino)
+{
+	struct fd_key key = { .tgid = tgid, .fd = fd, .ino = ino };
+	char link[64];
+	uint32_t id;
+
+	/* asked for most rows of a pass: the same fd as the row before, or one read before */
+	if (fs->last_name && fs->last_key.tgid == tgid && fs->last_key.fd == fd && fs->last_key.ino == ino)
+		return fs->last_name;
+	id = dict__find(fs->fds, &key, sizeof(key));
+	if (!id)
+		return read_fd_name(fs, &key);
+	if (*dict__value(fs->fds, id) == FD_IS_SOCKET) {
+		snprintf(link, sizeof(link), "socket:[%" PRIu64 "]", ino);
+		return socket_name(fs, tgid, ino, link);
+	}
+	fs->last_key = key;
+	return fs->last_name = (const char *)(uintptr_t)*dict__value(fs->fds, id);
 }
 
 const char *files__dev(struct files *fs, struct blockdevs *bd, uint32_t tgid, uint64_t fd, uint64_t ino)
