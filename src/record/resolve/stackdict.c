@@ -25,6 +25,8 @@
 #define GRACE_PASSES 64
 /* ended processes past their grace before the dictionary is walked to free their stacks */
 #define COLLECT_AT 256
+/* passes between two looks for kernel stacks idle past STACKDICT_KSTACK_IDLE_PASSES */
+#define KSTACK_SWEEP_PASSES 512
 #define RECENT (1u << RECENT_BITS)
 
 /*
@@ -56,6 +58,12 @@ struct shared_text {
 	char text[];
 };
 
+/* A stack as the dictionary holds it: and the pass that last asked for it. */
+struct entry {
+	struct kstack k;	/* first: a struct kstack * is its entry's */
+	uint64_t asked;
+};
+
 struct stackdict {
 	struct ksyms *ks;
 	struct usyms *us;
@@ -74,11 +82,12 @@ struct stackdict {
 	/* ended processes whose user stacks are still kept: tgid -> the pass it ended in */
 	struct dict *ended;
 	uint64_t passes;
+	uint64_t swept;			/* the pass of the last look for idle kernel stacks */
 	/*
 	 * The stacks asked for lately, by raw hash: every pass asks again for
 	 * the stacks of all the threads that stay asleep, mostly a few stacks
-	 * many times.  A raw hash always names the same stack, and stacks are
-	 * never freed before the dictionary, so an entry never goes stale.
+	 * many times.  A raw hash always names the same stack, and the
+	 * collection that frees stacks empties this, so an entry never goes stale.
 	 */
 	struct {
 		uint64_t raw;
@@ -97,6 +106,12 @@ struct stackdict {
 	size_t nr_asked[2], cap_asked[2];
 	size_t now, next;
 };
+
+/* s asked for in this pass: a kernel stack stays while passes ask for it */
+static void asked_now(struct stackdict *sd, const struct kstack *s)
+{
+	((struct entry *)(uintptr_t)s)->asked = sd->passes;
+}
 
 struct stackdict *stackdict__new(struct ksyms *ks, struct usyms *us)
 {
@@ -259,7 +274,7 @@ const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash)
 	const struct kstack *s;
 	struct asked *a;
 
-	/* a raw hash always names the same stack, and stacks live as long as the dictionary */
+	/* a raw hash always names the same stack, and a collection forgets the last pass's questions */
 	if (sd->next < sd->nr_asked[!sd->now] && last[sd->next].raw == raw_hash && last[sd->next].stack)
 		s = last[sd->next].stack;
 	else
@@ -273,6 +288,8 @@ const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash)
 	a = &sd->asked[sd->now][sd->nr_asked[sd->now]++];
 	a->raw = raw_hash;
 	a->stack = s;
+	if (s)
+		asked_now(sd, s);
 	return s;
 }
 
@@ -394,7 +411,7 @@ static struct kstack *new_stack(struct stackdict *sd, uint64_t raw_hash, int *ad
 
 	if (!*added)
 		return (struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id);
-	s = xcalloc(1, sizeof(*s));
+	s = &((struct entry *)xcalloc(1, sizeof(struct entry)))->k;
 	*dict__value(sd->by_raw, id) = (uintptr_t)s;
 	return s;
 }
@@ -404,6 +421,7 @@ static void finish_stack(struct stackdict *sd, struct kstack *s)
 {
 	char *last;
 
+	asked_now(sd, s);
 	s->hash = hash_bytes(s->frames, strlen(s->frames), 0) >> 1; /* fits SQLite's signed 64 bits */
 	s->frames = share_text(sd, s->frames, s->hash);
 	last = strrchr(s->frames, ';');
@@ -421,6 +439,7 @@ const struct kstack *stackdict__add(struct stackdict *sd, uint64_t raw_hash,
 		s->frames = symbolize_kernel(sd->ks, ip, nr);
 		finish_stack(sd, s);
 	}
+	asked_now(sd, s);
 	return s;
 }
 
@@ -536,6 +555,7 @@ const struct kstack *stackdict__add_folded(struct stackdict *sd, const char *kin
 		s->frames = xstrdup(folded);
 		finish_stack(sd, s);
 	}
+	asked_now(sd, s);
 	return s;
 }
 
@@ -607,11 +627,13 @@ struct collection {
 	size_t nr, cap;
 };
 
-/* a user stack of a process ended before the grace */
+/* a user stack of a process ended before the grace, or a kernel stack no pass asked for in long */
 static int expired(const struct stackdict *sd, const struct kstack *s)
 {
 	uint32_t id = s->tgid ? dict__find(sd->ended, &s->tgid, sizeof(s->tgid)) : 0;
 
+	if (!s->tgid && !strcmp(s->kind, "kernel"))
+		return ((const struct entry *)(uintptr_t)s)->asked + STACKDICT_KSTACK_IDLE_PASSES <= sd->passes;
 	return id && *dict__value(sd->ended, id) + GRACE_PASSES <= sd->passes;
 }
 
@@ -667,23 +689,38 @@ static void rebuild(struct dict **d, int (*keep)(const void *, size_t, uint64_t,
 	*d = kept;
 }
 
+/* Kernel stacks idle past their time, looked for every KSTACK_SWEEP_PASSES: whether there are any. */
+static int idle_kstacks(struct stackdict *sd)
+{
+	if (sd->passes < sd->swept + KSTACK_SWEEP_PASSES)
+		return 0;
+	sd->swept = sd->passes;
+	for (uint32_t id = 1; id <= dict__size(sd->by_raw); id++) {
+		const struct kstack *s = (const struct kstack *)(uintptr_t)*dict__value(sd->by_raw, id);
+
+		if (!s->tgid && expired(sd, s))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The user stacks of processes ended past their grace, freed: they are
  * looked up by their raw hashes, which carry the process, so no one asks
- * for them again.  The lookaside and the last pass's questions forget every
- * stack, freed or not.
+ * for them again.  And the kernel stacks no pass asked for in
+ * STACKDICT_KSTACK_IDLE_PASSES: they belong to no process, and the on-CPU
+ * profile's (where a tick fell) come new all day.  The lookaside and the
+ * last pass's questions forget every stack, freed or not.
  */
 static void collect(struct stackdict *sd)
 {
 	struct collection c = { .sd = sd };
 	size_t due = 0;
 
-	if (dict__size(sd->ended) < COLLECT_AT)
-		return;
 	/* counted in place: this runs at every pass of a host whose processes come and go */
-	for (uint32_t id = 1; id <= dict__size(sd->ended); id++)
+	for (uint32_t id = 1; dict__size(sd->ended) >= COLLECT_AT && id <= dict__size(sd->ended); id++)
 		due += *dict__value(sd->ended, id) + GRACE_PASSES <= sd->passes;
-	if (due < COLLECT_AT)
+	if (due < COLLECT_AT && !idle_kstacks(sd))
 		return;
 	rebuild(&sd->by_raw, keep_stack, &c);
 	forget_copies(sd, &sd->copies);

@@ -57,6 +57,14 @@ void stackdict__end_pass(struct stackdict *sd);
  * (GRACE_PASSES in stackdict.c).
  */
 void stackdict__forget_process(struct stackdict *sd, uint32_t tgid, uint64_t start_ns);
+/*
+ * A kernel stack no pass asked for in this many passes is freed: more than
+ * a queued pass can hold on to, and long, as the sampler names the stack of
+ * a thread that has not run since by its hash alone: a thread left out of
+ * the passes for that long and shown again without having run has its row
+ * without its kernel stack.
+ */
+#define STACKDICT_KSTACK_IDLE_PASSES 4096
 /* Stacks held now (kernel and user). */
 size_t stackdict__size(const struct stackdict *sd);
 /* The stack seen before under this hash, or NULL. */

@@ -52,6 +52,44 @@ static void the_stacks_of_ended_processes_go_after_their_grace(void **state)
 	stackdict__free(sd);
 }
 
+/*
+ * Kernel stacks belong to no process: the on-CPU profile's come new with
+ * every address a tick falls on.  Those no pass asks for again go; those
+ * the passes keep asking for stay, under their hash, with their frames.
+ */
+static void kernel_stacks_no_pass_asks_for_go(void **state)
+{
+	struct stackdict *sd = stackdict__new(NULL, NULL);
+	uint64_t ip[3] = { 0xffffffff81000000ull, 0xffffffff81001000ull, 0xffffffff81002000ull };
+	const struct kstack *kept, *asked;
+	char frames[256];
+
+	(void)state;
+	kept = stackdict__add(sd, 1, ip, 3);
+	snprintf(frames, sizeof(frames), "%s", kept->frames);
+	for (uint64_t raw = 2; raw < 2 + ENDED; raw++) {
+		ip[0] = 0xffffffff81000000ull + raw;
+		stackdict__add(sd, raw, ip, 3);
+	}
+	assert_int_equal(stackdict__size(sd), ENDED + 1);
+	for (int i = 0; i < 2 * STACKDICT_KSTACK_IDLE_PASSES; i++) {
+		assert_ptr_equal(stackdict__get(sd, 1), kept);
+		stackdict__end_pass(sd);
+	}
+	assert_int_equal(stackdict__size(sd), 1);
+	assert_null(stackdict__get(sd, 2));
+	asked = stackdict__get(sd, 1);
+	assert_ptr_equal(asked, kept);
+	assert_string_equal(asked->frames, frames);
+	/* one asked for again within the time is not freed: the profile adds its stacks again */
+	ip[0] = 0xffffffff81000000ull + 2;
+	stackdict__add(sd, 2, ip, 3);
+	for (int i = 0; i < STACKDICT_KSTACK_IDLE_PASSES / 2; i++)
+		stackdict__end_pass(sd);
+	assert_non_null(stackdict__get(sd, 2));
+	stackdict__free(sd);
+}
+
 static void stacks_that_read_alike_share_their_frames(void **state)
 {
 	struct stackdict *sd = stackdict__new(NULL, NULL);
@@ -205,6 +243,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_stacks_of_ended_processes_go_after_their_grace),
+		cmocka_unit_test(kernel_stacks_no_pass_asks_for_go),
 		cmocka_unit_test(stacks_that_read_alike_share_their_frames),
 		cmocka_unit_test(names_and_executables_of_ended_processes_go),
 		cmocka_unit_test(short_lived_processes_fold_into_their_command),
