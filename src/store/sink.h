@@ -66,6 +66,9 @@ const struct store_kind *store_kind_named(const char *name);
 struct sqlite3;
 int store_sqlite__open_memory(const char *name, struct sink **out, struct sqlite3 **db);
 
+/* The dimension rows (threads, calls, stacks...) an SQLite sink remembers now, each held in memory. */
+size_t store_sqlite__remembered(const struct sink *sqlite_sink);
+
 /* key/value pairs every file's meta table holds; NULL-terminated pairs */
 void store_meta(const struct store_config *cfg, const char *kv[][2], size_t max);
 

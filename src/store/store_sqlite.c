@@ -46,21 +46,28 @@ static const char *const insert_sql[INS__COUNT] = {
 	 * from theirs (pass_tables.def) */
 };
 
-/* A dimension table: values seen in this file, and where its ids start. */
+/*
+ * A dimension table: the values it holds that the writer remembers, each
+ * with its row's id, and the last id of the file.  What it forgets and
+ * sees again is stored again, under a new id (queries group by values, not
+ * ids).  Those of threads, processes and calls remember in two generations
+ * of generation_us of passes each: a value comes into the newer when used,
+ * and what went unused for a whole generation is forgotten with the older.
+ * So they hold about what was alive lately, where on a host that starts
+ * programs all day most of them are of processes long gone.
+ */
 struct dimension {
-	struct dict *ids;
-	int64_t base;
+	struct dict *ids, *older;	/* value: the row's id */
+	int64_t last;
+	uint64_t generation_us;		/* 0: one generation, forgotten when full */
+	uint64_t since_us;		/* the pass time the newer generation began at */
 	const char *table;
 };
 
-/*
- * The values a dimension remembers within an hour: past this many, it
- * forgets them and goes on with new ids.  On a host that starts programs
- * all day, threads, processes and stacks are mostly new ones; one seen
- * again after the cut is stored again, under a new id (queries group by
- * values, not ids), and the recorder's memory stays bounded.
- */
+/* The values a generation remembers: past this many, it is the older one. */
 #define DIMENSION_CACHE_MAX 16384
+/* A generation of the threads, processes and calls remembered. */
+#define DIMENSION_GENERATION_US (60 * 1000000ull)
 
 struct store_sqlite {
 	struct sink base;
@@ -124,8 +131,9 @@ static void reset_dimensions(struct store_sqlite *st)
 
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
 		dict__clear(dims[i]->ids);
+		dict__clear(dims[i]->older);
 		snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM %s", dims[i]->table);
-		dims[i]->base = st->db ? query_int(st->db, sql) : 0;
+		dims[i]->last = st->db ? query_int(st->db, sql) : 0;
 	}
 	memset(st->syscalls_written, 0, sizeof(st->syscalls_written));
 	dict__clear(st->syscall_nrs);
@@ -297,20 +305,47 @@ static int step(struct store_sqlite *st, sqlite3_stmt *stmt)
 	return rc == SQLITE_DONE ? 0 : db_fail(st, "write");
 }
 
-/* Id of a dimension row, inserting it on first use in this file; 0 on error. */
+/* The newer generation becomes the older, the older's values forgotten. */
+static void next_generation(struct dimension *dim, uint64_t ts_us)
+{
+	struct dict *forgotten = dim->older;
+
+	dim->older = dim->ids;
+	/* freed, not cleared: a burst of values leaves no table its size behind */
+	dict__free(forgotten);
+	dim->ids = dict__new();
+	dim->since_us = ts_us;
+}
+
+/* A pass at ts_us: the dimensions whose generation it ends move on. */
+static void age_dimensions(struct store_sqlite *st, uint64_t ts_us)
+{
+	struct dimension *dims[] = { &st->threads, &st->processes, &st->calls };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dims); i++)
+		if (dims[i]->generation_us && ts_us >= dims[i]->since_us + dims[i]->generation_us)
+			next_generation(dims[i], ts_us);
+}
+
+/* Id of a dimension row, inserting it when the writer does not remember it; 0 on error. */
 static int64_t dimension_id(struct store_sqlite *st, struct dimension *dim, const void *key,
 			    size_t len, int (*insert)(struct store_sqlite *, int64_t, const void *),
 			    const void *arg)
 {
-	int added;
+	uint32_t found = dict__find(dim->ids, key, len);
 	int64_t id;
+	int added;
 
-	if (dict__size(dim->ids) >= DIMENSION_CACHE_MAX && !dict__find(dim->ids, key, len)) {
-		dim->base += dict__size(dim->ids);
+	if (found)
+		return (int64_t)*dict__value(dim->ids, found);
+	found = dim->older ? dict__find(dim->older, key, len) : 0;
+	id = found ? (int64_t)*dict__value(dim->older, found) : ++dim->last;
+	if (dict__size(dim->ids) >= DIMENSION_CACHE_MAX && dim->generation_us)
+		next_generation(dim, dim->since_us);
+	else if (dict__size(dim->ids) >= DIMENSION_CACHE_MAX)
 		dict__clear(dim->ids);
-	}
-	id = dim->base + dict__intern(dim->ids, key, len, &added);
-	if (added && insert(st, id, arg))
+	*dict__value(dim->ids, dict__intern(dim->ids, key, len, &added)) = (uint64_t)id;
+	if (!found && insert(st, id, arg))
 		return 0;
 	return id;
 }
@@ -880,6 +915,7 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 			return err;
 		}
 	}
+	age_dimensions(st, p->ts_us);
 	err = exec(st, "BEGIN");
 	if (!err)
 		err = insert_pass_rows(st, PT_passes, p, &pass_id);
@@ -903,16 +939,14 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 static void sqlite_close(struct sink *base)
 {
 	struct store_sqlite *st = (struct store_sqlite *)base;
+	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
+				     &st->processes, &st->traces, &st->odd_syscalls };
 
 	close_file(st);
-	dict__free(st->threads.ids);
-	dict__free(st->calls.ids);
-	dict__free(st->stacks.ids);
-	dict__free(st->files.ids);
-	dict__free(st->wakers.ids);
-	dict__free(st->processes.ids);
-	dict__free(st->traces.ids);
-	dict__free(st->odd_syscalls.ids);
+	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
+		dict__free(dims[i]->ids);
+		dict__free(dims[i]->older);
+	}
 	dict__free(st->syscall_nrs);
 	dict__free(st->cgroups_written);
 	dict__free(st->sample_of_tid);
@@ -932,12 +966,15 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->base.ops = &sqlite_ops;
 	st->cfg = *cfg;
 	st->cfg.dir = xstrdup(cfg->dir);
-	st->threads = (struct dimension){ .ids = dict__new(), .table = "threads" };
-	st->calls = (struct dimension){ .ids = dict__new(), .table = "calls" };
+	st->threads = (struct dimension){ .ids = dict__new(), .older = dict__new(), .table = "threads",
+					  .generation_us = DIMENSION_GENERATION_US };
+	st->calls = (struct dimension){ .ids = dict__new(), .older = dict__new(), .table = "calls",
+					.generation_us = DIMENSION_GENERATION_US };
 	st->stacks = (struct dimension){ .ids = dict__new(), .table = "stacks" };
 	st->files = (struct dimension){ .ids = dict__new(), .table = "files" };
 	st->wakers = (struct dimension){ .ids = dict__new(), .table = "wakers" };
-	st->processes = (struct dimension){ .ids = dict__new(), .table = "processes" };
+	st->processes = (struct dimension){ .ids = dict__new(), .older = dict__new(), .table = "processes",
+					    .generation_us = DIMENSION_GENERATION_US };
 	st->traces = (struct dimension){ .ids = dict__new(), .table = "traces" };
 	/* ids count down from those the file has: -1, -2, ... */
 	st->odd_syscalls = (struct dimension){ .ids = dict__new(), .table = "(SELECT -nr AS id FROM syscalls WHERE nr < 0)" };
@@ -946,6 +983,18 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->sample_of_tid = dict__new();
 	plan_columns(st);
 	return st;
+}
+
+size_t store_sqlite__remembered(const struct sink *base)
+{
+	const struct store_sqlite *st = (const struct store_sqlite *)base;
+	const struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
+					   &st->processes, &st->traces, &st->odd_syscalls };
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dims); i++)
+		n += dict__size(dims[i]->ids) + (dims[i]->older ? dict__size(dims[i]->older) : 0);
+	return n;
 }
 
 int store_sqlite__open(const struct store_config *cfg, struct sink **out)
