@@ -34,4 +34,24 @@ rc=$?
 for _ in $(seq 100); do [ -z "$(leftovers)" ] && break; sleep 0.1; done
 ok "stopped while it records (exit $rc)" test $rc -ne 0
 ok "and leaves nothing behind either ($(leftovers | tr '\n' ' '))" test -z "$(leftovers)"
+
+# sampler_cost.sh: its figures, then nothing of it left, the kernel's BPF statistics as they were
+THREADS=$(dirname "$TRACT")/bench/threads
+if [ -x "$THREADS" ]; then
+	ls -d /var/tmp/tract-sampler-cost.* 2> /dev/null | sort > "$WORK/before-cost"
+	stats=$(sysctl -n kernel.bpf_stats_enabled)
+	"$BENCH/sampler_cost.sh" "$TRACT" "$THREADS" 50 1 1 > "$WORK/cost.out" 2> "$WORK/cost.err"
+	rc=$?
+	read -r total sampler writer scan _ passes < "$WORK/cost.out"
+	test_expect_success "sampler_cost.sh: the recorder's CPU per pass, its two threads' (exit $rc: $(cat "$WORK/cost.out"))" '
+		test_holds "$rc" -eq 0 &&
+		test_holds "$passes" -ge 1 &&
+		awk -v t="$total" -v s="$sampler" -v w="$writer" -v b="$scan" \
+			"BEGIN { exit !(t > 0 && s > 0 && w >= 0 && b > 0 && t >= s) }"
+	'
+	left=$(ls -d /var/tmp/tract-sampler-cost.* 2> /dev/null | sort | comm -13 "$WORK/before-cost" -;
+	       pgrep -f "^$THREADS 50" || true)
+	ok "and leaves nothing behind ($left)" test -z "$left"
+	ok "the BPF statistics as they were ($stats)" test "$(sysctl -n kernel.bpf_stats_enabled)" = "$stats"
+fi
 done_testing
