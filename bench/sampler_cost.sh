@@ -4,8 +4,9 @@
 # (bench/threads.c) that each wait in a pipe read (every pass stores N
 # rows), or with MODE=idle in an idle pool (visited and skipped, as the
 # reference sampler skips sleeping threads by default).  ROUNDS
-# rounds, each a recorder of its own; in each, two windows of WINDOW seconds
-# after its first passes (the first unwinds every stack):
+# rounds, each a recorder of its own; in each, windows of WINDOW seconds
+# (16: the pass cut at either end is a few percent of it) after its first
+# passes (the first unwinds every stack):
 #  - the recorder's threads' CPU time (schedstat, nanoseconds): the sampler
 #    thread (the BPF scan, reading it, resolving the rows) and the writer's
 #    (the store);
@@ -15,7 +16,7 @@
 #   "total_ms sampler_ms writer_ms scan_ms sampler_user_pct passes"
 # Usage: [MODE=idle] sampler_cost.sh TRACT THREADS_BIN N [ROUNDS] [WINDOW].  Needs root.
 set -u
-TRACT=$1 THREADS=$2 N=$3 ROUNDS=${4:-5} WINDOW=${5:-10}
+TRACT=$1 THREADS=$2 N=$3 ROUNDS=${4:-5} WINDOW=${5:-16}
 tmp=$(mktemp -d /var/tmp/tract-sampler-cost.XXXXXX)
 stats_was=$(sysctl -n kernel.bpf_stats_enabled 2> /dev/null || echo 0)
 pids=()
@@ -92,6 +93,8 @@ for r in $(seq "$ROUNDS"); do
 	fi
 	kill -INT "$rec"; wait "$rec" 2> /dev/null
 	kill "$tp"; wait "$tp" 2> /dev/null
+	# ended: no pid of theirs is signalled again, whoever has it by then
+	pids=()
 	n1=$(passes_between "$store" "$t0" "$t1")
 	n2=$(passes_between "$store" "$u0" "$u1")
 	sampler=$(per_pass_ms $((s1 - s0)) "$n1")
