@@ -215,7 +215,7 @@ static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q,
 			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0), "
 			      "coalesce(sum(load_rows * weight_us), 0), coalesce(sum(run_rows * weight_us), 0), "
 			      "coalesce(sum(run_steal_us), 0), coalesce(sum(steal_us), 0), "
-			      "coalesce(sum(input_rows * weight_us), 0) "
+			      "max(coalesce(sum(input_rows * weight_us) + sum(input_gained_us) - sum(input_lost_us), 0), 0) "
 			      "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
 
 	if (err)

@@ -72,7 +72,7 @@ static const struct catalog_column host_column = {
 
 /* A column as the fleet's store has it: its inputs, and its value from them (NULL: the one input). */
 struct ch_column {
-	const char *inputs[8];
+	const char *inputs[DERIVED_MAX_INPUTS];
 	size_t ninputs;
 	char *local;		/* over $1...; NULL: the input itself */
 	char *bucket_key;	/* a time bucket's key over $1 (what a local query groups its passes by) */
@@ -781,7 +781,7 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 		    "sum(i) FROM (SELECT host, sum(weight_us) AS w, count() AS n, sum(dropped) AS d, min(ts_us) AS lo, "
 		    "max(ts_us) AS hi, sum(unsampled_us) AS u, sum(load_rows * weight_us) AS l, "
 		    "sum(run_rows * weight_us) AS r, sum(run_steal_us) AS rs, sum(steal_us) AS s, "
-		    "sum(input_rows * weight_us) AS i FROM tract.passes %s GROUP BY host)", strbuf_str(&where));
+		    "greatest(toInt64(sum(input_rows * weight_us) + sum(input_gained_us)) - toInt64(sum(input_lost_us)), 0) AS i FROM tract.passes %s GROUP BY host)", strbuf_str(&where));
 	err = ch_store__select(s, strbuf_str(&sql), &t);
 	if (!err && ch_table__next(&t) == 1 && ch_field_int(&t.row[1]) > 0) {
 		r->sampled_us = (uint64_t)ch_field_int(&t.row[0]);

@@ -21,7 +21,6 @@ static const struct {
 	{ "wait_ends.ender", "we.ender", "TEXT" },
 	{ "wait_ends.ender_tid", "we.ender_tid", "INTEGER" },
 	{ "wait_ends.ender_tgid", "we.ender_tgid", "INTEGER" },
-	{ "wait_ends.wait_class", "we.wait_class", "TEXT" },
 };
 
 int derived_input(const char *name, struct derived_input *out)
@@ -32,6 +31,11 @@ int derived_input(const char *name, struct derived_input *out)
 	}
 	if (!strcmp(name, "uframes")) {
 		*out = (struct derived_input){ "us.frames", JOIN_USTACK, "f.ustack", NULL };
+		return 0;
+	}
+	/* the class alone, which activity needs of every sample, from memory, not through the join */
+	if (!strcmp(name, "wait_ends.wait_class")) {
+		*out = (struct derived_input){ "ended_wait_class(f.thread, p.ts_us)", 0, NULL, "TEXT" };
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(wait_end_inputs); i++)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DERIVED_MAX_INPUTS 8
+#define DERIVED_MAX_INPUTS 9
 
 struct derived_column {
 	const char *name;

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "activity.h"
+#include "ended_waits.h"
 #include "schema.h"
 #include "sqlfuncs.h"
+#include "tract/abi.h"
 #include "util.h"
 
 static void free_regex(void *p)
@@ -310,20 +312,28 @@ static int64_t us_or_unknown(sqlite3_value *v)
 	return sqlite3_value_type(v) == SQLITE_NULL ? -1 : sqlite3_value_int64(v);
 }
 
-/* activity(state, syscall, sc_us, state_us, file, arg1, arg2, wait_class_id): see activity.h */
+/*
+ * activity(state, syscall, sc_us, state_us, file, arg1, arg2, wait_class_id,
+ * ender_class): see activity.h.  The class of what ended the wait, where it
+ * has ended, before the class its site had when it was sampled.
+ */
 static void sql_activity(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const char *state, *syscall, *file;
+	const char *state, *syscall, *file, *ended;
 	const char *what;
 	size_t len;
+	int wait_class;
 
 	(void)argc;
 	state = value_text(ctx, argv[0], &len);
 	syscall = value_text(ctx, argv[1], &len);
 	file = value_text(ctx, argv[4], &len);
+	ended = value_text(ctx, argv[8], &len);
+	wait_class = ended ? wait_class_id(ended) : TRACT_WAIT_UNKNOWN;
+	if (wait_class == TRACT_WAIT_UNKNOWN)
+		wait_class = (int)sqlite3_value_int64(argv[7]);
 	what = activity_of(state, syscall, us_or_unknown(argv[2]), us_or_unknown(argv[3]), file,
-			   sqlite3_value_int64(argv[5]), sqlite3_value_int64(argv[6]),
-			   (int)sqlite3_value_int64(argv[7]));
+			   sqlite3_value_int64(argv[5]), sqlite3_value_int64(argv[6]), wait_class);
 	if (what)
 		sqlite3_result_text(ctx, what, -1, SQLITE_STATIC);
 }
@@ -354,7 +364,7 @@ int sqlfuncs_register(sqlite3 *db)
 		{ "file_ext", 1, sql_file_ext },
 		{ "top_frame", 1, sql_top_frame },
 		{ "log2_bucket", 1, sql_log2_bucket },
-		{ "activity", 8, sql_activity },
+		{ "activity", 9, sql_activity },
 		{ "wait_class_name", 1, sql_wait_class_name },
 	};
 
@@ -366,5 +376,5 @@ int sqlfuncs_register(sqlite3 *db)
 		if (rc != SQLITE_OK)
 			return rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
 	}
-	return 0;
+	return ended_waits_register(db);
 }

@@ -10,8 +10,8 @@
 #include <sqlite3.h>
 
 /*
- * Register regexp, fold_digits, dir_name, file_ext, top_frame, log2_bucket
- * and activity on db.  Returns 0 or a negative errno.
+ * Register regexp, fold_digits, dir_name, file_ext, top_frame, log2_bucket,
+ * activity, wait_class_name and ended_wait_class (ended_waits.h) on db.  Returns 0 or a negative errno.
  */
 int sqlfuncs_register(sqlite3 *db);
 

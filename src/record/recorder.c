@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "blockdev.h"
 #include "cgroups.h"
+#include "ended_inputs.h"
 #include "clock.h"
 #include "files.h"
 #include "irqs.h"
@@ -126,6 +127,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	uint64_t end = o->duration_ns ? start + o->duration_ns : UINT64_MAX, rng = start ^ (uint64_t)getpid();
 	uint64_t slot = start, at = pass_time(slot, interval, start, random_next(&rng));
 	struct targets *targets = targets__open(o->sampler.pids, o->sampler.nr_pids);
+	struct ended_inputs *inputs = ended_inputs__new();
 	struct pass spare = { 0 };
 	struct host_steal steal;
 	int err = 0, taken = 0;
@@ -180,6 +182,8 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 			taken = 1;
 		}
 		pass__count_load(p);
+		if (p != &spare)
+			ended_inputs__take(inputs, p);
 		p->duration_us = (mono_ns() - t0) / 1000;
 		p->cpu_us = thread_cpu_us() - cpu0;
 		tot->passes++;
@@ -194,6 +198,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		slot = next;
 	}
 	pass__free_rows(&spare);
+	ended_inputs__free(inputs);
 	host_steal__close(&steal);
 	targets__free(targets);
 	return err;

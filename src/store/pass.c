@@ -51,11 +51,7 @@ struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w)
 	return array_add((void **)&w->rows, &w->nr, &w->cap, sizeof(*w->rows));
 }
 
-/*
- * Asleep waiting for input or on a timer, as the activity column says: not
- * held up by anything in its own program.
- */
-static int waits_for_input(const struct sample *r)
+int sample_waits_for_input(const struct sample *r, int wait_class)
 {
 	const char *a;
 
@@ -64,7 +60,7 @@ static int waits_for_input(const struct sample *r)
 	a = activity_of(state_name(r->state), r->syscall_nr >= 0 ? syscall_name(r->syscall_nr) : NULL,
 			r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME) ? (int64_t)r->sc_us : -1,
 			(r->flags & TRACT_SF_STATE_TIME) ? (int64_t)r->state_us : -1, r->file,
-			(int64_t)r->sc_args[1], (int64_t)r->sc_args[2], (int)r->wait_class);
+			(int64_t)r->sc_args[1], (int64_t)r->sc_args[2], wait_class);
 	return a && (!strcmp(a, "input") || !strcmp(a, "sleep"));
 }
 
@@ -75,7 +71,7 @@ void pass__count_load(struct pass *p)
 		p->load_rows += p->rows[i].state == TRACT_STATE_RUN || p->rows[i].state == TRACT_STATE_RUNQ ||
 				p->rows[i].state == TRACT_STATE_DISK;
 		p->run_rows += p->rows[i].state == TRACT_STATE_RUN;
-		p->input_rows += waits_for_input(&p->rows[i]);
+		p->input_rows += sample_waits_for_input(&p->rows[i], (int)p->rows[i].wait_class);
 	}
 }
 

@@ -150,6 +150,8 @@ struct pass {
 	uint64_t steal_us;		/* the time the host took from all CPUs over the interval */
 	uint64_t run_steal_us;		/* Σ steal_us of the RUN rows: their time the host took */
 	uint64_t input_rows;		/* rows whose activity is input or sleep */
+	/* thread time of earlier rows whose wait ended in this pass that its ender makes input or sleep, and not */
+	uint64_t input_gained_us, input_lost_us;
 	uint64_t moment_read;		/* 1: each CPU's runner was read at the pass's moment */
 	uint64_t hist_lost;		/* histogram counts lost to full kernel maps */
 	uint64_t duration_us;		/* wall time of the pass */
@@ -184,6 +186,12 @@ struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w);
 void pass__reset(struct pass *p);
 /* A copy of s that the pass owns: valid until it is reset. */
 const char *pass__keep_str(struct pass *p, const char *s);
+/*
+ * 1 where r waits for input or on a timer, as the activity column says of
+ * it with wait_class (enum tract_wait_class) for its wait: not held up by
+ * anything in its own program.
+ */
+int sample_waits_for_input(const struct sample *r, int wait_class);
 /* Counts the rows the load average would count into p->load_rows. */
 void pass__count_load(struct pass *p);
 void pass__free_rows(struct pass *p);

@@ -31,6 +31,14 @@ const char *wait_class_name(int wait_class)
 	return wait_class > 0 && wait_class < (int)(sizeof(names) / sizeof(names[0])) ? names[wait_class] : NULL;
 }
 
+int wait_class_id(const char *name)
+{
+	for (int c = TRACT_WAIT_BLOCKED; c <= TRACT_WAIT_INPUT; c++)
+		if (!strcmp(name, wait_class_name(c)))
+			return c;
+	return TRACT_WAIT_UNKNOWN;
+}
+
 const char *state_name(int state)
 {
 	if (state < 0 || state >= TRACT_STATE__COUNT)

@@ -158,14 +158,33 @@ test_expect_success 'reads: the network'"'"'s is input, a writer'"'"'s of the sa
 	test_holds "$(activities "$TCPREADER")" = "input,input " &&
 	test_holds "$(activities "$UNIXREADER")" = "blocked,blocked "
 '
+# A wait that has ended is what its ender says, back to its first sample,
+# also where its site had no class yet when it was sampled (the first wait
+# at a site): the Unix socket reader's reads all blocked, the TCP reader's
+# all input, from the start of the recording.
+ended_activities() {
+	"$TRACT" query -D "$WORK/default" --from @0 -w "tid = $1 and ender_class is not null" \
+		-g activity --format csv -n 0 | sed 1d | cut -d, -f1 | tr -d '"' | sort -u | tr '\n' ' '
+}
+test_expect_success 'an ended wait'"'"'s samples are what its ender says, its first wait'"'"'s too' '
+	test_holds "$(q "$DDB" "select count(*) from samples s join wait_ends w on w.tid = s.tid and
+			    s.ts_us between w.start_us and w.end_us where s.tid = $UNIXREADER and
+			    s.wait_class_id is null")" -ge 1 &&
+	test_holds "$(ended_activities "$UNIXREADER")" = "blocked " &&
+	test_holds "$(ended_activities "$TCPREADER")" = "input "
+'
 # the samples whose activity is input or sleep, as tract query counts them
 input_samples() {
 	"$TRACT" query -D "$WORK/default" --from @0 -w "activity in ('input', 'sleep')" -g state --format csv |
 		awk -F, 'NR > 1 { n += $NF } END { print n + 0 }'
 }
-test_expect_success 'each pass counts its rows waiting for input or on a timer, as activity says (input_rows)' '
+# Each pass counts its rows by their site's class (input_rows); the pass in
+# which a wait ends counts what its ender changes in its earlier rows
+# (input_gained_us, input_lost_us).  At 10 Hz a row stands for 100 ms.
+test_expect_success 'the passes count the rows waiting for input or on a timer, as activity says' '
 	test_holds "$(q "$DDB" "select sum(input_rows) from passes")" -gt 0 &&
-	test_holds "$(q "$DDB" "select sum(input_rows) from passes")" -eq "$(input_samples)"
+	test_holds "$(q "$DDB" "select (sum(input_rows * weight_us) + sum(input_gained_us) - sum(input_lost_us)) / 100000
+				 from passes")" -eq "$(input_samples)"
 '
 test_expect_success 'and the headline says how many of the active threads waited so' '
 	"$TRACT" query -D "$WORK/default" --from @0 > "$WORK/headline" &&

@@ -197,12 +197,23 @@ static void file_ext_of_the_last_component(void **state)
 static void activity_takes_null_times_as_unknown(void **state)
 {
 	(void)state;
-	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, 20000000, 'pipe:[7]', 0, 0, NULL)"), "input");
-	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, NULL, 'pipe:[7]', 0, 0, NULL)"), "waiting");
-	assert_string_equal(eval("select activity('SLEEP', 'read', 400, 20000000, 'pipe:[7]', 0, 0, NULL)"), "waiting");
-	assert_string_equal(eval("select activity('RUN', NULL, NULL, NULL, NULL, NULL, NULL, NULL)"), "cpu");
+	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, 20000000, 'pipe:[7]', 0, 0, NULL, NULL)"),
+			    "input");
+	assert_string_equal(eval("select activity('SLEEP', 'read', NULL, NULL, 'pipe:[7]', 0, 0, NULL, NULL)"), "waiting");
+	assert_string_equal(eval("select activity('SLEEP', 'read', 400, 20000000, 'pipe:[7]', 0, 0, NULL, NULL)"),
+			    "waiting");
+	assert_string_equal(eval("select activity('RUN', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"), "cpu");
 	/* a wait its site's latest end classed blocked, in an idle syscall: blocked */
-	assert_string_equal(eval("select activity('SLEEP', 'epoll_wait', 14000000, NULL, NULL, 0, 0, 1)"), "blocked");
+	assert_string_equal(eval("select activity('SLEEP', 'epoll_wait', 14000000, NULL, NULL, 0, 0, 1, NULL)"),
+			    "blocked");
+	/* one that has ended is what its ender says, whatever its site said */
+	assert_string_equal(eval("select activity('SLEEP', 'epoll_wait', 14000000, NULL, NULL, 0, 0, 1, 'sleeping')"),
+			    "sleep");
+	assert_string_equal(eval("select activity('SLEEP', 'read', 400, NULL, 'pipe:[7]', 0, 0, NULL, 'blocked')"),
+			    "blocked");
+	/* no class it knows (a fleet's '' read as NULL, or a newer one): its site's */
+	assert_string_equal(eval("select activity('SLEEP', 'epoll_wait', 14000000, NULL, NULL, 0, 0, 1, 'other')"),
+			    "blocked");
 	assert_string_equal(eval("select wait_class_name(3)"), "input");
 }
 

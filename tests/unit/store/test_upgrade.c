@@ -418,7 +418,8 @@ static char *old_csv_hour(void)
 	cut_csv_columns(dir, HOUR_CSV_SUFFIX,
 			",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle,steal_us,wait_class_id,title",
 			",,,,,,,,,");
-	cut_csv_columns(dir, ".passes.csv", ",bpf_us,run_rows,steal_us,run_steal_us,input_rows", ",,1,0,0,0");
+	cut_csv_columns(dir, ".passes.csv", ",bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,input_lost_us",
+			",,1,0,0,0,0,0");
 	return dir;
 }
 
@@ -464,7 +465,8 @@ static void a_csv_hour_an_older_tract_began_goes_on(void **state)
 	assert_non_null(f);
 	assert_non_null(fgets(header, sizeof(header), f));
 	fclose(f);
-	assert_non_null(strstr(header, ",moment_read,bpf_us,run_rows,steal_us,run_steal_us,input_rows\r\n"));
+	assert_non_null(strstr(header, ",moment_read,bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,"
+				       "input_lost_us\r\n"));
 	free(passes);
 	fixture_remove(dir);
 }
