@@ -12,7 +12,11 @@
  * - glibc's pthread_mutex_t in a contended FUTEX_WAIT: __owner beside the
  *   futex word, read twice from the waiter's memory and kept only if both
  *   reads agree and the mutex looks like one (tract_glibc_mutex_owner());
- * - a PI futex: the owner's tid in the futex word.
+ * - a PI futex: the owner's tid in the futex word;
+ * - a file lock (fcntl's F_SETLKW, flock): the waiter's request hangs on
+ *   the blocked list of the lock it waits for, among the locks the file's
+ *   inode holds; that lock's pid is its holder's process (a file lock is
+ *   a process's, not a thread's): its main thread is named.
  *
  * What user memory names is a tid as the process sees it, and may be a
  * word that is no lock at all: it is a candidate (TRACT_SF_BLOCKER_USER)
@@ -199,6 +203,96 @@ static __noinline int kernel_lock_holder(struct task_struct *task, struct tract_
 	return 0;
 }
 
+/* Before 6.9 struct file_lock had the fields file_lock_core has since, in the same order. */
+struct file_lock___old {
+	struct file_lock___old *fl_blocker;
+	struct list_head fl_list;
+	struct list_head fl_blocked_requests;
+	struct list_head fl_blocked_member;
+	unsigned int fl_pid;
+} __attribute__((preserve_access_index));
+
+/* Bounds on the walk: the locks of the file, and the requests each one holds up. */
+#define FILE_LOCKS_HELD 8
+#define FILE_LOCK_WAITERS 8
+
+static __always_inline void *next_of(void *node)
+{
+	void *next = NULL;
+
+	bpf_probe_read_kernel(&next, sizeof(next), &((struct list_head *)node)->next);
+	return next;
+}
+
+static __always_inline __s32 pid_at(void *lock, unsigned long off)
+{
+	__s32 pid = 0;
+
+	bpf_probe_read_kernel(&pid, sizeof(pid), lock + off);
+	return pid;
+}
+
+/*
+ * The holder of the file lock the task waits for in fcntl or flock (which:
+ * list, enum tract_file_lock_wait): the lock of the file whose blocked
+ * requests hold one of the task's process.
+ */
+static __noinline int file_lock_holder(struct task_struct *task, struct tract_sample *s, int list)
+{
+	unsigned long off_list, off_requests, off_member, off_pid;
+	unsigned int fd = (unsigned int)s->sc_args[0];
+	struct file_lock_context *ctx;
+	struct fdtable *fdt;
+	struct file **fds, *file = NULL;
+	void *head, *held, *waiter;
+	__s32 holder = 0;
+
+	if (bpf_core_type_exists(struct file_lock_core)) {
+		off_list = bpf_core_field_offset(struct file_lock_core, flc_list);
+		off_requests = bpf_core_field_offset(struct file_lock_core, flc_blocked_requests);
+		off_member = bpf_core_field_offset(struct file_lock_core, flc_blocked_member);
+		off_pid = bpf_core_field_offset(struct file_lock_core, flc_pid);
+	} else {
+		off_list = bpf_core_field_offset(struct file_lock___old, fl_list);
+		off_requests = bpf_core_field_offset(struct file_lock___old, fl_blocked_requests);
+		off_member = bpf_core_field_offset(struct file_lock___old, fl_blocked_member);
+		off_pid = bpf_core_field_offset(struct file_lock___old, fl_pid);
+	}
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file)
+		return 0;
+	ctx = BPF_CORE_READ(file, f_inode, i_flctx);
+	if (!ctx)
+		return 0;
+	head = list == TRACT_FILE_LOCK_FLOCK ? (void *)&ctx->flc_flock : (void *)&ctx->flc_posix;
+	held = next_of(head);
+	for (int i = 0; i < FILE_LOCKS_HELD && held && held != head && !holder; i++) {
+		void *lock = held - off_list, *requests = lock + off_requests;
+
+		waiter = next_of(requests);
+		for (int j = 0; j < FILE_LOCK_WAITERS && waiter && waiter != requests; j++) {
+			if (pid_at(waiter - off_member, off_pid) == task->tgid) {
+				holder = pid_at(lock, off_pid);
+				break;
+			}
+			waiter = next_of(waiter);
+		}
+		held = next_of(held);
+	}
+	if (holder <= 0 || holder == task->tgid)
+		return 0;
+	s->blocker_tid = (__u32)holder;
+	s->blocker_kind = TRACT_BLOCKER_FILE_LOCK;
+	s->flags |= TRACT_SF_BLOCKER;
+	mark_holder((__u32)holder);
+	holders_named++;
+	return 0;
+}
+
 /* The holder of what a thread off its CPU waits for, if any is recorded. */
 static __always_inline void read_holder(struct task_struct *task, struct tract_sample *s)
 {
@@ -208,6 +302,12 @@ static __always_inline void read_holder(struct task_struct *task, struct tract_s
 	if (!s->blocker_tid && (s->flags & TRACT_SF_IN_SYSCALL) && !(s->flags & TRACT_SF_KTHREAD) &&
 	    s->syscall_nr == TRACT_NR_FUTEX && tract_futex_is_lock(s->sc_args[1], s->sc_args[2]))
 		user_lock_holder(task, s);
+	if (!s->blocker_tid && (s->flags & TRACT_SF_IN_SYSCALL) && !(s->flags & TRACT_SF_KTHREAD)) {
+		int list = tract_file_lock_wait(s->syscall_nr, s->sc_args);
+
+		if (list)
+			file_lock_holder(task, s, list);
+	}
 }
 
 #endif

@@ -141,6 +141,7 @@ enum tract_blocker_kind {
 	TRACT_BLOCKER_MUTEX,		/* a kernel mutex's owner */
 	TRACT_BLOCKER_RWSEM,		/* a kernel rw-semaphore's writer */
 	TRACT_BLOCKER_SEM,		/* a kernel semaphore's last holder */
+	TRACT_BLOCKER_FILE_LOCK,	/* the process holding a file lock (fcntl, flock) */
 };
 /* with a kind: blocker_tid is a tid of the waiter's pid namespace, not the host's */
 #define TRACT_BLOCKER_IN_NS 0x80
@@ -520,6 +521,29 @@ static inline int tract_futex_is_lock(__u64 op, __u64 val)
 
 /* The futex syscall's number (x86-64; the user-space side checks it against SYS_futex). */
 #define TRACT_NR_FUTEX 202
+
+/* fcntl and flock (x86-64), and the waits for a file lock they make */
+#define TRACT_NR_FCNTL 72
+#define TRACT_NR_FLOCK 73
+#define TRACT_F_SETLKW 7
+#define TRACT_F_OFD_SETLKW 38
+#define TRACT_LOCK_NB 4
+
+enum tract_file_lock_wait {
+	TRACT_FILE_LOCK_NONE = 0,
+	TRACT_FILE_LOCK_POSIX,		/* fcntl's record locks, OFD locks among them */
+	TRACT_FILE_LOCK_FLOCK,
+};
+
+/* Which list of a file's locks a syscall with these arguments waits on, if any. */
+static inline int tract_file_lock_wait(__s32 nr, const __u64 *args)
+{
+	if (nr == TRACT_NR_FCNTL && (args[1] == TRACT_F_SETLKW || args[1] == TRACT_F_OFD_SETLKW))
+		return TRACT_FILE_LOCK_POSIX;
+	if (nr == TRACT_NR_FLOCK && !(args[1] & TRACT_LOCK_NB))
+		return TRACT_FILE_LOCK_FLOCK;
+	return TRACT_FILE_LOCK_NONE;
+}
 
 /*
  * An idle syscall's wait with no timeout, from its number and arguments

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <string.h>
+#include <sys/syscall.h>
 #include "activity.h"
 #include "syscalls.h"
 #include "tract/abi.h"
@@ -21,6 +22,17 @@ static const char *const input_syscalls[] = {
 static int is_terminal(const char *file)
 {
 	return !strncmp(file, "/dev/pts/", 9) || !strncmp(file, "/dev/tty", 8) || !strcmp(file, "/dev/console");
+}
+
+_Static_assert(TRACT_NR_FCNTL == SYS_fcntl && TRACT_NR_FLOCK == SYS_flock, "the numbers BPF and user space use");
+
+/* fcntl(F_SETLKW) and flock without LOCK_NB: a wait for a file lock (its second argument, arg1) */
+static int is_file_lock_wait(const char *syscall, int64_t arg1)
+{
+	__u64 args[2] = { 0, (__u64)arg1 };
+
+	return tract_file_lock_wait(!strcmp(syscall, "fcntl") ? TRACT_NR_FCNTL :
+				    !strcmp(syscall, "flock") ? TRACT_NR_FLOCK : -1, args) != TRACT_FILE_LOCK_NONE;
 }
 
 /* The default idle waits of the recorder's policy (active.c). */
@@ -68,6 +80,8 @@ const char *activity_of(const char *state, const char *syscall, int64_t sc_us, i
 	if (strcmp(state, "SLEEP") || !syscall)
 		return "idle";
 	if (!strcmp(syscall, "futex") && tract_futex_is_lock((uint64_t)arg1, (uint64_t)arg2))
+		return "lock";
+	if (is_file_lock_wait(syscall, arg1))
 		return "lock";
 	/* what ended the waits at its site says what this one is, whatever the syscall's name */
 	if (wait_class == TRACT_WAIT_BLOCKED)

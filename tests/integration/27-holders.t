@@ -7,7 +7,7 @@
 # too.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 28
+plan 31
 
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
@@ -158,6 +158,19 @@ else
 	skip "in a pid namespace, the waiter is named its holder by the host's tid" "unshare cannot make a pid namespace here"
 	skip "and no tid of the namespace's is taken for a host's" "unshare cannot make a pid namespace here"
 fi
+
+# ---- file locks: a process holds a file's fcntl and flock locks, threads of another wait ----
+run_locks file "$WORK/file.lock" || exit 1
+FH=$(tid_of file fholder)
+FW=$(tid_of file fwaiter)
+FLW=$(tid_of file flwaiter)
+record_locks file
+ok "file: fcntl(F_SETLKW)'s waiter is in every pass, blocked by the process holding the lock" \
+	test "$(samples_where "tid = $FW and syscall = 'fcntl' and blocker_tid = $FH and chain_root_tid = $FH")" = "$PASSES"
+ok "file: flock's waiter too" \
+	test "$(samples_where "tid = $FLW and syscall = 'flock' and blocker_tid = $FH and chain_root_tid = $FH")" = "$PASSES"
+"$TRACT" query -D "$WORK/file.store" -w "tid in ($FW, $FLW)" -g activity -n 0 --format csv > "$WORK/file.csv" 2>&1
+ok "file: a file lock's wait is activity lock" sh -c "sed 1d '$WORK/file.csv' | cut -d, -f1 | sort -u | grep -qx lock && test \$(sed 1d '$WORK/file.csv' | wc -l) = 1"
 
 # ---- the kernel's own lock: writers of one file wait for its inode lock ----
 # kholder writes from a page whose fault never ends, holding the file's lock

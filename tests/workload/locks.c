@@ -13,6 +13,9 @@
  *   kernel    kholder writes to a file from a buffer whose page fault never
  *             ends (userfaultfd), so it keeps the file's inode lock;
  *             kwaiter1..N write to the same file and wait for that lock
+ *   file      fholder, a process of its own, takes a write lock on a file with
+ *             fcntl and another with flock, and sleeps; fwaiter waits for the
+ *             first in fcntl(F_SETLKW), flwaiter for the second in flock
  *   fake      fake1 and fake2 wait as glibc's contended mutex does (FUTEX_WAIT
  *             on 2) on words that are no pthread_mutex_t, the tid of a live
  *             thread of theirs (bystander) where glibc keeps __owner: fake1's
@@ -28,8 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,6 +143,52 @@ static void *kwaiter_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The file's locks in a child process (file locks are a process's): both
+ * taken, it says so on the pipe and sleeps until its parent ends.
+ */
+static void start_file_holder(const char *path)
+{
+	int ready[2], fd;
+	char c = 0;
+
+	fflush(stdout);
+	if (pipe(ready))
+		die("pipe", errno);
+	if (fork() == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0 || fcntl(fd, F_SETLK, &fl) || flock(fd, LOCK_EX))
+			die(path, errno);
+		announce("fholder");
+		fflush(stdout);
+		if (write(ready[1], &c, 1) != 1)
+			die("write", errno);
+		sleep_forever();
+	}
+	if (read(ready[0], &c, 1) != 1)
+		die("the file lock's holder", EPIPE);
+}
+
+static const char *locked_path;
+
+/* Waits for the file's write lock: in fcntl(F_SETLKW) (arg NULL), or in flock. */
+static void *file_waiter_thread(void *arg)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(locked_path, O_RDWR | O_CLOEXEC);
+
+	announce(arg ? "flwaiter" : "fwaiter");
+	if (fd < 0)
+		die(locked_path, errno);
+	if (arg ? flock(fd, LOCK_EX) : fcntl(fd, F_SETLKW, &fl))
+		die("the file lock", errno);
+	sleep_forever();
+	return NULL;
+}
+
 /* A word laid out as glibc's mutex, locked and contended, naming the bystander where __owner is. */
 static int fake_words[2][5];
 static pid_t bystander_tid;
@@ -237,6 +289,11 @@ int main(int argc, char **argv)
 		memcpy(fake_words[1], (int[5]){ 2, 0, tid, 1, 0x10000 }, sizeof(fake_words[1]));
 		start(fake_thread, fake_words[0]);
 		start(fake_thread, fake_words[1]);
+	} else if (!strcmp(mode, "file") && argc > 3) {
+		locked_path = argv[3];
+		start_file_holder(locked_path);
+		start(file_waiter_thread, NULL);
+		start(file_waiter_thread, (void *)1);
 	} else if (!strcmp(mode, "kernel") && argc > 4) {
 		kernel_fd = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (kernel_fd < 0)
@@ -248,7 +305,8 @@ int main(int argc, char **argv)
 			start(kwaiter_thread, (void *)(intptr_t)i);
 	} else {
 		fprintf(stderr, "usage: locks hold|chain|deadlock|pi|fake [SECONDS]\n"
-				"       locks kernel SECONDS WAITERS FILE\n");
+				"       locks kernel SECONDS WAITERS FILE\n"
+				"       locks file SECONDS FILE\n");
 		return 2;
 	}
 	settle();

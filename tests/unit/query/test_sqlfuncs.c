@@ -211,6 +211,11 @@ static void activity_takes_null_times_as_unknown(void **state)
 			    "sleep");
 	assert_string_equal(eval("select activity('SLEEP', 'read', 400, NULL, 'pipe:[7]', 0, 0, NULL, 'blocked')"),
 			    "blocked");
+	/* a wait for a file lock, fcntl(F_SETLKW) or flock without LOCK_NB: lock, whatever ended it */
+	assert_string_equal(eval("select activity('SLEEP', 'fcntl', 400, NULL, NULL, 7, 0, NULL, 'blocked')"), "lock");
+	assert_string_equal(eval("select activity('SLEEP', 'flock', 400, NULL, NULL, 2, 0, NULL, NULL)"), "lock");
+	assert_string_equal(eval("select activity('SLEEP', 'flock', 400, NULL, NULL, 6, 0, NULL, NULL)"), "waiting");
+	assert_string_equal(eval("select activity('SLEEP', 'fcntl', 400, NULL, NULL, 3, 0, NULL, NULL)"), "waiting");
 	/* no class it knows (a fleet's '' read as NULL, or a newer one): its site's */
 	assert_string_equal(eval("select activity('SLEEP', 'epoll_wait', 14000000, NULL, NULL, 0, 0, 1, 'other')"),
 			    "blocked");
