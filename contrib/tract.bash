@@ -72,7 +72,7 @@ _tract() {
 		--format) COMPREPLY=($(compgen -W 'svg dot' -- "$cur")); return ;;
 		-w|--where|--from|--to|-n|--max-edges) return ;;
 		esac
-		COMPREPLY=($(compgen -W '--output --format --max-edges --where --from --to --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
+		COMPREPLY=($(compgen -W '--output --format --max-edges --holders --where --from --to --dir --clickhouse --host --clickhouse-user --clickhouse-password-file --clickhouse-ca
 			--strict --utc --local
 			--verbose --help' -- "$cur"))
 		;;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * tract wakes: who wakes whom, between processes, over a window: the waker
- * -> wakee edges that record keeps, drawn by Graphviz.
+ * -> wakee edges that record keeps, drawn by Graphviz; or who holds up
+ * whom, between threads: the holders the samples name.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,7 @@
 #include "wakegraph_select.h"
 
 static const char wakes_usage[] =
-"Usage: tract wakes [-o FILE.svg|FILE.dot] [--format svg|dot] [-n N]\n"
+"Usage: tract wakes [-o FILE.svg|FILE.dot] [--format svg|dot] [-n N] [--holders]\n"
 "                   [-w FILTER] [--from TIME] [--to TIME] [--dir DIR]\n"
 "\n"
 "The waker -> wakee graph between processes, as record keeps it: the\n"
@@ -27,8 +28,10 @@ static const char wakes_usage[] =
 "labelled with its wakeups, summed wait for a CPU and summed time asleep\n"
 "(and its share of all); a note counts the edges not drawn.  Interrupts\n"
 "(softirq/NET_RX, irq/N-HANDLER, or irq where the kernel named none) and\n"
-"timers are nodes of their own.  Laid out by\n"
-"Graphviz (dot).\n"
+"timers are nodes of their own.  With --holders, the holder -> waiter\n"
+"graph between threads instead: who held a lock whom waited for it, each\n"
+"edge as wide as the waiter's time held up (blocker_tid), a deadlock's\n"
+"edges red.  Laid out by Graphviz (dot).\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE     write to FILE; its extension picks the format (.svg, or .dot or .gv)\n"
@@ -36,16 +39,19 @@ static const char wakes_usage[] =
 "  -n, --max-edges N     draw the N edges that ended the most time asleep\n"
 "                        (default 12; 0: all of them)\n"
 "  -w, --where FILTER    only edges that match: waker, wakee, waker_tgid, wakee_tgid\n"
+"                        (with --holders: the waiters' samples, any column of them)\n"
+"      --holders         draw who holds up whom, from the waits' named holders\n"
 "      --from TIME, --to TIME, -D DIR, --strict, --utc, --local, -v: as tract query\n"
 "      --clickhouse URL, --host NAME, --clickhouse-user, ...: the fleet's store, as tract query\n"
 "  -h, --help            show this help\n";
 
-enum { OPT_MAX_EDGES = 256 };
+enum { OPT_MAX_EDGES = 256, OPT_HOLDERS };
 
 static const struct option wakes_options[] = {
 	READ_OPTS_LONG,
 	{ "output", required_argument, NULL, 'o' },
 	{ "max-edges", required_argument, NULL, OPT_MAX_EDGES },
+	{ "holders", no_argument, NULL, OPT_HOLDERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -53,7 +59,7 @@ static const struct option wakes_options[] = {
 struct wakes_args {
 	struct query_opts q;
 	const char *output;
-	int svg, format_given;
+	int svg, format_given, holders;
 	size_t max_edges;
 };
 
@@ -103,6 +109,9 @@ static int wakes_parse_args(int argc, char **argv, struct wakes_args *a)
 						   c == 'n' ? "-n" : "--max-edges");
 			a->max_edges = v;
 			break;
+		case OPT_HOLDERS:
+			a->holders = 1;
+			break;
 		case 'h':
 			fputs(wakes_usage, stdout);
 			return 1;
@@ -138,23 +147,28 @@ int cmd_wakes(int argc, char **argv)
 		return EXIT_RUNTIME;
 	err = query_resolve_range(&set, &a.q);
 	if (!err)
-		err = wakegraph__select(&set, &(struct wake_selection){ .filter = a.q.filter, .from_us = a.q.from_us,
-								       .to_us = a.q.to_us, .strict = a.q.strict },
-					&r, &edges, &n);
+		err = (a.holders ? wakegraph__select_holders : wakegraph__select)(
+			&set, &(struct wake_selection){ .filter = a.q.filter, .from_us = a.q.from_us, .to_us = a.q.to_us,
+							.strict = a.q.strict },
+			&r, &edges, &n);
 	store_reader__free(&set);
 	if (err)
 		return exit_status(err);
 	if (!n) {
-		tract_err("no wakeups to draw in that range%s (record keeps them unless given --no-wakeup-edges)",
-			  a.q.filter ? " that match the filter" : "");
-		free(edges);
+		if (a.holders)
+			tract_err("no waits with a named holder in that range%s (see Who holds a wait up in the README)",
+				  a.q.filter ? " that match the filter" : "");
+		else
+			tract_err("no wakeups to draw in that range%s (record keeps them unless given --no-wakeup-edges)",
+				  a.q.filter ? " that match the filter" : "");
+		wakegraph__free(edges, n);
 		agg_result__free(&r);
 		return EXIT_RUNTIME;
 	}
 	timespec_format(r.first_us, from, sizeof(from));
 	timespec_format(r.last_us, to, sizeof(to));
-	snprintf(title, sizeof(title), "Who wakes whom, %s .. %s %s%s%s", from, to, timespec_zone(r.last_us),
-		 a.q.filter ? ", " : "", a.q.filter ? a.q.filter : "");
+	snprintf(title, sizeof(title), "%s, %s .. %s %s%s%s", a.holders ? "Who holds up whom" : "Who wakes whom", from,
+		 to, timespec_zone(r.last_us), a.q.filter ? ", " : "", a.q.filter ? a.q.filter : "");
 	if (a.svg) {
 		err = wakegraph__write_svg(a.output, edges, n, a.max_edges, title);
 	} else {
@@ -168,7 +182,7 @@ int cmd_wakes(int argc, char **argv)
 			err = -EIO;
 		}
 	}
-	free(edges);
+	wakegraph__free(edges, n);
 	agg_result__free(&r);
 	return err ? EXIT_RUNTIME : 0;
 }

@@ -147,7 +147,8 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 	if (drawn < n) {
 		fprintf(out, "and %zu more edge%s carrying ", n - drawn, n - drawn == 1 ? "" : "s");
 		put_share(out, left_blocked, blocked);
-		fprintf(out, " of the blocked time (%llu wakeups) not drawn\\l", (unsigned long long)left_count);
+		fprintf(out, " of the blocked time (%llu %s) not drawn\\l", (unsigned long long)left_count,
+			e[0].holds ? "samples" : "wakeups");
 	}
 	for (size_t k = 0; k < sizeof(kernel) / sizeof(kernel[0]); k++)
 		if (kernel[k])
@@ -177,10 +178,16 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 		put_node_id(out, e[i].waker, e[i].waker_len, e[i].waker_tgid);
 		fputs(" -> ", out);
 		put_node_id(out, e[i].wakee, e[i].wakee_len, e[i].wakee_tgid);
-		fprintf(out, " [penwidth=%.2f, label=\"%llu wakeups\\nrunq ", width, (unsigned long long)e[i].count);
-		put_us(out, e[i].runq_us);
-		fputs(", blocked ", out);
-		put_us(out, e[i].blocked_us);
+		if (e[i].holds) {
+			fprintf(out, " [penwidth=%.2f, %slabel=\"%sheld up ", width,
+				e[i].cycle ? "color=\"#e00000\", " : "", e[i].cycle ? "deadlock: " : "");
+			put_us(out, e[i].blocked_us);
+		} else {
+			fprintf(out, " [penwidth=%.2f, label=\"%llu wakeups\\nrunq ", width, (unsigned long long)e[i].count);
+			put_us(out, e[i].runq_us);
+			fputs(", blocked ", out);
+			put_us(out, e[i].blocked_us);
+		}
 		fputs(" (", out);
 		put_share(out, e[i].blocked_us, blocked);
 		/* an empty last line keeps the text clear of a wide edge */
@@ -188,4 +195,11 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 	}
 	fputs("}\n", out);
 	return ferror(out) ? -1 : 0;
+}
+
+void wakegraph__free(struct wake_edge *e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++)
+		free(e[i].owned);
+	free(e);
 }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dict.h"
+#include "strbuf.h"
 #include "util.h"
 #include "wakegraph_select.h"
 
@@ -81,6 +82,99 @@ int wakegraph__select(const struct store_reader *set, const struct wake_selectio
 	wakegraph__rank(*out, *n);
 	dict__free(keys);
 	agg_result__free(&rb);
+	return 0;
+}
+
+/* A text value as a NUL-terminated copy; NULL for another. */
+static char *text_of(const struct agg_value *v)
+{
+	char *s;
+
+	if (v->type != SQLITE_TEXT)
+		return NULL;
+	s = xcalloc(1, v->len + 1);
+	memcpy(s, v->text, v->len);
+	return s;
+}
+
+/* The name each holder's own samples give it in the range: tid -> edge index + 1 of its first edge. */
+static void name_holders(const struct store_reader *set, const struct wake_selection *o, struct wake_edge *e,
+			 size_t n)
+{
+	struct agg_query q = { .cat = &catalog_samples, .group = "tid,comm", .from_us = o->from_us, .to_us = o->to_us,
+			       .strict = o->strict };
+	struct strbuf filter = { 0 };
+	struct agg_result r;
+	struct agg_value v[2];
+
+	strbuf_add(&filter, "tid in (");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&filter, "%s%lld", i ? ", " : "", (long long)e[i].waker_tgid);
+	strbuf_add(&filter, ")");
+	q.filter = strbuf_str(&filter);
+	tract_hold_errors(1);
+	if (!aggregate(set, &q, &r)) {
+		agg_result__sort(&r);
+		for (size_t k = 0; k < r.nrows; k++) {
+			agg_result__values(&r, &r.rows[k], v);
+			for (size_t i = 0; i < n; i++)
+				if (v[0].type == SQLITE_INTEGER && v[0].i == e[i].waker_tgid && !e[i].owned &&
+				    (e[i].owned = text_of(&v[1]))) {
+					e[i].waker = e[i].owned;
+					e[i].waker_len = strlen(e[i].owned);
+				}
+		}
+		agg_result__free(&r);
+	}
+	tract_clear_error();
+	tract_hold_errors(0);
+	strbuf_free(&filter);
+}
+
+int wakegraph__select_holders(const struct store_reader *set, const struct wake_selection *o, struct agg_result *r,
+			      struct wake_edge **out, size_t *n)
+{
+	struct strbuf filter = { 0 };
+	struct agg_query q = { .cat = &catalog_samples, .group = "blocker_tid,tid,comm,chain_cycle",
+			       .from_us = o->from_us, .to_us = o->to_us, .strict = o->strict };
+	struct agg_value v[4];
+	int err;
+
+	strbuf_add(&filter, "blocker_tid is not null");
+	if (o->filter)
+		strbuf_addf(&filter, " and (%s)", o->filter);
+	q.filter = strbuf_str(&filter);
+	err = aggregate(set, &q, r);
+	strbuf_free(&filter);
+	if (err)
+		return err;
+	*out = xcalloc(r->nrows ? r->nrows : 1, sizeof(**out));
+	*n = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct wake_edge *e = NULL;
+
+		agg_result__values(r, &r->rows[i], v);
+		if (v[0].type != SQLITE_INTEGER || v[1].type != SQLITE_INTEGER)
+			continue;
+		/* one edge a pair, a deadlock's where any of its samples closed one */
+		for (size_t k = 0; k < *n && !e; k++)
+			if ((*out)[k].waker_tgid == v[0].i && (*out)[k].wakee_tgid == v[1].i)
+				e = &(*out)[k];
+		if (!e) {
+			e = &(*out)[(*n)++];
+			*e = (struct wake_edge){
+				.waker = "?", .waker_len = 1, .waker_tgid = v[0].i, .wakee_tgid = v[1].i,
+				.wakee = v[2].type == SQLITE_TEXT ? v[2].text : "?",
+				.wakee_len = v[2].type == SQLITE_TEXT ? v[2].len : 1, .holds = 1,
+			};
+		}
+		e->count += r->rows[i].samples;
+		e->blocked_us += r->rows[i].measure;
+		e->cycle |= v[3].type == SQLITE_INTEGER && v[3].i;
+	}
+	if (*n)
+		name_holders(set, o, *out, *n);
+	wakegraph__rank(*out, *n);
 	return 0;
 }
 

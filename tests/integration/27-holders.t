@@ -7,7 +7,7 @@
 # too.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 31
+plan 34
 
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
@@ -99,6 +99,12 @@ ok "the chain's middle waits for its root in every pass" \
 ok "the chain's top names mid its holder and root its root, two links away, in every pass" \
 	test "$(samples_where "tid = $TOP and blocker_tid = $MID and chain_root_tid = $ROOT and chain_len = 2 and chain_cycle = 0")" = "$PASSES"
 ok "the chain's root waits for no one" test "$(samples_where "tid = $ROOT and blocker_tid is not null")" = 0
+# tract wakes --holders: the chain as holder -> waiter edges between threads, named by their own samples
+"$TRACT" wakes -D "$WORK/chain.store" --from @0 --holders > "$WORK/chain.dot" 2>&1
+ok "wakes --holders draws the chain: root -> mid -> top, and no other edge" sh -c "
+	grep -q '\"root $ROOT\" -> \"mid $MID\" .*label=\"held up ' '$WORK/chain.dot' &&
+	grep -q '\"mid $MID\" -> \"top $TOP\" .*label=\"held up ' '$WORK/chain.dot' &&
+	test \$(grep -c -- ' -> ' '$WORK/chain.dot') = 2 && ! grep -q deadlock '$WORK/chain.dot'"
 
 # ---- a deadlock: dead1 holds m1 and waits for m2, dead2 the other way round ----
 run_locks deadlock || exit 1
@@ -112,6 +118,14 @@ ok "dead2 waits for dead1 in every pass, marked a cycle" \
 	test "$(samples_where "tid = $D2 and blocker_tid = $D1 and chain_cycle = 1")" = "$PASSES"
 ok "both have the cycle's lowest tid as their root" \
 	test "$(samples_where "chain_root_tid = $LOW")" = "$((2 * PASSES))"
+"$TRACT" wakes -D "$WORK/deadlock.store" --from @0 --holders -w "comm = dead1" > "$WORK/dead.dot" 2>&1
+ok "wakes --holders draws a deadlock's edges red, and -w picks the waiters" sh -c "
+	grep -q '\"dead2 $D2\" -> \"dead1 $D1\" .*color=\"#e00000\", label=\"deadlock: held up ' '$WORK/dead.dot' &&
+	test \$(grep -c -- ' -> ' '$WORK/dead.dot') = 1"
+"$TRACT" wakes -D "$WORK/deadlock.store" --from @0 --holders -w "comm = nobody" > "$WORK/none.out" 2>&1
+none_rc=$?
+ok "wakes --holders with no waiter named: exit 1, saying so" sh -c "
+	test $none_rc = 1 && grep -q 'no waits with a named holder' '$WORK/none.out'"
 
 # ---- a PI mutex: the owner's tid is the futex word ----
 run_locks pi || exit 1

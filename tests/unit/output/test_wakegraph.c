@@ -169,6 +169,29 @@ static void a_named_interrupt_is_its_own_node(void **state)
 	free(text);
 }
 
+/* Holder -> waiter edges say how long the waiter was held up, a deadlock's in red; the note counts samples. */
+static void a_holders_graph_says_who_held_whom_up(void **state)
+{
+	struct wake_edge e[] = {
+		{ .waker = "root", .waker_len = 4, .waker_tgid = 10, .wakee = "mid", .wakee_len = 3, .wakee_tgid = 11,
+		  .count = 30, .blocked_us = 3000000, .holds = 1 },
+		{ .waker = "dead2", .waker_len = 5, .waker_tgid = 21, .wakee = "dead1", .wakee_len = 5,
+		  .wakee_tgid = 20, .count = 20, .blocked_us = 2000000, .holds = 1, .cycle = 1 },
+		{ .waker = "a", .waker_len = 1, .waker_tgid = 30, .wakee = "b", .wakee_len = 1, .wakee_tgid = 31,
+		  .count = 7, .blocked_us = 700000, .holds = 1 },
+	};
+	char *text;
+
+	(void)state;
+	text = dot(e, 3, 2);
+	assert_non_null(strstr(text, "\t\"root 10\" -> \"mid 11\" [penwidth=8.00, label=\"held up 3.00 s (53%)"));
+	assert_non_null(strstr(text, "\t\"dead2 21\" -> \"dead1 20\" [penwidth=5.67, color=\"#e00000\", "
+				     "label=\"deadlock: held up 2.00 s (35%)"));
+	assert_non_null(strstr(text, "and 1 more edge carrying 12% of the blocked time (7 samples) not drawn"));
+	assert_null(strstr(text, "wakeups"));
+	free(text);
+}
+
 /* The picture Graphviz lays out of the busy host fits a screen, as its 60 edges by wakeups did not. */
 static void a_busy_host_reads_at_a_glance(void **state)
 {
@@ -206,6 +229,7 @@ int main(void)
 		cmocka_unit_test(the_rest_is_counted_in_a_note),
 		cmocka_unit_test(an_interrupt_says_what_it_is),
 		cmocka_unit_test(a_named_interrupt_is_its_own_node),
+		cmocka_unit_test(a_holders_graph_says_who_held_whom_up),
 		cmocka_unit_test(a_busy_host_reads_at_a_glance),
 	};
 
