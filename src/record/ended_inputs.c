@@ -13,6 +13,15 @@
 #define MAX_THREADS 65536
 
 /*
+ * A store file holds a UTC hour, and a query gives a wait's ender only to
+ * its samples in the file that holds its end: a run keeps to one hour.
+ */
+static uint64_t hour_of(uint64_t ts_us)
+{
+	return ts_us / (3600 * 1000000ULL);
+}
+
+/*
  * Rows of one thread in one wait, one after another: the thread time they
  * stand for that input_rows counted, and that each class of ender makes
  * input or sleep.
@@ -122,7 +131,7 @@ static void remember(struct ended_inputs *e, const struct pass *p, const struct 
 	run = t->n ? &t->runs[t->n - 1] : NULL;
 	/* asleep since before the run's last row: the same wait */
 	start_us = (r->flags & TRACT_SF_STATE_TIME) && r->state_us <= p->ts_us ? p->ts_us - r->state_us : p->ts_us;
-	if (!run || start_us >= run->last_us) {
+	if (!run || start_us >= run->last_us || hour_of(p->ts_us) != hour_of(run->last_us)) {
 		if (t->n == RUNS_PER_THREAD)
 			memmove(&t->runs[0], &t->runs[1], --t->n * sizeof(t->runs[0]));
 		run = &t->runs[t->n++];
@@ -151,8 +160,8 @@ static void settle(struct ended_inputs *e, struct pass *p, const struct wait_end
 			t->runs[kept++] = *run;
 			continue;
 		}
-		/* the query gives the ender to the rows from the wait's start to its end */
-		if (c == TRACT_WAIT_UNKNOWN || run->first_us < w->start_us)
+		/* the query gives the ender to the rows from the wait's start to its end, in its end's file */
+		if (c == TRACT_WAIT_UNKNOWN || run->first_us < w->start_us || hour_of(run->first_us) != hour_of(p->ts_us))
 			continue;
 		if (run->as_class_us[c] > run->counted_us)
 			p->input_gained_us += run->as_class_us[c] - run->counted_us;
