@@ -3,13 +3,14 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 14
+#define TRACT_SCHEMA_VERSION 15
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
  * The oldest a reader reads as it is, with no upgraded copy: 14 has the
  * files' devices (13 the threads' titles, 12 sample_blockers), which the
- * samples view joins.
+ * samples view joins.  15 adds the passes' input_gained_us and
+ * input_lost_us, which a reader of a 14 takes for 0.
  */
 #define TRACT_SCHEMA_READ_AS_IS 14
 
