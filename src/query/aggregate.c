@@ -206,38 +206,19 @@ static int read_bucket_passes(sqlite3 *db, const char *path, const struct agg_qu
 	return err;
 }
 
-/* Whether a file's passes have what its ended waits changed in their input rows (schema 15). */
-static int has_input_changes(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int has = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('passes') WHERE name = 'input_lost_us'", -1, &st,
-			       NULL) == SQLITE_OK) {
-		has = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_finalize(st);
-	}
-	return has;
-}
-
 /* The passes of one file in range: the time they sampled. */
 static int read_passes(sqlite3 *db, const char *path, const struct agg_query *q, struct agg_result *r)
 {
-	char sql[512];
 	sqlite3_stmt *st;
-	int rc, err;
-
-	snprintf(sql, sizeof(sql),
-		 "SELECT coalesce(sum(weight_us), 0), count(*), coalesce(sum(dropped), 0), "
-		 "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0), "
-		 "coalesce(sum(load_rows * weight_us), 0), coalesce(sum(run_rows * weight_us), 0), "
-		 "coalesce(sum(run_steal_us), 0), coalesce(sum(steal_us), 0), max(coalesce(%s, 0), 0) "
-		 "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2",
-		 /* an older tract's passes in the file hold NULL: none changed */
-		 has_input_changes(db) ? "coalesce(sum(input_rows * weight_us), 0) + coalesce(sum(input_gained_us), 0) - "
-					 "coalesce(sum(input_lost_us), 0)" :
-					 "sum(input_rows * weight_us)");
-	err = prepare(db, path, sql, &st);
+	/* an older tract's passes in an upgraded file hold NULL: none changed */
+	int rc, err = prepare(db, path,
+			      "SELECT coalesce(sum(weight_us), 0), count(*), coalesce(sum(dropped), 0), "
+			      "min(ts_us), max(ts_us), coalesce(sum(unsampled_us), 0), "
+			      "coalesce(sum(load_rows * weight_us), 0), coalesce(sum(run_rows * weight_us), 0), "
+			      "coalesce(sum(run_steal_us), 0), coalesce(sum(steal_us), 0), "
+			      "max(coalesce(sum(input_rows * weight_us), 0) + coalesce(sum(input_gained_us), 0) - "
+			      "coalesce(sum(input_lost_us), 0), 0) "
+			      "FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", &st);
 
 	if (err)
 		return err;

@@ -10,7 +10,7 @@
  * The oldest a reader reads as it is, with no upgraded copy: 14 has the
  * files' devices (13 the threads' titles, 12 sample_blockers), which the
  * samples view joins.  15 adds the passes' input_gained_us and
- * input_lost_us, which a reader of a 14 takes for 0.
+ * input_lost_us, which a reader of a 14 takes for 0 (a view of its own).
  */
 #define TRACT_SCHEMA_READ_AS_IS 14
 

@@ -303,6 +303,45 @@ static void a_schema_12_hour_gets_titles(void **state)
 	fixture_remove(dir);
 }
 
+/* A 14 hour: read as it is, its passes' input changes 0; a recorder that goes on adds them. */
+static void a_schema_14_hour_is_read_as_it_is(void **state)
+{
+	char *dir = fixture_dir(), *path;
+	struct store_config cfg = { .frequency_hz = 1, .source = "test", .gid = -1 };
+	struct pass p = { .ts_us = FIXTURE_FIRST_US + 3000000, .weight_us = 1000000, .visited = 1,
+			  .input_gained_us = 5 };
+	struct sink *s;
+	sqlite3 *db;
+
+	(void)state;
+	assert_non_null(dir);
+	cfg.dir = dir;
+	assert_int_equal(fixture_store(store_sqlite__open, dir), 0);
+	path = hour_file(dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_ok(db, "DROP VIEW samples; CREATE TABLE old AS SELECT id, ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, "
+		    "hist_lost, displaced, unsampled_us, load_rows, moment_read, bpf_us, run_rows, steal_us, run_steal_us, "
+		    "input_rows FROM passes; DROP TABLE passes; ALTER TABLE old RENAME TO passes; PRAGMA user_version = 14");
+	exec_ok(db, schema_view_sql());
+	sqlite3_close(db);
+	assert_int_equal(store_open_file(path, &db), 0);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE input_gained_us = 0 AND input_lost_us = 0"), 10);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 26);
+	sqlite3_close(db);
+	assert_int_equal(store_sqlite__open(&cfg, &s), 0);
+	fixture_row(&p, 9, "postgres", TRACT_STATE_SLEEP, 0);
+	assert_int_equal(sink__write_pass(s, &p), 0);
+	sink__close(s);
+	pass__free_rows(&p);
+	assert_int_equal(store_open_file(path, &db), 0);
+	assert_int_equal(one_int(db, "PRAGMA user_version"), TRACT_SCHEMA_VERSION);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes"), 11);
+	assert_int_equal(one_int(db, "SELECT sum(input_gained_us) FROM passes"), 5);
+	sqlite3_close(db);
+	free(path);
+	fixture_remove(dir);
+}
+
 static void the_recorder_upgrades_in_place(void **state)
 {
 	char *dir = old_hour(7), *path = hour_file(dir);
@@ -477,6 +516,7 @@ int main(void)
 		cmocka_unit_test(a_reader_upgrades_a_copy),
 		cmocka_unit_test(a_reader_reads_schema_10_with_its_times),
 		cmocka_unit_test(a_schema_12_hour_gets_titles),
+		cmocka_unit_test(a_schema_14_hour_is_read_as_it_is),
 		cmocka_unit_test(the_recorder_upgrades_in_place),
 		cmocka_unit_test(older_hours_are_refused_by_name),
 		cmocka_unit_test(a_csv_hour_an_older_tract_began_goes_on),
