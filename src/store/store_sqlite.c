@@ -423,8 +423,8 @@ static int insert_file(struct store_sqlite *st, int64_t id, const void *arg)
 	const struct sample *r = arg;
 	sqlite3_stmt *s = st->ins[INS_FILE];
 
-	if (!r->io_op && r->io_dev)
-		sqlite3_bind_text(s, 3, r->io_dev, -1, SQLITE_STATIC);
+	/* every parameter bound on every row: none is cleared between them */
+	bind_text_opt(s, 3, r->io_op ? NULL : r->io_dev);
 	return insert_text(st, s, id, r->file);
 }
 
