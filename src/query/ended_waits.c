@@ -35,10 +35,7 @@ static void load(sqlite3 *db, struct ended_waits *e)
 		const char *name = (const char *)sqlite3_column_text(st, 3);
 		struct ended_wait *w;
 
-		if (e->n == e->cap) {
-			e->cap = e->cap ? 2 * e->cap : 256;
-			e->w = xrealloc(e->w, e->cap * sizeof(*e->w));
-		}
+		ARRAY_GROW(e->w, e->n, e->cap, 256);
 		w = &e->w[e->n++];
 		w->thread = sqlite3_column_int64(st, 0);
 		w->start_us = sqlite3_column_int64(st, 1);

@@ -100,10 +100,7 @@ static struct thread_runs *runs_of(struct ended_inputs *e, uint32_t tid, int add
 		shed(e);
 	id = dict__intern(e->tids, &tid, sizeof(tid), &added);
 	if (added) {
-		if (id > e->cap) {
-			e->cap = e->cap ? 2 * e->cap : 256;
-			e->threads = xrealloc(e->threads, e->cap * sizeof(*e->threads));
-		}
+		ARRAY_GROW(e->threads, id - 1, e->cap, 256);
 		*dict__value(e->tids, id) = id - 1;
 		e->threads[id - 1].n = 0;
 	}
