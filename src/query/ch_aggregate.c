@@ -600,14 +600,16 @@ static int add_from(const struct ch_store *s, const struct agg_query *q, const s
 		 * The oldest servers join by equality alone: each wait is
 		 * joined to the seconds it overlaps in the range, and a sample
 		 * to its second's waits, as arrays (a thread's waits never
-		 * overlap: at most one holds its time).
+		 * overlap: at most one holds its time).  Only the seconds of
+		 * its end's hour, as a local store's file of that hour gives
+		 * the ender to the samples it holds: both answer alike.
 		 */
 		strbuf_addf(sql, "(SELECT *, toUInt64(intDiv(ts_us, 1000000)) AS we_second FROM %s) "
 			    "ANY LEFT JOIN (SELECT host, tid, we_second, groupArray(start_us) AS we_start_us, "
 			    "groupArray(end_us) AS we_end_us, groupArray(ender) AS we_ender, "
 			    "groupArray(ifNull(ender_tid, 0)) AS we_ender_tid, groupArray(ifNull(ender_tgid, 0)) AS we_ender_tgid, "
 			    "groupArray(wait_class) AS we_wait_class FROM (SELECT *, "
-			    "toUInt64(intDiv(greatest(start_us, %llu), 1000000)) AS we_first, "
+			    "toUInt64(intDiv(greatest(greatest(start_us, %llu), intDiv(end_us, 3600000000) * 3600000000), 1000000)) AS we_first, "
 			    "toUInt64(intDiv(least(end_us, %llu), 1000000)) AS we_last, "
 			    "arrayJoin(arrayMap(k -> we_first + k, range(toUInt64(we_last + 1 - we_first)))) AS we_second FROM tract.wait_ends "
 			    "WHERE end_us >= %llu AND start_us < %llu", strbuf_str(&from),
