@@ -15,8 +15,10 @@
 #include "cgroups.h"
 #include "ended_inputs.h"
 #include "clock.h"
+#include "crash_report.h"
 #include "files.h"
 #include "irqs.h"
+#include "last_stop.h"
 #include "ksyms.h"
 #include "procinfo.h"
 #include "proctitle.h"
@@ -61,6 +63,7 @@ void record_install_signals(void)
 	/* what tract top sends the recorder's thread, to end its sleep */
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	crash_report_install();
 }
 
 static void sleep_until(uint64_t deadline_ns)
@@ -120,6 +123,41 @@ static int sums_due(uint64_t slot, uint64_t interval, uint64_t sums_slot, int ta
 	return !taken || slot + interval / 2 >= sums_slot + NSEC_PER_SEC;
 }
 
+/* The part of a pass's interval gone by at now: a last pass taken before its moment stands for no more. */
+static uint64_t interval_part_gone(uint64_t slot, uint64_t interval, uint64_t now)
+{
+	return now <= slot ? 0 : now - slot < interval ? now - slot : interval;
+}
+
+/* Why the recording stops after this pass, for its stop column: one word, as the column's doc lists them. */
+static const char *stop_reason(int targets_gone, int duration_reached)
+{
+	if (stop_signal)
+		return stop_signal == SIGHUP ? "SIGHUP" : stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+	if (stop_requested)
+		return "requested";
+	if (targets_gone)
+		return "targets_exited";
+	return duration_reached ? "duration" : NULL;
+}
+
+/*
+ * The sampler failed (its message said why): the pass it was filling is
+ * stored empty, standing for no time, to say in the store that the
+ * recording stopped on an error.
+ */
+static void stop_on_error(struct writer *writer, struct pass *p, struct pass *spare)
+{
+	uint64_t ts_us = p->ts_us;
+
+	if (p == spare)
+		return;
+	pass__reset(p);
+	p->ts_us = ts_us;
+	p->stop = "error";
+	writer__submit(writer, p);
+}
+
 static int record_loop(const struct record_opts *o, struct sampler *sampler, struct writer *writer,
 		       struct record_totals *tot)
 {
@@ -130,7 +168,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	struct ended_inputs *inputs = ended_inputs__new();
 	struct pass spare = { 0 };
 	struct host_steal steal;
-	int err = 0, taken = 0;
+	int err = 0, taken = 0, last = 0;
 
 	host_steal__open(&steal);
 
@@ -139,15 +177,21 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	 * within the default 50 us of slack after it.
 	 */
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	while (!stop_requested && at < end) {
+	/* until a pass is the last: its stop column then says why */
+	while (!last) {
 		uint64_t t0, cpu0, next;
 		struct pass *p;
-		int gone, last;
+		int gone, early;
 
 		sampler__rest(sampler);
 		sleep_until(at);
-		if (stop_requested)
-			break;
+		/*
+		 * Stopped while waiting for its moment: a last pass all the
+		 * same, now, standing for the part of its interval gone by, so
+		 * that what the kernel counted since the previous take is
+		 * stored, and why the recording stopped.
+		 */
+		early = stop_requested;
 		/* with the queue full the pass is still taken, to keep weights and counters true */
 		p = writer__claim(writer);
 		if (!p) {
@@ -163,18 +207,22 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		 * interval: weighting it by the time since the previous pass would
 		 * favour the passes that fall late in theirs.
 		 */
-		p->weight_us = interval / 1000;
+		p->weight_us = (early ? interval_part_gone(slot, interval, t0) : interval) / 1000;
 		p->unsampled_us = slots_skipped(prev, slot, interval) * interval / 1000;
 		prev = slot;
 		err = sampler__pass(sampler, p);
-		if (err)
+		if (err) {
+			stop_on_error(writer, p, &spare);
 			break;
+		}
 		host_steal__take(&steal, p);
 		/* the next pass drawn now: whether there is one says whether this is the last */
 		next = next_slot(start, interval, slot, mono_ns());
 		at = pass_time(next, interval, mono_ns(), random_next(&rng));
 		gone = targets__gone(targets);
 		last = gone || stop_requested || at >= end;
+		if (last)
+			p->stop = stop_reason(gone, at >= end);
 		/* not into a pass the full queue leaves unstored: the next one stored takes them */
 		if (p != &spare && (last || sums_due(slot, interval, sums_slot, taken))) {
 			sampler__sums(sampler, p);
@@ -220,6 +268,26 @@ static int open_source(const struct record_opts *o, const struct resolvers *res,
 	tract_warn("using the /proc source instead: no wakers, no times in syscalls or states, "
 		   "no RUNQ and no user stacks (tract(8), SOURCES)");
 	return source_proc__open(&o->sampler, res, out);
+}
+
+/*
+ * A recording the store has that ended without saying why (it was
+ * killed, crashed, or its host went down) is told of when the next one
+ * starts: otherwise nothing would.
+ */
+static void tell_last_stop(const char *dir)
+{
+	struct last_stop ls;
+	time_t secs;
+	struct tm tm;
+
+	if (!store_last_stop(dir, &ls) || ls.stop[0])
+		return;
+	secs = (time_t)(ls.ts_us / 1000000);
+	gmtime_r(&secs, &tm);
+	tract_warn("the recording before this one ended at %04d-%02d-%02d %02d:%02d:%02d UTC without stopping: "
+		   "it was killed (kill -9, out of memory), crashed, or its host went down; its stderr or the system's "
+		   "log may say which", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 void record_request_stop(void)
@@ -312,6 +380,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		err = 1;
 		goto cleanup;
 	}
+	if (o->store && !ready)
+		tell_last_stop(o->dir);
 	if (o->ch_url && open_clickhouse(o, password, &ch)) {
 		err = 1;
 		goto cleanup;

@@ -9,6 +9,8 @@
 #include "schema.h"
 #include "csv_reader.h"
 #include "hours.h"
+#include "pass_tables.h"
+#include "strbuf.h"
 #include "reader.h"
 #include "upgrade.h"
 #include "util.h"
@@ -125,18 +127,44 @@ static int wal_in_use(const char *path)
 }
 
 /*
- * A 14 hour read as it is: its passes with the columns 15 added after them,
- * nothing changed by the waits' enders (0), in a view of this connection's
- * own that names them first: no copy, nothing written to the file.
+ * An hour of a schema read as it is but older (TRACT_SCHEMA_READ_AS_IS on):
+ * its passes with the columns later schemas added after them (0 where the
+ * column is NOT NULL, else NULL: nothing said), in a view of this
+ * connection's own that names them first: no copy, nothing written to the
+ * file.
  */
-static int passes_as_15(sqlite3 *db, const char *path)
+static int passes_as_newest(sqlite3 *db, const char *path)
 {
-	if (sqlite3_exec(db, "CREATE TEMP VIEW passes AS SELECT *, 0 AS input_gained_us, 0 AS input_lost_us "
-			     "FROM main.passes", NULL, NULL, NULL) == SQLITE_OK)
+	const struct pass_table *t = &pass_tables[PT_passes];
+	struct strbuf sql = { 0 };
+	int err = 0;
+
+	strbuf_add(&sql, "CREATE TEMP VIEW passes AS SELECT *");
+	for (size_t i = 0; i < t->ncolumns; i++) {
+		const struct pass_column *c = &t->columns[i];
+		sqlite3_stmt *st;
+		int has;
+
+		if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('passes') WHERE name = ?1", -1, &st,
+				       NULL) != SQLITE_OK) {
+			err = -EIO;
+			break;
+		}
+		sqlite3_bind_text(st, 1, c->name, -1, SQLITE_STATIC);
+		has = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (!has)
+			strbuf_addf(&sql, ", %s AS %s", strstr(c->sqlite_type, "NOT NULL") ? "0" : "NULL", c->name);
+	}
+	strbuf_add(&sql, " FROM main.passes");
+	if (!err && sqlite3_exec(db, strbuf_str(&sql), NULL, NULL, NULL) != SQLITE_OK)
+		err = -EIO;
+	strbuf_free(&sql);
+	if (!err)
 		return 0;
 	tract_err("cannot read '%s': %s", path, sqlite3_errmsg(db));
 	sqlite3_close(db);
-	return -EIO;
+	return err;
 }
 
 /*
@@ -177,7 +205,7 @@ int store_open_file(const char *path, sqlite3 **db)
 	}
 	/* an hour an older tract wrote: read as this one writes them */
 	if (version >= TRACT_SCHEMA_READ_AS_IS && version <= TRACT_SCHEMA_VERSION)
-		return version < 15 ? passes_as_15(*db, path) : 0;
+		return version < TRACT_SCHEMA_VERSION ? passes_as_newest(*db, path) : 0;
 	if (store_upgradable(version))
 		return store_upgrade_copy(db);
 	if (version != TRACT_SCHEMA_VERSION) {

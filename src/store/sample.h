@@ -163,6 +163,7 @@ struct pass {
 	 */
 	uint64_t bpf_us;
 	int has_bpf_us;
+	const char *stop;		/* the last pass of a recording: why it stopped (a static string); else NULL */
 	struct sample *rows;
 	size_t nr, cap;
 	struct hist_rows io_hist;	/* block I/O completions */

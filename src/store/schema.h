@@ -3,14 +3,15 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 15
+#define TRACT_SCHEMA_VERSION 16
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
  * The oldest a reader reads as it is, with no upgraded copy: 14 has the
  * files' devices (13 the threads' titles, 12 sample_blockers), which the
  * samples view joins.  15 adds the passes' input_gained_us and
- * input_lost_us, which a reader of a 14 takes for 0 (a view of its own).
+ * input_lost_us, which a reader of a 14 takes for 0, 16 their stop, NULL
+ * in a 15 (a view of its own: the columns it lacks, after its own).
  */
 #define TRACT_SCHEMA_READ_AS_IS 14
 

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Signals end the recorder cleanly; a crash leaves a readable store; nothing
-# of tract stays loaded in the kernel either way.
+# Signals end the recorder cleanly and its last pass says why; a crash
+# says so on stderr and leaves a readable store, and the next recorder tells
+# that the one before did not stop; nothing of tract stays loaded in the
+# kernel either way.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 12
 
 start_workload --only spin,futex,pingpong || exit 1
 
@@ -26,7 +27,16 @@ for sig in INT TERM; do
 	db=$(one_store "$WORK/$sig")
 	ok "every pass stored before SIG$sig is whole" test "$(q "$db" \
 		"select count(*) from passes p left join (select pass, count(*) n from sample_facts group by pass) f on f.pass = p.id where p.emitted != coalesce(f.n, 0)")" -eq 0
+	test_expect_success "its last pass says it stopped on SIG$sig, the others say nothing" '
+		test_holds "$(q "$db" "select stop from passes order by ts_us desc limit 1")" = "SIG$sig" &&
+		test_holds "$(q "$db" "select count(stop) from passes")" -eq 1
+	'
 done
+
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" -o "$WORK/duration" 2> "$WORK/duration.err"
+db=$(one_store "$WORK/duration")
+ok "a recording that ran its -d says so in its last pass" \
+	test_holds "$(q "$db" "select stop from passes order by ts_us desc limit 1")" = duration
 
 "$TRACT" record -F 50 -p "$WL_PID" -o "$WORK/kill9" 2> "$WORK/kill9.err" &
 rec=$!
@@ -40,5 +50,26 @@ ok "no tract BPF program is left after kill -9" no_tract_programs $rec
 db=$(one_store "$WORK/kill9")
 ok "the store passes an integrity check after kill -9" test "$(q "$db" "pragma integrity_check")" = ok
 ok "the store still answers queries after kill -9" test "$(q "$db" "select count(*) from samples where comm='spin'")" -gt 10
+ok "whose last pass says nothing of a stop" test "$(q "$db" "select count(stop) from passes")" -eq 0
+
+# the next recorder into that store tells, then a crash (a SIGSEGV) is reported as it ends it
+before=$(q "$db" "select count(*) from passes")
+"$TRACT" record -F 50 -p "$WL_PID" -o "$WORK/kill9" 2> "$WORK/crash.err" &
+rec=$!
+bg_started $rec
+ok "a recorder into the same store attaches and stores passes" \
+	recording $rec "$WORK/kill9" "select count(*) > $before from passes"
+test_expect_success 'it told that the recording before ended without stopping' '
+	test_grep "the recording before this one ended at .* without stopping" "$WORK/crash.err"
+'
+kill -SEGV "$rec"
+wait "$rec"
+rc=$?
+ok "SIGSEGV ends it as a crash would ($rc)" test "$rc" -eq 139
+test_expect_success 'and says it crashed, and where' '
+	test_grep "tract: crashed (SIGSEGV sent by pid [0-9]*)" "$WORK/crash.err" &&
+	test_grep "tract(+0x[0-9a-f]*)" "$WORK/crash.err"
+'
+ok "no tract BPF program is left after the crash" no_tract_programs $rec
 stop_workload
 done_testing

@@ -28,6 +28,8 @@ test_expect_success 'and it says why, then its summary' '
 	test_grep "stopped by SIGHUP" "$WORK/churn.err" &&
 	test_grep "passes, .* rows" "$WORK/churn.err"
 '
+ok "its last pass says it stopped on SIGHUP" \
+	test "$(q "$db" "select stop from passes order by ts_us desc limit 1")" = SIGHUP
 ok "every histogram row and edge names its process or command" \
 	test "$(q "$db" "select count(*) from processes where name is null")" -eq 0
 dd_rows=$(q "$db" "select count(*) from syscall_latency where pcomm = 'dd'")

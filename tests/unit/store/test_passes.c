@@ -73,8 +73,8 @@ static void sqlite_keeps_not_measured_apart_from_free(void **state)
 static void csv_keeps_not_measured_apart_from_free(void **state)
 {
 	char *dir = fixture_dir(), *path, line[512];
-	/* bpf_us, then the run rows and steal of passes that had none */
-	const char *want[] = { ",,0,0,0,0,0,0\r\n", ",0,0,0,0,0,0,0\r\n", ",250,0,0,0,0,0,0\r\n" };
+	/* bpf_us, then the run rows and steal of passes that had none, then no stop */
+	const char *want[] = { ",,0,0,0,0,0,0,\r\n", ",0,0,0,0,0,0,0,\r\n", ",250,0,0,0,0,0,0,\r\n" };
 	sqlite3 *db;
 	FILE *f;
 
@@ -86,7 +86,7 @@ static void csv_keeps_not_measured_apart_from_free(void **state)
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_non_null(strstr(line, ",bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,input_lost_us\r\n"));
+	assert_non_null(strstr(line, ",bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,input_lost_us,stop\r\n"));
 	for (int i = 0; i < 3; i++) {
 		size_t n;
 

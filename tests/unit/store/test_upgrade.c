@@ -303,7 +303,10 @@ static void a_schema_12_hour_gets_titles(void **state)
 	fixture_remove(dir);
 }
 
-/* A 14 hour: read as it is, its passes' input changes 0; a recorder that goes on adds them. */
+/*
+ * A 14 hour: read as it is, its passes' input changes 0 and their stop
+ * NULL (16's: nothing said); a recorder that goes on adds them.
+ */
 static void a_schema_14_hour_is_read_as_it_is(void **state)
 {
 	char *dir = fixture_dir(), *path;
@@ -326,10 +329,12 @@ static void a_schema_14_hour_is_read_as_it_is(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open_file(path, &db), 0);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE input_gained_us = 0 AND input_lost_us = 0"), 10);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE stop IS NULL"), 10);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM samples"), 26);
 	sqlite3_close(db);
 	assert_int_equal(store_sqlite__open(&cfg, &s), 0);
 	fixture_row(&p, 9, "postgres", TRACT_STATE_SLEEP, 0);
+	p.stop = "duration";
 	assert_int_equal(sink__write_pass(s, &p), 0);
 	sink__close(s);
 	pass__free_rows(&p);
@@ -337,6 +342,7 @@ static void a_schema_14_hour_is_read_as_it_is(void **state)
 	assert_int_equal(one_int(db, "PRAGMA user_version"), TRACT_SCHEMA_VERSION);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM passes"), 11);
 	assert_int_equal(one_int(db, "SELECT sum(input_gained_us) FROM passes"), 5);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE stop = 'duration'"), 1);
 	sqlite3_close(db);
 	free(path);
 	fixture_remove(dir);
@@ -457,8 +463,8 @@ static char *old_csv_hour(void)
 	cut_csv_columns(dir, HOUR_CSV_SUFFIX,
 			",trace_flags,trace_attrs,blocker_tid,chain_root_tid,chain_len,chain_cycle,steal_us,wait_class_id,title",
 			",,,,,,,,,");
-	cut_csv_columns(dir, ".passes.csv", ",bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,input_lost_us",
-			",,1,0,0,0,0,0");
+	cut_csv_columns(dir, ".passes.csv", ",bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,input_lost_us,stop",
+			",,1,0,0,0,0,0,");
 	return dir;
 }
 
@@ -505,7 +511,7 @@ static void a_csv_hour_an_older_tract_began_goes_on(void **state)
 	assert_non_null(fgets(header, sizeof(header), f));
 	fclose(f);
 	assert_non_null(strstr(header, ",moment_read,bpf_us,run_rows,steal_us,run_steal_us,input_rows,input_gained_us,"
-				       "input_lost_us\r\n"));
+				       "input_lost_us,stop\r\n"));
 	free(passes);
 	fixture_remove(dir);
 }
