@@ -42,6 +42,19 @@ struct inlines *inlines__open(Dwfl *dwfl, Dwfl_Module *mod)
 	return in;
 }
 
+size_t inlines__files(const struct inlines *in, Elf **elves)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(in->mod, &bias);
+	size_t n = 0;
+
+	elves[n] = dwfl_module_getelf(in->mod, &bias);
+	n += elves[n] != NULL;
+	elves[n] = dw ? dwarf_getelf(dw) : NULL;
+	n += elves[n] != NULL && (!n || elves[n] != elves[0]);
+	return n;
+}
+
 void inlines__free(struct inlines *in)
 {
 	if (!in)

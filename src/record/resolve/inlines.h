@@ -24,6 +24,8 @@ void inlines__free(struct inlines *in);
  * followed by '\n'; "" for none.  Valid until the next call.
  */
 const char *inlines__at(struct inlines *in, uint64_t addr);
+/* The ELF files it reads from (the module's, and its debug file's if another): up to 2. */
+size_t inlines__files(const struct inlines *in, Elf **elves);
 /* About what the answers cached take (not libdw's own memory, which the caller counts). */
 size_t inlines__bytes(const struct inlines *in);
 

@@ -30,6 +30,7 @@
 #include "elfcap.h"
 #include "gopclntab.h"
 #include "inlines.h"
+#include "mapped_pages.h"
 #include "perfmap.h"
 #include "proc_file.h"
 #include "strbuf.h"
@@ -61,6 +62,8 @@
 #define USYMS_IDLE_NS		(60 * NSEC_PER_SEC)
 #define USYMS_REFRESH_NS	NSEC_PER_SEC
 #define USYMS_SWEEP_NS		NSEC_PER_SEC
+/* how often the pages read of mapped files are given back (mapped_pages.c): a few hundred faults to read them again */
+#define USYMS_GIVE_BACK_NS	(10 * NSEC_PER_SEC)
 /* of every process's perf map together, and of any one */
 #define USYMS_MAX_JIT_BYTES	(256ull << 20)
 #define USYMS_MAX_JIT_MAP	(64ull << 20)
@@ -155,7 +158,7 @@ struct usyms {
 	struct dict *keys;	/* module key -> slot and gen; file identities alias build-ids */
 	struct uproc **buckets;
 	size_t nr_buckets;
-	uint64_t now_ns, sweep_ns;
+	uint64_t now_ns, sweep_ns, give_back_ns;
 	struct usyms_stats st;
 };
 
@@ -1373,6 +1376,38 @@ void usyms__forget(struct usyms *u, int pid, uint64_t start_ns)
 		proc_drop(u, p);
 }
 
+/* The whole file an ELF handle reads from, if libelf holds it in memory. */
+static void add_elf_range(Elf *elf, struct mapped_range *r, size_t *n)
+{
+	size_t size;
+	char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+
+	if (raw && size)
+		r[(*n)++] = (struct mapped_range){ (uintptr_t)raw, (uintptr_t)raw + size };
+}
+
+/* The pages read of the files the modules keep mapped, given back: RSS then tracks what is read now. */
+static void give_back_pages(struct usyms *u)
+{
+	struct mapped_range *r = xcalloc(3 * (size_t)u->max_mods + 1, sizeof(*r));
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < u->max_mods; i++) {
+		struct umod *m = &u->mods[i];
+		Elf *elves[2];
+
+		if (!m->used)
+			continue;
+		/* (the vdso's image is the recorder's own copy, not a file) */
+		if (!m->cfi_image)
+			add_elf_range(m->cfi_elf, r, &n);
+		for (size_t j = 0, k = m->inl ? inlines__files(m->inl, elves) : 0; j < k; j++)
+			add_elf_range(elves[j], r, &n);
+	}
+	u->st.mapped_given_back += mapped_pages__give_back(r, n, NULL);
+	free(r);
+}
+
 void usyms__end_pass(struct usyms *u, uint64_t now_ns)
 {
 	int crowded;
@@ -1406,6 +1441,10 @@ void usyms__end_pass(struct usyms *u, uint64_t now_ns)
 		}
 	}
 	u->sweep_ns = u->now_ns;
+	if (u->now_ns - u->give_back_ns >= USYMS_GIVE_BACK_NS) {
+		give_back_pages(u);
+		u->give_back_ns = u->now_ns;
+	}
 }
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *st)

@@ -25,6 +25,7 @@ struct usyms_stats {
 	uint64_t jit_maps;		/* perf maps held now (a process's JIT code named) */
 	uint64_t jit_bytes;		/* ... and their size */
 	uint64_t jit_reads;		/* of perf maps, each one's new lines */
+	uint64_t mapped_given_back;	/* bytes of mapped files whose pages were given back (mapped_pages.h) */
 };
 
 /* Keeps at most max_modules symbol tables (0: 512). */
