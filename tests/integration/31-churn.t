@@ -55,4 +55,8 @@ ok "and the kernel's tables had room for every one of their counts" \
 # a take holds at most the budget of its own processes' rows, and few rows per command
 most=$(q "$db" "select coalesce(max(n), 0) from (select pass, count(*) n from syscall_latency_facts group by pass)")
 ok "no take holds more rows than its budget and the commands' ($most)" test "$most" -le 8192
+# a command run over and over makes the same rows every take: they are held and stored every 10 s
+folded=$(q "$db" "select count(distinct pass) from syscall_latency_facts h join processes p on p.id = h.process where p.tgid is null")
+ok "the commands' rows come once in ten seconds and with the last pass ($folded of $takes takes)" \
+	test "$folded" -le $((takes / 5 + 2))
 done_testing

@@ -198,3 +198,70 @@ size_t wakeup_rows__fold(struct wakeup_rows *wr, const struct dict *fold, size_t
 	dict__free(extra);
 	return folded;
 }
+
+void hist_hold__take(struct hist_hold *hh, struct hist_rows *h, uint64_t now_ns)
+{
+	size_t out = 0;
+
+	if (!hh->slots)
+		hh->slots = dict__new();
+	for (size_t i = 0; i < h->nr; i++) {
+		struct hist_row r = h->rows[i];
+		int added;
+		uint32_t id;
+
+		if (r.tgid) {
+			h->rows[out++] = r;
+			continue;
+		}
+		id = merge_slot(hh->slots, r.name, r.what, r.le_us, &added);
+		if (added) {
+			*dict__value(hh->slots, id) = hh->rows.nr;
+			r.name = r.name ? xstrdup(r.name) : NULL;
+			*hist_rows__add(&hh->rows) = r;
+		} else {
+			struct hist_row *m = &hh->rows.rows[*dict__value(hh->slots, id)];
+
+			m->count += r.count;
+			m->sum_us += r.sum_us;
+		}
+		if (!hh->since_ns)
+			hh->since_ns = now_ns;
+	}
+	h->nr = out;
+}
+
+int hist_hold__due(const struct hist_hold *hh, uint64_t now_ns)
+{
+	return hh->since_ns && now_ns - hh->since_ns >= HIST_HOLD_NS;
+}
+
+static void hold_clear(struct hist_hold *hh)
+{
+	for (size_t i = 0; i < hh->rows.nr; i++)
+		free((char *)hh->rows.rows[i].name);
+	hh->rows.nr = 0;
+	hh->since_ns = 0;
+	if (hh->slots)
+		dict__clear(hh->slots);
+}
+
+void hist_hold__release(struct hist_hold *hh, struct hist_rows *h, const char *(*keep)(void *arg, const char *s),
+			void *arg)
+{
+	for (size_t i = 0; i < hh->rows.nr; i++) {
+		struct hist_row r = hh->rows.rows[i];
+
+		r.name = r.name ? keep(arg, r.name) : NULL;
+		*hist_rows__add(h) = r;
+	}
+	hold_clear(hh);
+}
+
+void hist_hold__free(struct hist_hold *hh)
+{
+	hold_clear(hh);
+	free(hh->rows.rows);
+	dict__free(hh->slots);
+	memset(hh, 0, sizeof(*hh));
+}

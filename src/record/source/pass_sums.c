@@ -32,6 +32,7 @@ struct pass_sums {
 	struct wakeup_rows edges;
 	struct exits *exits;	/* NULL: the kernel side tells no ends */
 	struct dict *short_lived;	/* tgids whose rows go under their command's at this take */
+	struct hist_hold sc_held;	/* the commands' folded syscall rows, held over takes */
 	uint64_t last_take_ns;	/* CLOCK_BOOTTIME of the previous take (0: none yet) */
 };
 
@@ -233,6 +234,7 @@ void pass_sums__free(struct pass_sums *ps)
 	free(ps->edges.rows);
 	dict__free(ps->short_lived);
 	dict__free(ps->rows);
+	hist_hold__free(&ps->sc_held);
 	free(ps);
 }
 
@@ -330,6 +332,11 @@ const struct tract_exit *pass_sums__ended(const struct pass_sums *ps, size_t *n)
 	return exits__list(ps->exits, n);
 }
 
+static const char *keep_in_pass(void *pass, const char *s)
+{
+	return pass__keep_str(pass, s);
+}
+
 void pass_sums__take(struct pass_sums *ps, struct pass *p)
 {
 	ps->p = p;
@@ -351,6 +358,10 @@ void pass_sums__take(struct pass_sums *ps, struct pass *p)
 	take_ends(ps);
 	name_rows(ps);
 	hist_rows__fold(&ps->sc, ps->short_lived, SC_ROWS_BUDGET);
+	/* the commands' rows stored every HIST_HOLD_NS, and with the last pass: what they hold is not lost */
+	hist_hold__take(&ps->sc_held, &ps->sc, ps->last_take_ns);
+	if (p->stop || hist_hold__due(&ps->sc_held, ps->last_take_ns))
+		hist_hold__release(&ps->sc_held, &ps->sc, keep_in_pass, p);
 	hist_rows__fold(&ps->runq, ps->short_lived, RUNQ_ROWS_BUDGET);
 	wakeup_rows__fold(&ps->edges, ps->short_lived, EDGE_ROWS_BUDGET);
 	hand_over(ps, p);

@@ -210,6 +210,56 @@ static void past_the_budget_the_quietest_processes_fold(void **state)
 	dict__free(none);
 }
 
+static const char *keep_copy(void *arg, const char *s)
+{
+	struct pass *p = arg;
+
+	return pass__keep_str(p, s);
+}
+
+/* A command run every take makes one row per syscall and bucket every ten seconds, not every take. */
+static void a_commands_rows_are_held_over_takes(void **state)
+{
+	struct hist_hold hold = { 0 };
+	struct pass p = { 0 };
+	uint64_t now = 5 * 1000000000ull, stored = 0;
+	char name[16];
+
+	(void)state;
+	for (int take = 0; take < 25; take++, now += 1000000000ull) {
+		struct hist_rows h = { 0 };
+
+		/* the name's bytes change under the hold: it must keep its own copy */
+		snprintf(name, sizeof(name), "sh");
+		*hist_rows__add(&h) = row(ALIVE, "init", "read", 8, 5);
+		*hist_rows__add(&h) = row(0, name, "read", 8, 2);
+		*hist_rows__add(&h) = row(0, name, "execve", 1024, 1);
+		hist_hold__take(&hold, &h, now);
+		/* the living process's row stays with the take */
+		assert_int_equal(h.nr, 1);
+		assert_int_equal(h.rows[0].tgid, ALIVE);
+		snprintf(name, sizeof(name), "XX");
+		if (hist_hold__due(&hold, now) || take == 24) {
+			hist_hold__release(&hold, &p.sc_hist, keep_copy, &p);
+			stored++;
+		}
+		free(h.rows);
+	}
+	/* due at 10 s and 20 s, and the last take's */
+	assert_int_equal(stored, 3);
+	assert_int_equal(p.sc_hist.nr, 6);
+	for (size_t i = 0; i < p.sc_hist.nr; i++) {
+		assert_string_equal(p.sc_hist.rows[i].name, "sh");
+		assert_int_equal(p.sc_hist.rows[i].tgid, 0);
+	}
+	/* every count of the 25 takes, none twice */
+	assert_int_equal(p.sc_hist.rows[0].count + p.sc_hist.rows[2].count + p.sc_hist.rows[4].count, 50);
+	assert_int_equal(p.sc_hist.rows[1].count + p.sc_hist.rows[3].count + p.sc_hist.rows[5].count, 25);
+	assert_false(hist_hold__due(&hold, now + HIST_HOLD_NS));
+	hist_hold__free(&hold);
+	pass__free_rows(&p);
+}
+
 static void wakeup_edges_fold_on_either_end(void **state)
 {
 	struct wakeup_rows w = { 0 };
@@ -248,6 +298,7 @@ int main(void)
 		cmocka_unit_test(names_and_executables_of_ended_processes_go),
 		cmocka_unit_test(short_lived_processes_fold_into_their_command),
 		cmocka_unit_test(past_the_budget_the_quietest_processes_fold),
+		cmocka_unit_test(a_commands_rows_are_held_over_takes),
 		cmocka_unit_test(wakeup_edges_fold_on_either_end),
 	};
 	return cmocka_run_group_tests_name("churn", tests, NULL, NULL);
