@@ -22,21 +22,22 @@ const char *const sample_join_sql[] = {
 	" LEFT JOIN traces tr ON tr.id = f.trace",
 	" LEFT JOIN sample_blockers bk ON bk.fact = f.rowid",
 	/* a thread's waits never overlap: the one begun last at or before the pass, if it had not ended */
-	" LEFT JOIN wait_ends we ON we.rowid = (SELECT w.id FROM temp.wait_ends_by_thread w WHERE w.tid = t.tid"
-	" AND w.start_us <= p.ts_us ORDER BY w.start_us DESC LIMIT 1) AND p.ts_us <= we.end_us",
+	" LEFT JOIN temp.wait_ends_by_thread we ON we.rowid = (SELECT w.rowid FROM temp.wait_ends_by_thread w"
+	" WHERE w.tid = t.tid AND w.start_us <= p.ts_us ORDER BY w.start_us DESC LIMIT 1) AND p.ts_us <= we.end_us",
 	NULL,
 };
 
 /*
  * What a join needs made in a store file before a query uses it.  A wait's
  * samples find it by their time, a range no automatic index serves (it
- * would scan all of a thread's waits for each sample): an index of the
- * waits by thread and start, in memory, made only when a query asks.
+ * would scan all of a thread's waits for each sample): the waits with
+ * their enders joined (wait_ends is a view since schema 17), indexed by
+ * thread and start, in memory, made only when a query asks.
  */
 _Static_assert(JOIN_WAIT_END == 1 << 12 && ARRAY_SIZE(sample_join_sql) == 14, "the joins' bits");
 const char *const sample_join_prepare[13] = {
 	[12] = "CREATE TEMP TABLE IF NOT EXISTS wait_ends_by_thread AS"
-	       " SELECT rowid AS id, tid, start_us FROM main.wait_ends;"
+	       " SELECT tid, start_us, end_us, ender_tid, ender_tgid, ender, wait_class FROM main.wait_ends;"
 	       "CREATE INDEX IF NOT EXISTS temp.wait_ends_by_thread_start ON wait_ends_by_thread (tid, start_us);",
 };
 

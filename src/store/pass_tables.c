@@ -76,6 +76,8 @@
 #define S_THREAD(part) S_THREAD_KIND, "thread", "t", PART_##part
 #define S_SYSCALL S_SYSCALL_KIND, "nr", "sc", PART_NAME
 #define S_STACK(ref) S_STACK_KIND, #ref, NULL, PART_NONE
+#define S_ENDER(part) S_ENDER_KIND, "ender", "en", PART_##part
+#define S_BEFORE_PASS(ref) S_BEFORE_PASS_KIND, #ref, NULL, PART_NONE
 
 /*
  * Every table's columns in one array, in the def's order, so that a table's
@@ -112,6 +114,8 @@ static const struct pass_column all_columns[NR_PASS_COLUMNS] = {
 #undef S_THREAD
 #undef S_SYSCALL
 #undef S_STACK
+#undef S_ENDER
+#undef S_BEFORE_PASS
 
 /* The rows of each table in a pass: how many, the i-th, a new one. */
 #define PASS_COLUMN(...)
@@ -198,6 +202,8 @@ static const char *stored_type(const struct pass_column *c)
 static const char *const stored_of[] = {
 	[S_SELF_KIND] = "", [S_PROCESS_KIND] = "processes.id: ", [S_THREAD_KIND] = "threads.id: ",
 	[S_SYSCALL_KIND] = "syscalls.nr: ", [S_STACK_KIND] = "stacks.id: ",
+	[S_ENDER_KIND] = "enders.id: what ended it, and the class that made the wait",
+	[S_BEFORE_PASS_KIND] = "(the pass's ts_us minus it is the view's) ",
 };
 
 static void column_line(struct strbuf *b, const char *name, const char *type, int last, const char *what,
@@ -217,8 +223,9 @@ void pass_table_sqlite_create(struct strbuf *b, const struct pass_table *t)
 	else
 		column_line(b, "pass", "INTEGER NOT NULL", 0, "passes.id: ", t->doc);
 	for (size_t i = 0; i < n; i++)
+		/* an ender's id stands for all its columns: not for the first alone */
 		column_line(b, stored_name(kept[i]), stored_type(kept[i]), i + 1 == n, stored_of[kept[i]->store],
-			    kept[i]->doc);
+			    kept[i]->store == S_ENDER_KIND ? "" : kept[i]->doc);
 	strbuf_add(b, ");\n");
 }
 
@@ -226,7 +233,7 @@ const char *pass_column_sql(const struct pass_column *c, char *buf, size_t len)
 {
 	static const char *const part_names[] = {
 		[PART_TID] = "tid", [PART_TGID] = "tgid", [PART_NAME] = "name", [PART_COMM] = "comm",
-		[PART_PCOMM] = "pcomm",
+		[PART_PCOMM] = "pcomm", [PART_CLASS] = "wait_class",
 	};
 
 	switch (c->store) {
@@ -236,14 +243,17 @@ const char *pass_column_sql(const struct pass_column *c, char *buf, size_t len)
 	case S_STACK_KIND:
 		snprintf(buf, len, "h.%s", c->ref);
 		break;
+	case S_BEFORE_PASS_KIND:
+		snprintf(buf, len, "(p.ts_us - h.%s)", c->ref);
+		break;
 	default:
 		snprintf(buf, len, "%s.%s", c->alias, part_names[c->part]);
 	}
 	return buf;
 }
 
-/* The joins the columns' SQL needs over the facts as h. */
-static void add_joins(struct strbuf *b, const struct pass_table *t)
+/* The joins the columns' SQL needs over the facts as h (the passes as p where the caller has not joined them). */
+static void add_joins(struct strbuf *b, const struct pass_table *t, int with_passes)
 {
 	for (size_t i = 0; i < t->ncolumns; i++) {
 		const struct pass_column *c = &t->columns[i];
@@ -256,6 +266,12 @@ static void add_joins(struct strbuf *b, const struct pass_table *t)
 			strbuf_add(b, " JOIN threads t ON t.id = h.thread");
 		else if (c->store == S_SYSCALL_KIND)
 			strbuf_add(b, " LEFT JOIN syscalls sc ON sc.nr = h.nr");
+		else if (c->store == S_ENDER_KIND)
+			strbuf_addf(b, " JOIN enders %s ON %s.id = h.%s", c->alias, c->alias, c->ref);
+		else if (c->store == S_BEFORE_PASS_KIND && with_passes) {
+			strbuf_add(b, " JOIN passes p ON p.id = h.pass");
+			with_passes = 0;
+		}
 	}
 }
 
@@ -273,7 +289,7 @@ void pass_table_sqlite_view(struct strbuf *b, const struct pass_table *t)
 	for (size_t i = 0; i < t->ncolumns; i++)
 		strbuf_addf(b, ", %s AS %s", pass_column_sql(&t->columns[i], sql, sizeof(sql)), t->columns[i].name);
 	strbuf_addf(b, "\n  FROM %s h", t->facts);
-	add_joins(b, t);
+	add_joins(b, t, 1);
 	strbuf_add(b, ";\n");
 }
 
@@ -318,7 +334,7 @@ char *pass_table_sqlite_select(const struct pass_table *t)
 		strbuf_addf(&b, "id FROM %s WHERE ts_us >= ?1 AND ts_us < ?2 ORDER BY id", t->facts);
 	} else {
 		strbuf_addf(&b, "p.id FROM %s h JOIN passes p ON p.id = h.pass", t->facts);
-		add_joins(&b, t);
+		add_joins(&b, t, 0);
 		strbuf_add(&b, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2 ORDER BY h.rowid");
 	}
 	return strbuf_take(&b);

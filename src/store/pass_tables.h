@@ -14,15 +14,17 @@
 struct strbuf;
 
 /* How SQLite keeps a column (pass_tables.def: store). */
-enum pass_store { S_SELF_KIND, S_PROCESS_KIND, S_THREAD_KIND, S_SYSCALL_KIND, S_STACK_KIND };
-/* Which of a process's or thread's values a column is. */
-enum pass_part { PART_NONE, PART_TID, PART_TGID, PART_NAME, PART_COMM, PART_PCOMM };
+enum pass_store {
+	S_SELF_KIND, S_PROCESS_KIND, S_THREAD_KIND, S_SYSCALL_KIND, S_STACK_KIND, S_ENDER_KIND, S_BEFORE_PASS_KIND
+};
+/* Which of a process's, thread's or ender's values a column is. */
+enum pass_part { PART_NONE, PART_TID, PART_TGID, PART_NAME, PART_COMM, PART_PCOMM, PART_CLASS };
 
 struct pass_column {
 	const char *name;
 	enum pass_store store;
 	const char *ref;		/* the SQLite column it is kept in (S_SELF: name) */
-	const char *alias;		/* S_PROCESS: the processes row's alias in a view */
+	const char *alias;		/* S_PROCESS, S_ENDER: the dimension row's alias in a view */
 	enum pass_part part;
 	const char *sqlite_type, *ch_type, *doc;
 	void (*value)(const struct pass *p, const void *row, struct column_value *v);

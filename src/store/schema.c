@@ -100,6 +100,16 @@ static const char schema_dimensions[] =
 ");\n"
 "CREATE TABLE states (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n";
 
+/* What ended the sampled waits (wait_end_facts.ender), schema 17: a few threads, the timer and irqs, each once. */
+static const char schema_enders[] =
+"CREATE TABLE enders (\n"
+"  id         INTEGER PRIMARY KEY,\n"
+"  tid        INTEGER,       -- the thread that woke the wait; NULL for a timer or an interrupt\n"
+"  tgid       INTEGER,       -- that thread's process; NULL for a timer or an interrupt\n"
+"  name       TEXT NOT NULL, -- the waking thread's name, or timer, or irq\n"
+"  wait_class TEXT NOT NULL  -- what that made the wait: blocked, sleeping or input\n"
+");\n";
+
 /*
  * The syscall and run-queue histograms and the wakeup edges repeat a few
  * processes and syscalls in every pass: their rows (the *_facts tables, since
@@ -276,6 +286,7 @@ static void build_schema(void)
 	strbuf_add(&b, schema_head);
 	pass_table_sqlite_create(&b, &pass_tables[PT_passes]);
 	strbuf_add(&b, schema_dimensions);
+	strbuf_add(&b, schema_enders);
 	add_table(&b, "sample_facts", fact_refs, FACT);
 	strbuf_add(&b, "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 		       "-- so that every other sample does not carry five empty columns.\n");
@@ -288,8 +299,8 @@ static void build_schema(void)
 	strbuf_add(&b, traces_text);
 	strbuf_add(&b, "-- Per pass: what the kernel counted over its interval.\n");
 	add_pass_tables(&b, 0);
-	strbuf_add(&b, "-- The histograms and edges that repeat a few processes and syscalls in every pass refer\n"
-		       "-- to them by id, and views of the same names join the names back.\n");
+	strbuf_add(&b, "-- The histograms, edges and ended waits that repeat a few processes, syscalls and enders in\n"
+		       "-- every pass refer to them by id, and views of the same names join the names back.\n");
 	strbuf_add(&b, named_facts_text);
 	strbuf_add(&b, named_views_text);
 	add_view_docs(&b);
@@ -358,6 +369,11 @@ const char *schema_insert_trace_sql(void)
 {
 	schema_sql();
 	return insert_trace;
+}
+
+const char *schema_enders_sql(void)
+{
+	return schema_enders;
 }
 
 const char *schema_traces_sql(void)

@@ -3,7 +3,7 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 16
+#define TRACT_SCHEMA_VERSION 17
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
@@ -11,7 +11,9 @@
  * files' devices (13 the threads' titles, 12 sample_blockers), which the
  * samples view joins.  15 adds the passes' input_gained_us and
  * input_lost_us, which a reader of a 14 takes for 0, 16 their stop, NULL
- * in a 15 (a view of its own: the columns it lacks, after its own).
+ * in a 15 (a view of its own: the passes columns it lacks, after its own).
+ * 17 keeps the ended waits' enders once (enders) and their times from the
+ * pass (wait_end_facts): its view wait_ends has the columns of 15's table.
  */
 #define TRACT_SCHEMA_READ_AS_IS 14
 
@@ -35,6 +37,8 @@ const char *schema_insert_blocker_sql(void);
 const char *schema_blockers_sql(void);
 /* The insert of a trace context: its id, then the traces' columns of the column table. */
 const char *schema_insert_trace_sql(void);
+/* SQL that creates the enders table (schema 17). */
+const char *schema_enders_sql(void);
 /* SQL that creates the traces table (schema 10). */
 const char *schema_traces_sql(void);
 /* Parameter numbers of what a fact refers to; its own columns follow. */

@@ -29,7 +29,7 @@
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 _Static_assert(NR_SAMPLE_COLUMNS <= 256, "a column's index fits the plan's byte");
 
-enum { INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS,
+enum { INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS, INS_ENDER,
        INS_FACT, INS_IO, INS_TRACE, INS_BLOCKER,
        INS__COUNT };
 
@@ -42,6 +42,7 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_FILE] = "INSERT INTO files(id, name, dev) VALUES (?,?,?)",
 	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
 	[INS_PROCESS] = "INSERT INTO processes(id, tgid, name) VALUES (?,?,?)",
+	[INS_ENDER] = "INSERT INTO enders(id, tid, tgid, name, wait_class) VALUES (?,?,?,?,?)",
 	/* INS_FACT, INS_IO and INS_TRACE come from the column table: schema_insert_*_sql(); the pass's tables
 	 * from theirs (pass_tables.def) */
 };
@@ -77,7 +78,7 @@ struct store_sqlite {
 	uint64_t hour;
 	sqlite3_stmt *ins[INS__COUNT];
 	sqlite3_stmt *pass_ins[NR_PASS_TABLES];	/* pass_table_sqlite_insert() */
-	struct dimension threads, calls, stacks, files, wakers, processes, traces;
+	struct dimension threads, calls, stacks, files, wakers, processes, traces, enders;
 	/* syscall names of histograms without a number: negative numbers of this file's own */
 	struct dimension odd_syscalls;
 	struct dict *syscall_nrs;	/* histograms' syscall names looked up in this file, to their nr */
@@ -122,13 +123,25 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 	return v;
 }
 
+#define NR_DIMENSIONS 9
+
+/* Every dimension the writer remembers values of, into dims. */
+static void dimensions_of(const struct store_sqlite *st, struct dimension *dims[NR_DIMENSIONS])
+{
+	struct store_sqlite *w = (struct store_sqlite *)st;
+	struct dimension *all[NR_DIMENSIONS] = { &w->threads, &w->calls, &w->stacks, &w->files, &w->wakers,
+						 &w->processes, &w->traces, &w->enders, &w->odd_syscalls };
+
+	memcpy(dims, all, sizeof(all));
+}
+
 /* Forget what this file holds; ids continue after those already in it. */
 static void reset_dimensions(struct store_sqlite *st)
 {
-	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
-				     &st->processes, &st->traces, &st->odd_syscalls };
+	struct dimension *dims[NR_DIMENSIONS];
 	char sql[128];
 
+	dimensions_of(st, dims);
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
 		dict__clear(dims[i]->ids);
 		dict__clear(dims[i]->older);
@@ -320,8 +333,9 @@ static void next_generation(struct dimension *dim, uint64_t ts_us)
 /* A pass at ts_us: the dimensions whose generation it ends move on. */
 static void age_dimensions(struct store_sqlite *st, uint64_t ts_us)
 {
-	struct dimension *dims[] = { &st->threads, &st->processes, &st->calls };
+	struct dimension *dims[NR_DIMENSIONS];
 
+	dimensions_of(st, dims);
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++)
 		if (dims[i]->generation_us && ts_us >= dims[i]->since_us + dims[i]->generation_us)
 			next_generation(dims[i], ts_us);
@@ -781,6 +795,56 @@ static void part_value(const struct pass_table *t, const struct pass_column *c, 
 			t->columns[i].value(p, row, v);
 }
 
+/* What ended a wait: its thread (none for a timer or an interrupt) and process, its name and the wait's class. */
+struct ender_ref {
+	int has_tid, has_tgid;
+	uint32_t tid, tgid;
+	const char *name, *wait_class;
+};
+
+static int insert_ender(struct store_sqlite *st, int64_t id, const void *arg)
+{
+	const struct ender_ref *er = arg;
+	sqlite3_stmt *s = st->ins[INS_ENDER];
+
+	sqlite3_bind_int64(s, 1, id);
+	bind_opt(s, 2, er->has_tid, er->tid);
+	bind_opt(s, 3, er->has_tgid, er->tgid);
+	sqlite3_bind_text(s, 4, er->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, er->wait_class, -1, SQLITE_STATIC);
+	return step(st, s);
+}
+
+/* enders.id of the ender of a row of the pass's tables, inserting it on first use in this file; 0 on error. */
+static int64_t ender_id(struct store_sqlite *st, const struct pass_table *t, const struct pass_column *c,
+			const struct pass *p, const void *row)
+{
+	struct column_value tid, tgid, name, wait_class;
+	char name_z[TRACT_COMM_LEN + 16] = "", class_z[16] = "";
+	unsigned char key[10 + sizeof(name_z) + sizeof(class_z)];
+	struct ender_ref er;
+	size_t len = 0;
+
+	part_value(t, c, PART_TID, p, row, &tid);
+	part_value(t, c, PART_TGID, p, row, &tgid);
+	part_value(t, c, PART_NAME, p, row, &name);
+	part_value(t, c, PART_CLASS, p, row, &wait_class);
+	/* a name or class longer than any tract writes (a CSV hour's) is cut: the same here and in the file */
+	if (name.kind == VAL_TEXT)
+		memcpy(name_z, name.s, name.len < sizeof(name_z) - 1 ? name.len : sizeof(name_z) - 1);
+	if (wait_class.kind == VAL_TEXT)
+		memcpy(class_z, wait_class.s, wait_class.len < sizeof(class_z) - 1 ? wait_class.len : sizeof(class_z) - 1);
+	er = (struct ender_ref){ tid.kind != VAL_NULL, tgid.kind != VAL_NULL, (uint32_t)tid.u, (uint32_t)tgid.u,
+				 name_z, class_z };
+	key[len++] = (unsigned char)er.has_tid;
+	key[len++] = (unsigned char)er.has_tgid;
+	memcpy(key + len, &er.tid, 4), len += 4;
+	memcpy(key + len, &er.tgid, 4), len += 4;
+	memcpy(key + len, name_z, strlen(name_z) + 1), len += strlen(name_z) + 1;
+	memcpy(key + len, class_z, strlen(class_z)), len += strlen(class_z);
+	return dimension_id(st, &st->enders, key, len, insert_ender, &er);
+}
+
 /* A name of at most TRACT_COMM_LEN bytes from a value into a thread's field. */
 static void comm_of(char *dst, const struct column_value *v)
 {
@@ -849,6 +913,12 @@ static int bind_kept(struct store_sqlite *st, sqlite3_stmt *s, int param, const 
 			return sqlite3_bind_null(s, param) != SQLITE_OK;
 		id = stack_id(st, v.stack);
 		break;
+	case S_ENDER_KIND:
+		id = ender_id(st, t, c, p, row);
+		break;
+	case S_BEFORE_PASS_KIND:
+		c->value(p, row, &v);
+		return sqlite3_bind_int64(s, param, (int64_t)(p->ts_us - v.u)) != SQLITE_OK;
 	}
 	return !id || sqlite3_bind_int64(s, param, id) != SQLITE_OK ? -EIO : 0;
 }
@@ -939,9 +1009,9 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 static void sqlite_close(struct sink *base)
 {
 	struct store_sqlite *st = (struct store_sqlite *)base;
-	struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
-				     &st->processes, &st->traces, &st->odd_syscalls };
+	struct dimension *dims[NR_DIMENSIONS];
 
+	dimensions_of(st, dims);
 	close_file(st);
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
 		dict__free(dims[i]->ids);
@@ -976,6 +1046,8 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->processes = (struct dimension){ .ids = dict__new(), .older = dict__new(), .table = "processes",
 					    .generation_us = DIMENSION_GENERATION_US };
 	st->traces = (struct dimension){ .ids = dict__new(), .table = "traces" };
+	st->enders = (struct dimension){ .ids = dict__new(), .older = dict__new(), .table = "enders",
+					 .generation_us = DIMENSION_GENERATION_US };
 	/* ids count down from those the file has: -1, -2, ... */
 	st->odd_syscalls = (struct dimension){ .ids = dict__new(), .table = "(SELECT -nr AS id FROM syscalls WHERE nr < 0)" };
 	st->syscall_nrs = dict__new();
@@ -987,11 +1059,10 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 
 size_t store_sqlite__remembered(const struct sink *base)
 {
-	const struct store_sqlite *st = (const struct store_sqlite *)base;
-	const struct dimension *dims[] = { &st->threads, &st->calls, &st->stacks, &st->files, &st->wakers,
-					   &st->processes, &st->traces, &st->odd_syscalls };
+	struct dimension *dims[NR_DIMENSIONS];
 	size_t n = 0;
 
+	dimensions_of((const struct store_sqlite *)base, dims);
 	for (size_t i = 0; i < ARRAY_SIZE(dims); i++)
 		n += dict__size(dims[i]->ids) + (dims[i]->older ? dict__size(dims[i]->older) : 0);
 	return n;

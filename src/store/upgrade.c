@@ -256,6 +256,44 @@ static int add_blockers(sqlite3 *db)
 	return has < 0 ? -1 : has ? 0 : exec_ok(db, schema_blockers_sql());
 }
 
+/*
+ * Schema 15 and 16 kept each ended wait whole in the wait_ends table: its
+ * ender and class as text, its times as they are.  Schema 17 keeps each
+ * ender once (enders) and the times from the pass (wait_end_facts); the
+ * view wait_ends gives the same rows back.
+ */
+static const char *const wait_ends_copy[] = {
+	"INSERT INTO enders(tid, tgid, name, wait_class) SELECT DISTINCT ender_tid, ender_tgid, ender, wait_class "
+	"FROM wait_ends",
+	"INSERT INTO wait_end_facts(pass, tid, tgid, start_before_us, end_before_us, ender) "
+	"SELECT w.pass, w.tid, w.tgid, p.ts_us - w.start_us, p.ts_us - w.end_us, en.id FROM wait_ends w "
+	"JOIN passes p ON p.id = w.pass JOIN enders en ON en.tid IS w.ender_tid AND en.tgid IS w.ender_tgid "
+	"AND en.name IS w.ender AND en.wait_class IS w.wait_class ORDER BY w.rowid",
+	"DROP TABLE wait_ends",
+};
+
+static int compact_wait_ends(sqlite3 *db)
+{
+	const struct pass_table *t = &pass_tables[PT_wait_ends];
+	int enders = has_table(db, "enders"), old = has_table(db, t->name);
+	struct strbuf table = { 0 }, view = { 0 };
+	int err;
+
+	if (enders < 0 || old < 0 || (!enders && exec_ok(db, schema_enders_sql())))
+		return -1;
+	if (!old)
+		return 0;
+	pass_table_sqlite_create(&table, t);
+	pass_table_sqlite_view(&view, t);
+	err = exec_ok(db, strbuf_str(&table));
+	for (size_t i = 0; !err && i < ARRAY_SIZE(wait_ends_copy); i++)
+		err = exec_ok(db, wait_ends_copy[i]);
+	err = err || exec_ok(db, strbuf_str(&view));
+	strbuf_free(&table);
+	strbuf_free(&view);
+	return err ? -1 : 0;
+}
+
 /* The pass's tables an older tract did not have, made empty (with their views). */
 static int add_tables(sqlite3 *db)
 {
@@ -283,7 +321,8 @@ int store_upgrade(sqlite3 *db, const char *name)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (move_traces(db) || add_blockers(db) || add_columns(db) || name_facts(db) || add_tables(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
+	if (move_traces(db) || add_blockers(db) || compact_wait_ends(db) || add_columns(db) || name_facts(db) ||
+	    add_tables(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		tract_err("cannot upgrade '%s' to schema version %d: %s", name, TRACT_SCHEMA_VERSION,

@@ -20,6 +20,7 @@ CREATE TEMP TABLE off AS SELECT
 	(SELECT coalesce(max(id), 0) FROM calls) AS call, (SELECT coalesce(max(id), 0) FROM stacks) AS stack,
 	(SELECT coalesce(max(id), 0) FROM files) AS file, (SELECT coalesce(max(id), 0) FROM wakers) AS waker,
 	(SELECT coalesce(max(id), 0) FROM processes) AS process, (SELECT coalesce(max(id), 0) FROM traces) AS trace,
+	(SELECT coalesce(max(id), 0) FROM enders) AS ender,
 	(SELECT coalesce(-min(nr), 0) FROM syscalls WHERE nr < 0) AS odd_nr,
 	(SELECT coalesce(max(rowid), 0) FROM sample_facts) AS fact;
 INSERT OR IGNORE INTO states SELECT * FROM src.states;
@@ -35,6 +36,7 @@ copy_shifted files "id:file"
 copy_shifted wakers "id:waker"
 copy_shifted processes "id:process"
 copy_shifted traces "id:trace"
+copy_shifted enders "id:ender"
 copy_shifted sample_facts "rowid:fact pass:pass thread:thread call:call kstack:stack ustack:stack file:file waker:waker trace:trace"
 copy_shifted sample_io "fact:fact"
 copy_shifted sample_blockers "fact:fact"
@@ -44,7 +46,7 @@ copy_shifted syscall_latency_facts "pass:pass process:process nr:nr"
 copy_shifted runq_latency_facts "pass:pass process:process"
 copy_shifted wakeup_facts "pass:pass waker:process wakee:process"
 copy_shifted steal "pass:pass"
-copy_shifted wait_ends "pass:pass")
+copy_shifted wait_end_facts "pass:pass ender:ender")
 SQL
 	done
 	echo "$out"

@@ -156,6 +156,36 @@ static void holds_old_traces(sqlite3 *db, const char *samples, int version)
 	assert_int_equal(one_int(db, sql), version >= 7);
 }
 
+/*
+ * The ended waits as schema 15 and 16 kept them, whole in each row (15 and
+ * 16 differ elsewhere), or none before 15: a wait blocked by a thread and
+ * one a timer ended, in pass 2.
+ */
+static void old_wait_ends(sqlite3 *db, int version)
+{
+	exec_ok(db, "DROP VIEW wait_ends; DROP TABLE wait_end_facts; DROP TABLE enders");
+	if (version >= 15)
+		exec_ok(db, "CREATE TABLE wait_ends (pass INTEGER NOT NULL, tid INTEGER NOT NULL, tgid INTEGER NOT NULL,"
+			    "  start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, ender_tid INTEGER, ender_tgid INTEGER,"
+			    "  ender TEXT NOT NULL, wait_class TEXT NOT NULL);"
+			    "INSERT INTO wait_ends SELECT 2, 7, 100, ts_us - 2500000, ts_us - 300, 8, 100, 'kicker', 'blocked'"
+			    "  FROM passes WHERE id = 2;"
+			    "INSERT INTO wait_ends SELECT 2, 9, 100, ts_us - 700000, ts_us + 20, NULL, NULL, 'timer', 'sleeping'"
+			    "  FROM passes WHERE id = 2;");
+}
+
+/* What old_wait_ends() wrote, through this schema's view: the times back where they were. */
+static void holds_old_wait_ends(sqlite3 *db, const char *wait_ends)
+{
+	char sql[512], *rows;
+
+	snprintf(sql, sizeof(sql), "SELECT w.pass, tid, tgid, p.ts_us - start_us, end_us - p.ts_us, ender_tid, ender_tgid, "
+		 "ender, wait_class FROM %s w JOIN passes p ON p.id = w.pass WHERE w.pass = 2 ORDER BY tid", wait_ends);
+	rows = dump(db, sql);
+	assert_string_equal(rows, "2|7|100|2500000|-300|8|100|kicker|blocked\n2|9|100|700000|20|NULL|NULL|timer|sleeping\n");
+	free(rows);
+}
+
 /* The fixture's first hour as version `version` of the schema had it. */
 static char *old_hour(int version)
 {
@@ -183,6 +213,7 @@ static char *old_hour(int version)
 				    "WHERE thread = 1 AND pass <= 2;"
 				    "UPDATE sample_facts SET trace_attrs = 'http.route=/b' WHERE thread = 1 AND pass = 3");
 	}
+	old_wait_ends(db, version);
 	if (version <= 8)
 		old_named_tables(db);
 	if (version <= 7)
@@ -322,6 +353,7 @@ static void a_schema_14_hour_is_read_as_it_is(void **state)
 	assert_int_equal(fixture_store(store_sqlite__open, dir), 0);
 	path = hour_file(dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	old_wait_ends(db, 14);
 	exec_ok(db, "DROP VIEW samples; CREATE TABLE old AS SELECT id, ts_us, weight_us, visited, emitted, dropped, duration_us, cpu_us, "
 		    "hist_lost, displaced, unsampled_us, load_rows, moment_read, bpf_us, run_rows, steal_us, run_steal_us, "
 		    "input_rows FROM passes; DROP TABLE passes; ALTER TABLE old RENAME TO passes; PRAGMA user_version = 14");
@@ -343,6 +375,62 @@ static void a_schema_14_hour_is_read_as_it_is(void **state)
 	assert_int_equal(one_int(db, "SELECT count(*) FROM passes"), 11);
 	assert_int_equal(one_int(db, "SELECT sum(input_gained_us) FROM passes"), 5);
 	assert_int_equal(one_int(db, "SELECT count(*) FROM passes WHERE stop = 'duration'"), 1);
+	sqlite3_close(db);
+	free(path);
+	fixture_remove(dir);
+}
+
+/*
+ * A 16 hour's ended waits, whole in each row of its wait_ends table: a
+ * reader reads them as they are, and a recorder that goes on keeps them
+ * and its own each ender once and times from the pass, the view the same.
+ */
+static void a_schema_16_hour_keeps_its_wait_ends(void **state)
+{
+	char *dir = fixture_dir(), *path, *rows;
+	struct store_config cfg = { .frequency_hz = 1, .source = "test", .gid = -1 };
+	struct pass p = { .ts_us = FIXTURE_FIRST_US + 3000000, .weight_us = 1000000, .visited = 1 };
+	struct sink *s;
+	sqlite3 *db;
+
+	(void)state;
+	assert_non_null(dir);
+	cfg.dir = dir;
+	assert_int_equal(fixture_store(store_sqlite__open, dir), 0);
+	path = hour_file(dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	old_wait_ends(db, 16);
+	exec_ok(db, "PRAGMA user_version = 16");
+	sqlite3_close(db);
+	assert_int_equal(store_open_file(path, &db), 0);
+	holds_old_wait_ends(db, "wait_ends");
+	sqlite3_close(db);
+	assert_int_equal(store_sqlite__open(&cfg, &s), 0);
+	fixture_row(&p, 9, "postgres", TRACT_STATE_SLEEP, 0);
+	*wait_end_rows__add(&p.wait_ends) = (struct wait_end_row){ .tid = 7, .tgid = 100, .start_us = p.ts_us - 400,
+								   .end_us = p.ts_us - 4, .ender_tid = 8,
+								   .ender_tgid = 100, .ender = "kicker",
+								   .wait_class = "blocked" };
+	*wait_end_rows__add(&p.wait_ends) = p.wait_ends.rows[0];
+	p.wait_ends.rows[1].tid = 10;
+	*wait_end_rows__add(&p.wait_ends) = (struct wait_end_row){ .tid = 9, .tgid = 100, .start_us = p.ts_us - 9,
+								   .end_us = p.ts_us - 8, .ender = "timer",
+								   .wait_class = "sleeping" };
+	assert_int_equal(sink__write_pass(s, &p), 0);
+	sink__close(s);
+	pass__free_rows(&p);
+	assert_int_equal(store_open_file(path, &db), 0);
+	assert_int_equal(one_int(db, "PRAGMA user_version"), TRACT_SCHEMA_VERSION);
+	holds_old_wait_ends(db, "wait_ends");
+	rows = dump(db, "SELECT w.pass, tid, p.ts_us - start_us, p.ts_us - end_us, ender_tid, ender, wait_class "
+			"FROM wait_ends w JOIN passes p ON p.id = w.pass WHERE w.pass = 11 ORDER BY tid");
+	assert_string_equal(rows, "11|7|400|4|8|kicker|blocked\n11|9|9|8|NULL|timer|sleeping\n"
+				  "11|10|400|4|8|kicker|blocked\n");
+	free(rows);
+	/* each ender once: the old rows' two, and the two the recorder wrote (it stores again what it finds) */
+	assert_int_equal(one_int(db, "SELECT count(*) FROM enders"), 4);
+	assert_int_equal(one_int(db, "SELECT count(DISTINCT ender) FROM wait_end_facts WHERE pass = 11"), 2);
+	assert_int_equal(one_int(db, "SELECT max(abs(start_before_us)) FROM wait_end_facts"), 2500000);
 	sqlite3_close(db);
 	free(path);
 	fixture_remove(dir);
@@ -523,6 +611,7 @@ int main(void)
 		cmocka_unit_test(a_reader_reads_schema_10_with_its_times),
 		cmocka_unit_test(a_schema_12_hour_gets_titles),
 		cmocka_unit_test(a_schema_14_hour_is_read_as_it_is),
+		cmocka_unit_test(a_schema_16_hour_keeps_its_wait_ends),
 		cmocka_unit_test(the_recorder_upgrades_in_place),
 		cmocka_unit_test(older_hours_are_refused_by_name),
 		cmocka_unit_test(a_csv_hour_an_older_tract_began_goes_on),
