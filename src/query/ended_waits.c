@@ -15,10 +15,35 @@ struct ended_wait {
 };
 
 struct ended_waits {
+	int holders;
 	int loaded;
 	struct ended_wait *w;		/* by thread, then start */
 	size_t n, cap;
 };
+
+struct ended_waits *ended_waits__new(void)
+{
+	struct ended_waits *e = calloc(1, sizeof(*e));
+
+	if (e)
+		e->holders = 1;
+	return e;
+}
+
+void ended_waits__hold(struct ended_waits *e)
+{
+	e->holders++;
+}
+
+void ended_waits__release(void *p)
+{
+	struct ended_waits *e = p;
+
+	if (!e || --e->holders > 0)
+		return;
+	free(e->w);
+	free(e);
+}
 
 /* The file's waits, sorted by the query itself; none where the file has no such table. */
 static void load(sqlite3 *db, struct ended_waits *e)
@@ -63,42 +88,36 @@ static const struct ended_wait *latest_begun(const struct ended_waits *e, int64_
 	return lo && e->w[lo - 1].thread == thread ? &e->w[lo - 1] : NULL;
 }
 
+int ended_waits__class(struct ended_waits *e, sqlite3 *db, int64_t thread, int64_t ts_us)
+{
+	const struct ended_wait *w;
+
+	if (!e->loaded)
+		load(db, e);
+	w = latest_begun(e, thread, ts_us);
+	return w && ts_us <= w->end_us ? w->wait_class : TRACT_WAIT_UNKNOWN;
+}
+
 static void sql_ended_wait_class(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	struct ended_waits *e = sqlite3_user_data(ctx);
-	const struct ended_wait *w;
-	int64_t ts_us;
 	const char *name;
 
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
-	if (!e->loaded)
-		load(sqlite3_context_db_handle(ctx), e);
-	ts_us = sqlite3_value_int64(argv[1]);
-	w = latest_begun(e, sqlite3_value_int64(argv[0]), ts_us);
-	name = w && ts_us <= w->end_us ? wait_class_name(w->wait_class) : NULL;
+	name = wait_class_name(ended_waits__class(sqlite3_user_data(ctx), sqlite3_context_db_handle(ctx),
+						  sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1])));
 	if (name)
 		sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
 }
 
-static void free_ended_waits(void *p)
+int ended_waits_register(sqlite3 *db, struct ended_waits *e)
 {
-	struct ended_waits *e = p;
-
-	free(e->w);
-	free(e);
-}
-
-int ended_waits_register(sqlite3 *db)
-{
-	struct ended_waits *e = calloc(1, sizeof(*e));
 	int rc;
 
-	if (!e)
-		return -ENOMEM;
+	ended_waits__hold(e);
 	/* not deterministic: its value is the file's, which SQLite must not fold into a prepared plan */
 	rc = sqlite3_create_function_v2(db, "ended_wait_class", 2, SQLITE_UTF8, e, sql_ended_wait_class, NULL,
-					NULL, free_ended_waits);
+					NULL, ended_waits__release);
 	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
 }

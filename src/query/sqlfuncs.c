@@ -12,6 +12,7 @@
 #include <string.h>
 #include "activity.h"
 #include "ended_waits.h"
+#include "fact_activity.h"
 #include "schema.h"
 #include "sqlfuncs.h"
 #include "tract/abi.h"
@@ -367,14 +368,21 @@ int sqlfuncs_register(sqlite3 *db)
 		{ "activity", 9, sql_activity },
 		{ "wait_class_name", 1, sql_wait_class_name },
 	};
+	struct ended_waits *e;
+	int rc;
 
 	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++) {
-		int rc = sqlite3_create_function_v2(db, funcs[i].name, funcs[i].nargs,
-						    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-						    NULL, funcs[i].func, NULL, NULL, NULL);
-
+		rc = sqlite3_create_function_v2(db, funcs[i].name, funcs[i].nargs,
+						SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, funcs[i].func,
+						NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
 			return rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
 	}
-	return ended_waits_register(db);
+	/* the ended waits of the file, read once for both functions that ask for them */
+	e = ended_waits__new();
+	if (!e)
+		return -ENOMEM;
+	rc = ended_waits_register(db, e) ?: fact_activity_register(db, e);
+	ended_waits__release(e);
+	return rc;
 }

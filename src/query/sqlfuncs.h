@@ -11,7 +11,8 @@
 
 /*
  * Register regexp, fold_digits, dir_name, file_ext, top_frame, log2_bucket,
- * activity, wait_class_name and ended_wait_class (ended_waits.h) on db.  Returns 0 or a negative errno.
+ * activity, wait_class_name, ended_wait_class (ended_waits.h) and
+ * fact_activity (fact_activity.h) on db.  Returns 0 or a negative errno.
  */
 int sqlfuncs_register(sqlite3 *db);
 

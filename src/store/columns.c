@@ -225,6 +225,11 @@ int64_t coarse_us_stored(uint64_t us)
 	return us < 8389000 ? (int64_t)us : -(int64_t)(us / 1000);
 }
 
+int64_t coarse_us_read(int64_t stored)
+{
+	return stored < 0 ? -1000 * stored : stored;
+}
+
 const char *column_stored_name(const struct sample_column *c)
 {
 	const char *dot = strchr(c->sql, '.');

@@ -81,5 +81,7 @@ const char *column_stored_name(const struct sample_column *c);
 int column_coarse_us(const struct sample_column *c);
 /* A time in µs as SQLite keeps a coarse one: as it is below 8389000 (2^23 rounded up to a ms), else -(ms). */
 int64_t coarse_us_stored(uint64_t us);
+/* A coarse time as SQLite keeps it, back in µs (what COARSE_US reads in SQL). */
+int64_t coarse_us_read(int64_t stored);
 
 #endif

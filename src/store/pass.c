@@ -3,8 +3,6 @@
 #include <string.h>
 #include "activity.h"
 #include "sample.h"
-#include "schema.h"
-#include "syscalls.h"
 #include "util.h"
 
 /* A zeroed new element at the end of a growable array. */
@@ -53,15 +51,18 @@ struct wait_end_row *wait_end_rows__add(struct wait_end_rows *w)
 
 int sample_waits_for_input(const struct sample *r, int wait_class)
 {
-	const char *a;
+	struct activity_call call;
+	enum activity a;
 
 	if (r->state != TRACT_STATE_SLEEP)
 		return 0;
-	a = activity_of(state_name(r->state), r->syscall_nr >= 0 ? syscall_name(r->syscall_nr) : NULL,
-			r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME) ? (int64_t)r->sc_us : -1,
-			(r->flags & TRACT_SF_STATE_TIME) ? (int64_t)r->state_us : -1, r->file,
-			(int64_t)r->sc_args[1], (int64_t)r->sc_args[2], wait_class);
-	return a && (!strcmp(a, "input") || !strcmp(a, "sleep"));
+	if (r->syscall_nr >= 0)
+		activity_call_of(r->syscall_nr, (int64_t)r->sc_args[1], (int64_t)r->sc_args[2], &call);
+	a = activity_classify(r->state, r->syscall_nr >= 0 ? &call : NULL,
+			      r->syscall_nr >= 0 && (r->flags & TRACT_SF_SC_TIME) ? (int64_t)r->sc_us : -1,
+			      (r->flags & TRACT_SF_STATE_TIME) ? (int64_t)r->state_us : -1,
+			      r->file && activity_file_is_terminal(r->file), wait_class);
+	return a == ACTIVITY_INPUT || a == ACTIVITY_SLEEP;
 }
 
 void pass__count_load(struct pass *p)

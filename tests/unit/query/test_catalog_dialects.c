@@ -149,10 +149,11 @@ static void a_derived_column_is_its_value_over_its_inputs(void **state)
 	assert_string_equal(sql, "fold_digits(t.comm)");
 	assert_string_equal(base, "f.thread");
 	free(sql);
-	/* inputs of several facts: no base to group by, every join */
+	/* a local form over the facts' own ids: no base to group by, no join */
 	assert_int_equal(derived_local(&derived_columns[DERIVED_activity], &sql, &joins, &base), 0);
 	assert_null(base);
-	assert_non_null(strstr(sql, "activity(st.name, sc.name, "));
+	assert_int_equal(joins, 0);
+	assert_non_null(strstr(sql, "fact_activity(f.state, f.call, "));
 	free(sql);
 	assert_int_equal(derived_local(&derived_columns[DERIVED_wait], &sql, &joins, &base), 0);
 	assert_string_equal(sql, "top_frame(ks.frames)");

@@ -300,6 +300,65 @@ static void log2_bucket_is_floor_log2(void **state)
 		"0x1 1x2 9x2 10x1");
 }
 
+/*
+ * A local store's activity reads the facts' ids with the file's
+ * dimensions in memory (fact_activity); it must say what activity says of
+ * the names and values those ids stand for, for every kind of fact: each
+ * state, a syscall of each kind (a lock, an idle wait, an input, one the
+ * file does not name), a terminal or not, each site class and ended wait,
+ * times known, unknown and coarse.
+ */
+static void fact_activity_says_what_activity_says_of_the_names(void **state)
+{
+	static const char *const store =
+		"CREATE TABLE states (id INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+		"INSERT INTO states VALUES (0, 'RUN'), (1, 'RUNQ'), (2, 'DISK'), (3, 'SLEEP'), (4, 'STOPPED'),"
+		" (5, 'TRACED'), (6, 'ZOMBIE'), (7, 'IDLE'), (8, 'LATER');"
+		"CREATE TABLE syscalls (nr INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+		"INSERT INTO syscalls VALUES (0, 'read'), (202, 'futex'), (232, 'epoll_wait'), (72, 'fcntl'),"
+		" (73, 'flock'), (61, 'wait4'), (64, 'semop'), (500, 'syscall_500');"
+		"CREATE TABLE calls (id INTEGER PRIMARY KEY, nr INTEGER NOT NULL, a0, a1, a2, a3, a4, a5);"
+		"INSERT INTO calls (id, nr, a1, a2) VALUES (1, 0, 0, 0), (2, 202, 128, 2), (3, 202, 137, 0), (4, 232, 0, 0),"
+		" (5, 72, 7, 0), (6, 73, 2, 0), (7, 73, 6, 0), (8, 61, 0, 0), (9, 64, 0, 0), (10, 500, 0, 0), (11, 999, 0, 0);"
+		"CREATE TABLE files (id INTEGER PRIMARY KEY, name TEXT NOT NULL, dev TEXT);"
+		"INSERT INTO files (id, name) VALUES (1, '/dev/pts/3'), (2, 'pipe:[7]'), (3, '/dev/null'), (4, '/dev/tty1');"
+		"CREATE TABLE threads (id INTEGER PRIMARY KEY, tid INTEGER NOT NULL);"
+		"INSERT INTO threads VALUES (1, 100), (2, 200);"
+		"CREATE TABLE wait_ends (tid, start_us, end_us, wait_class);"
+		"INSERT INTO wait_ends VALUES (100, 1000, 2000, 'blocked'), (100, 3000, 4000, 'input'),"
+		" (200, 1000, 5000, 'sleeping');"
+		"CREATE TABLE v (x); INSERT INTO v VALUES (NULL), (1), (2), (3), (4);"
+		/* every state and call with every file and site class; times and waits in turn */
+		"CREATE TABLE facts AS SELECT s.id AS state, c.id AS call, fl.x AS file, wc.x AS wait_class_id,"
+		" t.sc_us, t.state_us, t.thread, t.ts_us"
+		" FROM states s, (SELECT id FROM calls UNION ALL SELECT NULL) c, v fl, v wc,"
+		" (SELECT NULL AS sc_us, NULL AS state_us, 1 AS thread, 1500 AS ts_us"
+		"  UNION ALL SELECT 500, 2000, 1, 2500 UNION ALL SELECT -20000, NULL, 1, 3500"
+		"  UNION ALL SELECT NULL, -20000, 2, 100 UNION ALL SELECT 3000, 3000, 2, 4000"
+		"  UNION ALL SELECT 9000000, 9000000, NULL, NULL) t;";
+	sqlite3 *own = db;
+	const char *out;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlfuncs_register(db), 0);
+	assert_int_equal(sqlite3_exec(db, store, NULL, NULL, NULL), SQLITE_OK);
+	out = eval("SELECT count(*) || ' ' || sum(activity(st.name, sc.name,"
+		   " CASE WHEN f.sc_us < 0 THEN -1000 * f.sc_us ELSE f.sc_us END,"
+		   " CASE WHEN f.state_us < 0 THEN -1000 * f.state_us ELSE f.state_us END,"
+		   " fl.name, c.a1, c.a2, f.wait_class_id, ended_wait_class(f.thread, f.ts_us))"
+		   " IS NOT fact_activity(f.state, f.call, f.sc_us, f.state_us, f.file, f.wait_class_id, f.thread, f.ts_us))"
+		   " FROM facts f LEFT JOIN states st ON st.id = f.state LEFT JOIN calls c ON c.id = f.call"
+		   " LEFT JOIN syscalls sc ON sc.nr = c.nr LEFT JOIN files fl ON fl.id = f.file");
+	assert_string_equal(out, "16200 0");
+	/* and it tells them apart: every activity but none is among them */
+	assert_string_equal(eval("SELECT count(DISTINCT fact_activity(f.state, f.call, f.sc_us, f.state_us, f.file,"
+				 " f.wait_class_id, f.thread, f.ts_us)) FROM facts f"),
+			    "10");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	db = own;
+}
+
 /* Deterministic functions may index: a query can group by them without recomputing. */
 static void functions_are_deterministic(void **state)
 {
@@ -335,6 +394,7 @@ int main(void)
 		cmocka_unit_test(top_frame_edge_cases),
 		cmocka_unit_test(log2_bucket_is_floor_log2),
 		cmocka_unit_test(activity_takes_null_times_as_unknown),
+		cmocka_unit_test(fact_activity_says_what_activity_says_of_the_names),
 		cmocka_unit_test(functions_are_deterministic),
 	};
 	return cmocka_run_group_tests_name("sqlfuncs", tests, setup, teardown);
