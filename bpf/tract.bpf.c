@@ -28,7 +28,7 @@ const volatile __u8 take_ustacks = 1;
 const volatile __u8 unwind_cfi = 1;
 /* syscall latency histograms (the default): sys_enter also reads the clock, and tract_sys_exit is loaded */
 const volatile __u8 syscall_latency;
-const volatile __u64 idle_grace_ns = 10000000;
+const volatile __u64 idle_grace_ns = TRACT_IDLE_GRACE_DEFAULT_NS;
 const volatile __u32 nr_pids;
 const volatile __u32 pids[TRACT_PID_FILTER_MAX];
 /* Bit n set: syscall n is an idle wait (thread pools, timers, event loops). */

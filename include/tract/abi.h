@@ -627,6 +627,9 @@ static inline __u32 tract_pi_futex_owner(__u32 word, __u32 waiter_tid)
 	return owner == waiter_tid || (word & TRACT_FUTEX_OWNER_DIED) ? 0 : owner;
 }
 
+/* --idle-grace unless given: an idle wait younger than this is active (activity reads it so too). */
+#define TRACT_IDLE_GRACE_DEFAULT_NS 10000000ull
+
 /* What the active policy looks at in a thread. */
 struct tract_policy_facts {
 	__u32 state;			/* enum tract_state */

@@ -72,6 +72,15 @@ static int64_t waited_us(int64_t sc_us, int64_t state_us)
 enum activity activity_classify(int state, const struct activity_call *call, int64_t sc_us, int64_t state_us,
 				int terminal, int wait_class)
 {
+	/*
+	 * An idle syscall's wait the recorder keeps for being young, as it may
+	 * be a lock's hand-off (tract_is_active()), is not idle: it is what
+	 * ended it, or its site's waits, or while nothing has, a wait of a kind
+	 * not known yet.  By the default grace: the store does not keep the
+	 * recorder's.
+	 */
+	int young = state_us >= 0 && state_us < (int64_t)(TRACT_IDLE_GRACE_DEFAULT_NS / 1000);
+
 	switch (state) {
 	case TRACT_STATE_RUN:
 		return ACTIVITY_CPU;
@@ -96,11 +105,11 @@ enum activity activity_classify(int state, const struct activity_call *call, int
 		return ACTIVITY_BLOCKED;
 	if (wait_class == TRACT_WAIT_SLEEPING)
 		return ACTIVITY_SLEEP;
-	if (wait_class == TRACT_WAIT_INPUT && !call->idle)
+	if (wait_class == TRACT_WAIT_INPUT && (!call->idle || young))
 		return ACTIVITY_INPUT;
 	if (call->input && (terminal || waited_us(sc_us, state_us) >= ACTIVITY_INPUT_AFTER_US))
 		return ACTIVITY_INPUT;
-	return call->idle ? ACTIVITY_IDLE : ACTIVITY_WAITING;
+	return call->idle && !young ? ACTIVITY_IDLE : ACTIVITY_WAITING;
 }
 
 /* The states activity tells apart by the names the store gives them; any other is -1. */

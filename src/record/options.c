@@ -150,7 +150,7 @@ void record_opts_init(struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->hz = 1;
-	o->sampler.idle_grace_ns = 10 * 1000000ull;
+	o->sampler.idle_grace_ns = TRACT_IDLE_GRACE_DEFAULT_NS;
 	o->sampler.kstacks = 1;
 	o->sampler.ustacks = 1;
 	o->sampler.unwind_cfi = 1;

@@ -194,6 +194,29 @@ test_expect_success 'and the headline says how many of the active threads waited
 	test_grep "average active threads.*[0-9] of them waiting for input or on a timer" "$WORK/headline"
 '
 
+# An idle syscall's wait younger than the grace is kept as active: the
+# reaper's wait4 for each short-lived child, the first wait at its site
+# (the child's pid), ended by the child's exit.  Active, it is never idle:
+# input, as its ender says, and top's view of the active threads, which
+# opens by activity, has no idle row.
+"$WAITS" 600 reaper > "$WORK/reaper.out" 2>&1 &
+WL_PID=$!
+wait_ready "$WORK/reaper.out" || exit 1
+REAPER=$(sed -n 's/^reaper=//p' "$WORK/reaper.out")
+"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/reaper" 2> "$WORK/reaper.err"
+stop_workload
+reaps=$(q "$(one_store "$WORK/reaper")" "select count(*) from samples where tid = $REAPER and syscall = 'wait4'
+					 and state = 'SLEEP'")
+"$TRACT" top -D "$WORK/reaper" --from @0 -b -n 1 > "$WORK/top.txt"
+test_expect_success 'a young idle wait is kept and never idle: top'"'"'s active view has no idle row' '
+	test_holds "$reaps" -ge 3 &&
+	test_holds "$("$TRACT" query -D "$WORK/reaper" --from @0 -w "tid = $REAPER and activity = idle" \
+		--format csv | sed 1d | wc -l)" -eq 0 &&
+	test_grep "group: activity,pcomm" "$WORK/top.txt" &&
+	test_grep "^ *[0-9.]\+ \+[0-9.]\+%.* input \+waits\$" "$WORK/top.txt" &&
+	! grep "^ *[0-9.]\+ \+[0-9.]\+%.* idle \+" "$WORK/top.txt"
+'
+
 # The table in CSV, read back by query --sql like the other pass tables
 "$WAITS" 600 > "$WORK/csv.out" 2>&1 &
 WL_PID=$!

@@ -15,6 +15,15 @@
  *               tcpwriter, a thread of another process, writes to
  *   unixreader  waits in read on a Unix socket that unixwriter, a thread
  *               of that other process, writes to
+ *
+ * With "reaper" after the deadline, one thread alone instead:
+ *
+ *   reaper      waits in wait4 for a child that lives 2 ms, one child after
+ *               another: each wait is the first at its site (wait4's first
+ *               argument, the child's pid), younger than the idle grace,
+ *               and ended by the child's exit.  Alone, as it makes a new
+ *               site every few ms, which the recorder's table of sites
+ *               makes room for by forgetting the others'.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -139,6 +148,27 @@ static void *sleeper_thread(void *arg)
 	return NULL;
 }
 
+static void *reaper_thread(void *arg)
+{
+	struct timespec life = { 0, 2000000 };
+
+	(void)arg;
+	announce("reaper");
+	for (;;) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			nanosleep(&life, NULL);
+			_exit(0);
+		}
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return NULL;
+}
+
 /* The other process: its three writers, then a byte on ready_fd. */
 static void writers(int tcp_fd, int unix_fd, int latch_fd, int ready_fd)
 {
@@ -187,6 +217,14 @@ int main(int argc, char **argv)
 	char c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && !strcmp(argv[2], "reaper")) {
+		pthread_barrier_init(&announced, NULL, 2);
+		start(reaper_thread, NULL);
+		pthread_barrier_wait(&announced);
+		printf("ready\n");
+		sleep((unsigned int)seconds);
+		return 0;
+	}
 	tcp_pair(&tcp_in, &tcp_out);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, unix_sv) || socketpair(AF_UNIX, SOCK_STREAM, 0, latch_sv) ||
 	    pipe(ready))

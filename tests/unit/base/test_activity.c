@@ -84,6 +84,30 @@ static void wait_class_decides(void **state)
 	assert_string_equal(activity_of("DISK", "fsync", 300, -1, NULL, 0, 0, TRACT_WAIT_INPUT), "disk");
 }
 
+/*
+ * An idle syscall's wait younger than the grace is one the recorder keeps
+ * as active (it may be a lock's hand-off): never idle, whatever its age
+ * in the syscall says.  Older, or of an unknown age, it is idle.
+ */
+static void a_young_idle_wait_is_no_idle_one(void **state)
+{
+	int64_t young = (int64_t)(TRACT_IDLE_GRACE_DEFAULT_NS / 1000) - 1, old = young + 1;
+
+	(void)state;
+	/* no wait at its site has ended yet: a wait of a kind not known */
+	assert_string_equal(activity_of("SLEEP", "futex", 3000, young, NULL, 137, 0, TRACT_WAIT_UNKNOWN), "waiting");
+	assert_string_equal(activity_of("SLEEP", "epoll_wait", 3000, 2000, NULL, 0, 0, TRACT_WAIT_UNKNOWN), "waiting");
+	assert_string_equal(activity_of("SLEEP", "futex", old, old, NULL, 137, 0, TRACT_WAIT_UNKNOWN), "idle");
+	/* ended by input (a child's exit, the network): input while young */
+	assert_string_equal(activity_of("SLEEP", "wait4", 4000, 4000, NULL, 0, 0, TRACT_WAIT_INPUT), "input");
+	assert_string_equal(activity_of("SLEEP", "wait4", old, old, NULL, 0, 0, TRACT_WAIT_INPUT), "idle");
+	/* the classes that decide whatever the age still do */
+	assert_string_equal(activity_of("SLEEP", "nanosleep", 20, 20, NULL, 0, 0, TRACT_WAIT_SLEEPING), "sleep");
+	assert_string_equal(activity_of("SLEEP", "futex", 20, 20, NULL, 137, 0, TRACT_WAIT_BLOCKED), "blocked");
+	/* a sleep outside a syscall (a kernel thread's) is no wait the policy keeps for its age */
+	assert_string_equal(activity_of("SLEEP", NULL, -1, 20, NULL, 0, 0, TRACT_WAIT_UNKNOWN), "idle");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +116,7 @@ int main(void)
 		cmocka_unit_test(a_lock_is_not_an_idle_futex),
 		cmocka_unit_test(input_is_a_terminal_or_a_long_silence),
 		cmocka_unit_test(other_sleeps),
+		cmocka_unit_test(a_young_idle_wait_is_no_idle_one),
 	};
 	return cmocka_run_group_tests_name("activity", tests, NULL, NULL);
 }
