@@ -152,9 +152,10 @@ test_expect_success 'the poller'"'"'s, ended by a thread of its own process, kee
 	case "$(activities "$POLLER")" in "" | "blocked,blocked ") ;; *) false ;; esac
 '
 # (asleep: on a busy host the sleeper, woken, may wait for a CPU, a sample as it should be)
+asleep="state = 'SLEEP'"
 test_expect_success 'a timer'"'"'s nanosleep is idle from its start once one has ended: no sample of it asleep after the first second' '
 	first=$(q "$DDB" "select min(ts_us) from passes") &&
-	test_holds "$(q "$DDB" "select count(*) from samples where tid = $SLEEPER and state = 'SLEEP' and ts_us > $first + 1000000")" -eq 0
+	test_holds "$(q "$DDB" "select count(*) from samples where tid = $SLEEPER and $asleep and ts_us > $first + 1000000")" -eq 0
 '
 test_expect_success 'reads: the network'"'"'s is input, a writer'"'"'s of the same program blocked' '
 	test_holds "$(kept "$TCPREADER")" -ge 5 &&
