@@ -163,8 +163,11 @@ sched "$rec" > "$WORK/stop1"; stst1=$(steal_now)
 kill -INT $rec
 wait $rec
 stop=$(one_store "$WORK/stop")
+# (but the last, taken at once on SIGINT: it stands for the part of its interval gone by)
 ok "after a 2 s stop at 10 Hz every pass still stands for its 0.1 s ($(q "$stop" "select max(weight_us) from passes") us)" \
-	test "$(q "$stop" "select count(*) from passes where weight_us != 100000")" -eq 0
+	test "$(q "$stop" "select count(*) from passes where weight_us != 100000 and stop is null")" -eq 0
+ok "and the last, stopped by SIGINT, for no more" \
+	test "$(q "$stop" "select count(*) from passes where stop = 'SIGINT' and weight_us <= 100000")" -eq 1
 # After SIGCONT the sampler takes the pass of the slot the stop cut into,
 # and the next one counts the slots between that and its own (at most an
 # interval before the sampler ran again): at least the whole intervals of
