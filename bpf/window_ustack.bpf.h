@@ -37,10 +37,10 @@ __u64 window_ucopies_lost;	/* ... and samples whose copy had been written over *
 __u64 run_ucopies_here, run_ucopies_switch;	/* a runner's in user code: in the moment's interrupt, at its switch out */
 
 /*
- * The user stack at regs, the current task's own, into the ring for the
- * sample ms is of.
+ * The user stack at regs, the current task's own, into the ring, for the
+ * sample of the given moment: its serial there, or 0.
  */
-static __always_inline bool window_ucopy_put(struct task_struct *task, struct pt_regs *regs, struct moment_stack *ms)
+static __always_inline __u32 ucopy_put(struct task_struct *task, struct pt_regs *regs, __u64 moment)
 {
 	__u32 tid = task->pid, i, serial, len;
 	struct window_ucopy *c;
@@ -49,17 +49,27 @@ static __always_inline bool window_ucopy_put(struct task_struct *task, struct pt
 	i = serial % WINDOW_UCOPIES;
 	c = bpf_map_lookup_elem(&window_ucopies, &i);
 	if (!c)
-		return false;
+		return 0;
 	c->serial = serial;
-	c->moment = ms->moment;
+	c->moment = moment;
 	c->tid = tid;
 	copy_uregs(c->hdr.regs, regs);
 	len = copy_len(task, regs->sp, NULL);
 	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(c->bytes, len, (void *)regs->sp))
-		return false;
+		return 0;
 	len = copy_far(task, &c->hdr, c->bytes, len, true);
 	ucopy_header(&c->hdr, task, len);
 	c->serial_done = serial;
+	return serial;
+}
+
+/* ... for the sample ms is of. */
+static __always_inline bool window_ucopy_put(struct task_struct *task, struct pt_regs *regs, struct moment_stack *ms)
+{
+	__u32 serial = ucopy_put(task, regs, ms->moment);
+
+	if (!serial)
+		return false;
 	ms->ucopy_serial = serial;
 	window_ucopies_taken++;
 	return true;
@@ -137,35 +147,38 @@ static __always_inline void window_switch_copy(struct task_struct *prev)
 }
 
 /*
- * The sampler's side: the copy its exit made, into the stream; its id, or
- * 0.  Copied out of the ring first, and kept only if no exit began to write
- * over it meanwhile (it marks the entry before its bytes): the stream gets
- * a whole record of one stack, or none.
+ * The sampler's side: the copy of tid's user stack at serial in the ring,
+ * into the stream; its id, or 0.  Copied out of the ring first, and kept
+ * only if no copy began to write over it meanwhile (it marks the entry
+ * before its bytes): the stream gets a whole record of one stack, or none.
+ * A function of its own: inlined twice into take_run_stacks(), 6.1's
+ * verifier lost the bound of the length it reads.
  */
-static __always_inline __u64 take_window_ustack(struct seq_file *seq, struct task_struct *task)
+static __noinline __u64 emit_ucopy(struct seq_file *seq, __u32 tid, __u32 serial)
 {
-	__u32 tid = task->pid, zero = 0, i, serial, len;
-	struct moment_stack *ms = moment_entry(tid);
+	__u32 zero = 0, i = serial % WINDOW_UCOPIES, len;
 	struct ustack_copy_buf *buf = bpf_map_lookup_elem(&ucopy_scratch, &zero);
-	struct window_ucopy *c;
+	struct window_ucopy *c = bpf_map_lookup_elem(&window_ucopies, &i);
 
-	if (!ms || !ms->ucopy_serial || !buf)
-		return 0;
-	serial = ms->ucopy_serial;
-	i = serial % WINDOW_UCOPIES;
-	c = bpf_map_lookup_elem(&window_ucopies, &i);
-	if (!c)
+	if (!buf || !c)
 		return 0;
 	len = c->hdr.len;
 	if (c->serial != serial || c->serial_done != serial || c->tid != tid || len < 8 ||
 	    len > TRACT_USTACK_COPY + TRACT_USTACK_FAR || bpf_probe_read_kernel(buf, sizeof(buf->hdr) + len, &c->hdr) ||
-	    c->serial != serial)
-		goto lost;
+	    c->serial != serial) {
+		window_ucopies_lost++;
+		return 0;
+	}
 	buf->hdr.len = len;
 	return ucopy_emit(seq, buf);
-lost:
-	window_ucopies_lost++;
-	return 0;
+}
+
+/* The copy a syscall's exit or a switch out made for the thread's sample (its moment_stacks entry). */
+static __always_inline __u64 take_window_ustack(struct seq_file *seq, struct task_struct *task)
+{
+	struct moment_stack *ms = moment_entry(task->pid);
+
+	return ms && ms->ucopy_serial ? emit_ucopy(seq, task->pid, ms->ucopy_serial) : 0;
 }
 
 #endif
