@@ -32,6 +32,7 @@ __u32 moment_tid[TRACT_CPUS_MAX];	/* ... and its tid, for a thread that moved si
 __u64 moment_pass;			/* the pass those are the moment of */
 const volatile __u32 nr_cpus = 1;	/* possible CPUs */
 
+#include "moment_timer.bpf.h"
 #include "run_moment.bpf.h"
 
 static __always_inline void learn_rq(struct task_struct *task, __u32 cpu)
@@ -81,15 +82,17 @@ static __always_inline void take_moment(struct hrtimer *t)
 }
 
 /*
- * One program on the hook for both the timer mark (wakeup.bpf.h) and the
- * moment: in the cold interrupt a timer's expiry runs in, a second program
- * costs as much as the first.
+ * One program on the hook for the timer mark (wakeup.bpf.h), the moment
+ * and each CPU's timer for the next (moment_timer.bpf.h): in the cold
+ * interrupt a timer's expiry runs in, a second program costs as much as
+ * the first.
  */
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
 {
 	mark_timer(1);
 	take_moment(t);
+	arm_moment_timer();
 	return 0;
 }
 

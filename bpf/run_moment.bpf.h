@@ -14,10 +14,12 @@
  * another CPU are in memory all the same, at the top of its kernel stack.
  *
  * Its stacks are of that syscall, or of the user code it ran then:
- *  - for a thread in user code then, its user stack of the moment itself:
- *    this CPU's runner is the task the moment's interrupt interrupted, its
- *    user registers saved at its kernel entry, copied here; one on another
- *    CPU, as it first leaves its CPU from user code since (window_switch_copy():
+ *  - for a thread in user code then, its user stack of the moment itself,
+ *    as the timer of its CPU at the moment copied it (moment_timer.bpf.h);
+ *    on a kernel without those timers, this CPU's runner is the task the
+ *    moment's interrupt interrupted, its user registers saved at its
+ *    kernel entry, copied here; and on any kernel, failing those, as it
+ *    first leaves its CPU from user code since (window_switch_copy():
  *    preempted, or asleep in a page fault), having run nothing else;
  *  - the thread's latest profile tick of the pass, when that tick was in
  *    the same syscall (its kernel stack inside it; its user stack, which
@@ -27,11 +29,12 @@
  *    returns (window_ustack.bpf.h copies it at the exit, marked here), or
  *    as it is when the sampler reaches it still inside or only just out
  *    (preempted at the return, its user registers and stack untouched).
- * A thread in user code at the moment on another CPU that goes on to a
- * syscall with no interrupt between, and that no tick found in user code
- * since the previous pass, has no user stack: its registers at the moment
- * were in its CPU, and that syscall's call site is code it reached later
- * (a sample in no syscall with it would name a call it is not in).
+ * Without those timers, a thread in user code at the moment on another
+ * CPU that goes on to a syscall with no interrupt between, and that no tick
+ * found in user code since the previous pass, has no user stack: its
+ * registers at the moment were in its CPU, and that syscall's call site is
+ * code it reached later (a sample in no syscall with it would name a call
+ * it is not in).
  */
 #ifndef TRACT_RUN_MOMENT_BPF_H
 #define TRACT_RUN_MOMENT_BPF_H
@@ -39,7 +42,8 @@
 struct moment_run {
 	__u32 tid;		/* the CPU's runner at the moment (0: none, or its registers not read) */
 	__s32 nr;		/* the syscall it was in; -1: none */
-	__u64 entry;		/* that syscall's entry as the runner's slot had it; 0: unknown */
+	__u64 entry;		/* that syscall's entry as the runner's slot had it, in none its latest's; 0: unknown */
+	__u64 switches;		/* its context switches then */
 	__u64 ip, sp;		/* where its user code called it */
 	__u64 args[6];
 };
@@ -57,7 +61,8 @@ struct {
  * through a run queue.
  */
 __u64 pt_regs_off;
-__u64 run_ustacks_now, run_ustacks_exit, run_ustacks_tick, run_ustacks_switch;	/* a runner's user stack, by where it came from */
+/* a runner's user stack, by where it came from */
+__u64 run_ustacks_now, run_ustacks_exit, run_ustacks_tick, run_ustacks_switch, run_ustacks_timer;
 
 /*
  * The registers' address goes through memory first: kept in a register it
@@ -116,7 +121,7 @@ static __always_inline void mark_run_copy(struct task_struct *curr, __u32 tid, _
 		w->tag = tag;
 	}
 	ms->moment = moment;
-	ms->switches = BPF_CORE_READ(curr, nvcsw) + BPF_CORE_READ(curr, nivcsw);
+	ms->switches = r->switches;
 	ms->tid = tid;
 	ms->sc_nr = r->nr;
 	ms->sc_entry = entry;
@@ -190,6 +195,7 @@ static __always_inline void keep_runner(__u32 cpu, struct task_struct *curr, __u
 	if (!stack || bpf_probe_read_kernel(&regs, sizeof(regs), (void *)(stack + pt_regs_off)))
 		return;
 	r->tid = tid;
+	r->switches = BPF_CORE_READ(curr, nvcsw) + BPF_CORE_READ(curr, nivcsw);
 	tag = tid ^ (__u32)BPF_CORE_READ(curr, start_time);
 	slot = slot_of(tid);
 	if (slot && slot->tag != tag)
@@ -197,15 +203,21 @@ static __always_inline void keep_runner(__u32 cpu, struct task_struct *curr, __u
 	nr = regs_syscall(&regs);
 	if (nr < 0) {
 		r->ip = r->sp = 0;
+		r->entry = slot ? slot->sc_entry : 0;
 		/*
 		 * In user code, or an interrupt or fault from it: this CPU's
 		 * runner is what the moment's interrupt interrupted, its user
 		 * registers these, the moment's own; one on another CPU has
-		 * its registers there, and these are stale.
+		 * its registers there, and these are stale.  Where every
+		 * CPU's timer copies its runner's at the moment, this CPU's
+		 * does it too, in the softirq as this interrupt returns,
+		 * rather than here with interrupts off.
 		 */
-		here = (__u64)curr == (__u64)bpf_get_current_task_btf() && (long)regs.orig_ax < 0 &&
-		       (regs.cs & 3) == 3;
-		mark_run_copy(curr, tid, tag, r, slot ? slot->sc_entry : 0, moment, here ? &regs : NULL);
+		here = !moment_timers && (__u64)curr == (__u64)bpf_get_current_task_btf() &&
+		       (long)regs.orig_ax < 0 && (regs.cs & 3) == 3;
+		/* its CPU's timer came first: nothing more to copy */
+		if (!timer_copy_of(cpu, tid, r->switches, r->entry))
+			mark_run_copy(curr, tid, tag, r, r->entry, moment, here ? &regs : NULL);
 		return;
 	}
 	r->nr = (__s32)nr;
@@ -279,9 +291,10 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 
 /*
  * The stacks of a runner's sample.  In user code at the moment: its user
- * stack as its switch out copied it (window_switch_copy()), which is of
- * that moment where the latest tick may be of an earlier burst, else the
- * latest tick's.  In a syscall: the latest tick's where it was in that
+ * stack as its CPU's timer copied it at the moment (moment_timer.bpf.h),
+ * or as the moment's interrupt or its switch out did (window_switch_copy()),
+ * which is of that moment where the latest tick may be of an earlier
+ * burst, else the latest tick's.  In a syscall: the latest tick's where it was in that
  * same syscall (read_profile()), else its user stack as the header says.
  */
 static __always_inline void take_run_stacks(struct seq_file *seq, struct task_struct *task, struct tract_slot *slot,
@@ -292,6 +305,11 @@ static __always_inline void take_run_stacks(struct seq_file *seq, struct task_st
 	bool in_user = r && r->tid == s->tid && r->nr < 0;
 
 	if (in_user && take_ustacks && !(s->flags & TRACT_SF_KTHREAD)) {
+		s->ustack_hash = take_timer_ustack(seq, cpu, s->tid, r->switches, r->entry);
+		if (s->ustack_hash) {
+			run_ustacks_timer++;
+			return;
+		}
 		s->ustack_hash = take_window_ustack(seq, task);
 		if (s->ustack_hash) {
 			run_ustacks_switch++;

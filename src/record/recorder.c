@@ -183,7 +183,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 		struct pass *p;
 		int gone, early;
 
-		sampler__rest(sampler);
+		sampler__rest(sampler, at);
 		sleep_until(at);
 		/*
 		 * Stopped while waiting for its moment: a last pass all the

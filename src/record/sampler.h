@@ -39,8 +39,8 @@ struct sampler_ops {
 	 * histograms, wakeup edges, profile ticks) into the pass just filled.
 	 */
 	void (*sums)(struct sampler *s, struct pass *pass);
-	/* Optional: the recorder goes to sleep until the next pass now. */
-	void (*rest)(struct sampler *s);
+	/* Optional: the recorder goes to sleep now until the next pass's moment (CLOCK_MONOTONIC ns). */
+	void (*rest)(struct sampler *s, uint64_t moment_ns);
 	void (*free)(struct sampler *s);
 };
 
@@ -59,10 +59,10 @@ static inline void sampler__sums(struct sampler *s, struct pass *p)
 		s->ops->sums(s, p);
 }
 
-static inline void sampler__rest(struct sampler *s)
+static inline void sampler__rest(struct sampler *s, uint64_t moment_ns)
 {
 	if (s->ops->rest)
-		s->ops->rest(s);
+		s->ops->rest(s, moment_ns);
 }
 
 static inline void sampler__free(struct sampler *s)

@@ -48,13 +48,14 @@ test_expect_success 'no RUN sample pairs a syscall with the user stack of anothe
 
 # Threads that run 300 us bursts of their own code between 1 ms sleeps, as a
 # server's backends do: at the moment, nearly always in user code, and a
-# profile tick at 49 Hz finds few of their bursts (before the copies of the
-# moment's user stack, 18 to 37 % of their RUN samples had one).  Their user
-# stack is of that moment, not of the syscall they go to next; which is why
-# one on another CPU than the moment's interrupt that goes on to its sleep
-# with no interrupt between has none unless a tick found it: 3 to 41 % of
-# them in busy runs on two CPUs, the more the busier, so the bar is half
-# until the moment can be taken on every CPU.
+# profile tick at 49 Hz finds few of their bursts (18 to 37 % of their RUN
+# samples had a stack from one).  Their user stack is of that moment, not of
+# the syscall they go to next.  Each CPU's timer copies it at the moment:
+# 97 to 100 % of their RUN samples had one in busy runs on two CPUs, where
+# without the timers (a kernel before 6.7, which the recorder says) one on
+# another CPU than the moment's interrupt that goes on to its sleep with no
+# interrupt between has none unless a tick found it: 59 to 97 %, so the bar
+# is half there.
 start_workload --only bursts || exit 1
 "$TRACT" record -F 20 -d 8 -p "$WL_PID" -o "$WORK/bursts" 2> "$WORK/bursts.err"
 ok "record of the bursts exits 0" test $? -eq 0
@@ -66,10 +67,18 @@ b_stack=$(runs 'burst%' "k.frames is not null")
 b_named=$(runs 'burst%' "s.syscall is null and k.frames like '%;workload_burst'")
 b_wrong=$(runs 'burst%' "s.syscall is null and k.frames like '%sleep%'")
 echo "# bursts: $b_run RUN, $b_user in user code, $b_stack with a user stack, $b_named of those in user code in workload_burst"
+# tenths of the RUN samples that must have a user stack
+tenths=9
+if grep -q 'cannot set a timer on each CPU' "$WORK/bursts.err"; then
+	echo "# this kernel has no timers for the moment on every CPU: the bar is half"
+	tenths=5
+fi
 test_expect_success 'the burst threads ran in enough passes to be judged' 'at_least "$b_run" 20'
-test_expect_success 'at least half of their RUN samples have a user stack' 'at_least "$((b_stack * 2))" "$b_run"'
-test_expect_success '... and at least half of those in user code name workload_burst, where they run it' '
-	at_least "$((b_named * 2))" "$b_user"
+test_expect_success "at least $tenths tenths of their RUN samples have a user stack" '
+	at_least "$((b_stack * 10))" "$((b_run * tenths))"
+'
+test_expect_success "... and at least $tenths tenths of those in user code name workload_burst, where they run it" '
+	at_least "$((b_named * 10))" "$((b_user * tenths))"
 '
 test_expect_success 'none in user code shows the stack of the sleep it went to next' 'test "$b_wrong" -eq 0'
 done_testing

@@ -12,6 +12,7 @@ struct bpf_cost {
 	int *fds;			/* the object's loaded programs */
 	size_t nr;
 	int pass_fd;			/* the task iterator's, -1 if not loaded */
+	const volatile uint64_t *callbacks_ns;
 	uint64_t pass_runs;		/* its run count at the previous pass */
 	struct bpf_cost_mark mark;
 };
@@ -30,7 +31,7 @@ static int prog_stats(int fd, uint64_t *run_ns, uint64_t *runs)
 	return 0;
 }
 
-/* Every program's run time, summed; -errno if one cannot be read. */
+/* Every program's run time, and its timer callbacks', summed; -errno if one cannot be read. */
 static int total_run_ns(const struct bpf_cost *c, uint64_t *total)
 {
 	uint64_t run_ns, runs;
@@ -42,6 +43,7 @@ static int total_run_ns(const struct bpf_cost *c, uint64_t *total)
 			return err;
 		*total += run_ns;
 	}
+	*total += *c->callbacks_ns;
 	return 0;
 }
 
@@ -58,7 +60,8 @@ static int stats_enabled(void)
 	return on == 1;
 }
 
-struct bpf_cost *bpf_cost__new(const struct bpf_object *obj, const struct bpf_program *pass_prog)
+struct bpf_cost *bpf_cost__new(const struct bpf_object *obj, const struct bpf_program *pass_prog,
+			       const volatile uint64_t *callbacks_ns)
 {
 	struct bpf_cost *c = xcalloc(1, sizeof(*c));
 	struct bpf_program *prog;
@@ -75,6 +78,7 @@ struct bpf_cost *bpf_cost__new(const struct bpf_object *obj, const struct bpf_pr
 		}
 		c->fds[c->nr++] = bpf_program__fd(prog);
 	}
+	c->callbacks_ns = callbacks_ns;
 	c->pass_fd = bpf_program__fd(pass_prog);
 	if (c->pass_fd < 0 || prog_stats(c->pass_fd, &run_ns, &c->pass_runs))
 		c->pass_fd = -1;

@@ -18,8 +18,11 @@ struct bpf_cost;
 /*
  * The loaded programs of obj; pass_prog runs in every pass (the task
  * iterator), so its run count tells whether the stats were on for a pass.
+ * callbacks_ns: the run time of the programs' timer callbacks, which the
+ * kernel counts as no program's and the programs sum themselves.
  */
-struct bpf_cost *bpf_cost__new(const struct bpf_object *obj, const struct bpf_program *pass_prog);
+struct bpf_cost *bpf_cost__new(const struct bpf_object *obj, const struct bpf_program *pass_prog,
+			       const volatile uint64_t *callbacks_ns);
 /* Sets p->bpf_us to the programs' run time since the previous call, where it was counted throughout. */
 void bpf_cost__pass(struct bpf_cost *c, struct pass *p);
 void bpf_cost__free(struct bpf_cost *c);

@@ -506,7 +506,7 @@ static void bpf_sums(struct sampler *base, struct pass *p)
  * and pcount; its time on a CPU there is as of its last accounting, where
  * CLOCK_THREAD_CPUTIME_ID brings it up to date, so that is read last.
  */
-static void bpf_rest(struct sampler *base)
+static void bpf_rest(struct sampler *base, uint64_t moment_ns)
 {
 	struct source_bpf *sb = (struct source_bpf *)base;
 	unsigned long long run, delay, count;
@@ -516,6 +516,8 @@ static void bpf_rest(struct sampler *base)
 
 	if (!sb->readied)
 		ready_pass(sb);
+	/* every CPU's timer is set for it (bpf/moment_timer.bpf.h) */
+	sb->skel->bss->moment_deadline = moment_ns;
 	sb->skel->bss->rest_pcount = 0;
 	if (sb->schedstat_fd < 0)
 		return;
@@ -580,14 +582,22 @@ static void bpf_free(struct sampler *base)
 	if (sb->skel && sb->skel->bss->run_ustacks_tick + sb->skel->bss->run_ustacks_switch +
 			       sb->skel->bss->run_ustacks_exit + sb->skel->bss->run_ustacks_now)
 		tract_debug("user stacks of threads that ran at a pass's moment: %llu of a profile tick, "
+			    "%llu copied by their CPU's timer at the moment, "
 			    "%llu copied in user code (of %llu copies in the moment's interrupt and %llu as they left their CPU), "
 			    "%llu as they left their syscall, %llu read at the visit",
 			    (unsigned long long)sb->skel->bss->run_ustacks_tick,
+			    (unsigned long long)sb->skel->bss->run_ustacks_timer,
 			    (unsigned long long)sb->skel->bss->run_ustacks_switch,
 			    (unsigned long long)sb->skel->bss->run_ucopies_here,
 			    (unsigned long long)sb->skel->bss->run_ucopies_switch,
 			    (unsigned long long)sb->skel->bss->run_ustacks_exit,
 			    (unsigned long long)sb->skel->bss->run_ustacks_now);
+	if (sb->skel && sb->skel->bss->moment_timer_fires)
+		tract_debug("timers at the moments: %llu fired, %.1f us each, %llu copied a user stack; %llu not set",
+			    (unsigned long long)sb->skel->bss->moment_timer_fires,
+			    sb->skel->bss->moment_timer_ns / 1e3 / sb->skel->bss->moment_timer_fires,
+			    (unsigned long long)sb->skel->bss->moment_timer_copies,
+			    (unsigned long long)sb->skel->bss->moment_timer_errors);
 	if (sb->skel && sb->skel->bss->stacks_raced)
 		tract_debug("%llu stacks not kept: their thread ran as they were read",
 			    (unsigned long long)sb->skel->bss->stacks_raced);
@@ -746,6 +756,20 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 		if (!said++)
 			tract_warn("user stacks need Linux 5.18 or newer; recording without them");
 	}
+	/*
+	 * A runner's user stack at the moment on every CPU takes a timer
+	 * pinned to each CPU at an absolute time (bpf/moment_timer.bpf.h):
+	 * the flags for both came in 6.7.
+	 */
+	ro->moment_timers = ro->unwind_cfi && !kernel_before(6, 7);
+	if (ro->unwind_cfi && !ro->moment_timers) {
+		static int said;
+
+		if (!said++)
+			tract_warn("this kernel cannot set a timer on each CPU for a pass's moment (Linux 6.7): "
+				   "a RUN sample of a thread in its own code on another CPU than the sampler's timer "
+				   "has a user stack only where it was preempted or a profile tick found it");
+	}
 	/* the C library's lock words are read by the same helper */
 	ro->user_holders = !kernel_before(5, 18);
 	note_kernel_holders();
@@ -784,6 +808,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.timer_running, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.cpu_views, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.moment_runs, ro->nr_cpus) ?:
+	       bpf_map__set_max_entries(skel->maps.moment_timer_map, ro->moment_timers ? ro->nr_cpus : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.edge_totals, cfg->wakeup_edges ? ro->nr_cpus * TRACT_EDGE_WAYS : 1) ?:
 	       bpf_map__set_max_entries(skel->maps.sc_totals, cfg->syscall_latency ? ro->nr_cpus * TRACT_SC_WAYS : 1) ?:
 	       /* the tables of what is not kept take no memory */
@@ -902,7 +927,8 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	sb->otel = otel_procs__new(bpf_map__fd(skel->maps.otel_procs), &skel->bss->otel_gen, NULL);
 	sb->attrs = otel_attrs__new();
 	sb->nspid = nspid__new();
-	sb->cost = bpf_cost__new(skel->obj, skel->progs.tract_sample_pass);
+	sb->cost = bpf_cost__new(skel->obj, skel->progs.tract_sample_pass,
+				 (const volatile uint64_t *)&skel->bss->moment_timer_ns);
 	/* opened by the thread that samples: the recorder may run in a thread of its own */
 	sb->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	sb->buf_cap = 1 << 20;
