@@ -90,9 +90,12 @@ static __always_inline void take_moment(struct hrtimer *t)
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
 {
-	mark_timer(1);
+	struct timer_mark *mark = cpu_mark();
+
+	if (mark)
+		mark->running = 1;
 	take_moment(t);
-	arm_moment_timer();
+	arm_moment_timer(mark);
 	return 0;
 }
 

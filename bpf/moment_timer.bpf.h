@@ -42,7 +42,7 @@ __u64 moment_timer_fires, moment_timer_copies, moment_timer_ns, moment_timer_err
 
 struct moment_timer {
 	struct bpf_timer timer;
-	__u64 armed_for;	/* the deadline it is set for */
+	__u64 armed_for;	/* the deadline it is set for (checked in the CPU's timer mark) */
 	__u64 copied_for;	/* the deadline of the copy below; written last */
 	__u64 switches;		/* the copied thread's context switches then ... */
 	__u64 sc_entry;		/* ... and its latest syscall's entry as its slot had it (0: unknown) */
@@ -117,18 +117,22 @@ static int moment_timer_fired(void *map, __u32 *key, struct moment_timer *mt)
 	return 0;
 }
 
-/* In hrtimer_expire_entry: this CPU's timer, for the next moment if it is not set for it yet. */
-static __always_inline void arm_moment_timer(void)
+/*
+ * In hrtimer_expire_entry, with this CPU's timer mark (wakeup.bpf.h): this
+ * CPU's timer, for the next moment if it is not set for it yet.
+ */
+static __always_inline void arm_moment_timer(struct timer_mark *mark)
 {
 	__u64 deadline = moment_deadline;
 	__u32 cpu;
 	struct moment_timer *mt;
 
-	if (!moment_timers || !deadline)
+	if (!moment_timers || !mark || mark->moment_armed == deadline || !deadline)
 		return;
+	mark->moment_armed = deadline;
 	cpu = bpf_get_smp_processor_id();
 	mt = bpf_map_lookup_elem(&moment_timer_map, &cpu);
-	if (!mt || mt->armed_for == deadline)
+	if (!mt)
 		return;
 	mt->armed_for = deadline;
 	/* a deadline gone by: this CPU's timer would copy a stack of after the moment */

@@ -43,7 +43,10 @@ struct timer_mark {
 	__u32 running;
 	__u32 hardirq;
 	__u32 softirq;
-	__u8 pad[52];
+	__u32 pad0;
+	/* the moment this CPU's timer is set for (moment_timer.bpf.h): checked at every hrtimer expiry, in this line */
+	__u64 moment_armed;
+	__u8 pad[40];
 };
 
 /*
