@@ -271,16 +271,24 @@ wait_for "$tmp/wl.out" ready
 store_size() {
 	local samples=0 bytes=0 db
 	for db in "$1"/*.db; do
-		samples=$((samples + $(sqlite3 "$db" "select count(*) from sample_facts")))
+		samples=$((samples + $(sqlite3 "$db" "select count(*) from samples")))
 		bytes=$((bytes + $(stat -c %s "$db")))
 	done
 	echo "$samples $bytes"
 }
 "$TRACT" record -F 10 -d 10 --all -o "$tmp/size10" 2> /dev/null
 "$TRACT" record -F 10 -d 30 --all -o "$tmp/size" 2> /dev/null
-kill "$wl"; wait "$wl" 2>/dev/null
+# and with 1,000 threads beside it that sleep in one wait each (a pipe read: kept in every pass)
+"$B/threads" 1000 > "$tmp/sleepers.out" &
+sl=$!; pids+=("$sl")
+wait_for "$tmp/sleepers.out" ready
+"$TRACT" record -F 10 -d 10 --all -o "$tmp/sleep10" 2> /dev/null
+"$TRACT" record -F 10 -d 30 --all -o "$tmp/sleep30" 2> /dev/null
+kill "$sl" "$wl"; wait "$sl" "$wl" 2>/dev/null
 read -r samples10 bytes10 <<< "$(store_size "$tmp/size10")"
 read -r samples bytes <<< "$(store_size "$tmp/size")"
+read -r sleep_samples10 sleep_bytes10 <<< "$(store_size "$tmp/sleep10")"
+read -r sleep_samples sleep_bytes <<< "$(store_size "$tmp/sleep30")"
 
 # ---- 6b: user stacks by CFI: bytes copied, unwind time, recorder CPU ------
 progress "bench: user stacks by CFI and by frame pointers, the workload built without frame pointers"
@@ -566,6 +574,8 @@ row "  CPU us per 10,000 samples: rows / shipping" "$ship_fmt / $ship_send" "" "
 store_slope=$(calc "($bytes - $bytes10) / ($samples - $samples10)")
 row "store bytes/sample (workload, --all, 10 Hz)" "$store_slope" "<= 40" "$(verdict "$store_slope <= 40")"
 row "  a 30 s file whole: bytes/sample, samples" "$(calc "$bytes / $samples"), $samples" "" ""
+sleep_slope=$(calc "($sleep_bytes - $sleep_bytes10) / ($sleep_samples - $sleep_samples10)")
+row "  with 1,000 sleeping threads beside it" "$sleep_slope" "<= 40" "$(verdict "$sleep_slope <= 40")"
 row "query s, $q1m_rows samples, -g state,syscall,pcomm" "$q_group" "<= 0.5" "$(verdict "$q_group <= 0.5")"
 row "query s, same, -g pcomm,wait -w 'state != RUN'" "$q_filter" "<= 0.5" "$(verdict "$q_filter <= 0.5")"
 row "top refresh s, 1 hour of ~100 threads ($q1h_rows)" "$q_top" "<= 0.2" "$(verdict "$q_top <= 0.2")"

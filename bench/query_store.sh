@@ -38,13 +38,17 @@ rm -f "$out"
 cp "$(ls "$tmp"/rec/tract-*.db | head -n 1)" "$out"
 step=$((3600000000 / PASSES))
 nrec=$(sqlite3 "$out" "select count(*) from passes")
-# every column of a fact but its pass, whatever the schema holds
-cols=$(sqlite3 "$out" "select group_concat(name, ', ') from pragma_table_info('sample_facts') where name != 'pass'")
-fcols=$(sqlite3 "$out" "select group_concat('f.' || name, ', ') from pragma_table_info('sample_facts') where name != 'pass'")
+# every column of a fact but its pass and its repeats, whatever the schema holds
+own="from pragma_table_info('sample_facts') where name not in ('pass', 'repeats')"
+cols=$(sqlite3 "$out" "select group_concat(name, ', ') $own")
+fcols=$(sqlite3 "$out" "select group_concat('f.' || name, ', ') $own")
+# a fact a sample: the recorded repeats each a fact of their own pass (with the first's times), as a
+# store of threads that all change between passes has them
 sqlite3 -bail "$out" > /dev/null <<SQL
 PRAGMA journal_mode = DELETE;
 CREATE TEMP TABLE recorded AS SELECT row_number() OVER (ORDER BY id) - 1 AS k, id FROM passes;
-CREATE TEMP TABLE facts AS SELECT * FROM sample_facts;
+CREATE TEMP TABLE facts AS SELECT p.id AS pass, $fcols FROM sample_facts f
+	JOIN passes p ON p.id BETWEEN f.pass AND f.pass + ifnull(f.repeats, 0);
 CREATE INDEX temp.facts_pass ON facts(pass);
 CREATE TEMP TABLE expanded AS SELECT p.id AS pass, r.id AS recorded FROM passes p, recorded r WHERE 0;
 DELETE FROM sample_facts; DELETE FROM sample_io; DELETE FROM passes;

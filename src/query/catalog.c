@@ -44,7 +44,7 @@ __attribute__((constructor)) static void fill_derived(void)
 const struct catalog catalog_samples = {
 	.name = "samples",
 	/* CROSS JOIN keeps the facts outer: no temporary index on them */
-	.from = "sample_facts f CROSS JOIN passes p ON p.id = f.pass",
+	.from = "sample_facts f CROSS JOIN " FACT_PASSES,
 	.measure = "p.weight_us",
 	.joins = sample_join_sql,
 	.join_prepare = sample_join_prepare,

@@ -184,6 +184,25 @@ static const char *name_of(const struct catalog *cat, const char *sql)
 }
 
 /*
+ * A column of the samples whose SQL is more than a name (a time so far,
+ * gone on with the clock in a repeat: COARSE_US), where s begins with it
+ * whole: its name, and its SQL's length in *n.  NULL where none does.
+ */
+static const char *whole_column_at(const struct catalog *cat, const char *s, size_t *n)
+{
+	for (size_t i = 0; is_samples(cat) && i < NR_SAMPLE_COLUMNS; i++) {
+		const struct sample_column *c = &sample_columns[i];
+		size_t len = strlen(c->sql);
+
+		if (column_coarse_us(c) && !strncmp(s, c->sql, len)) {
+			*n = len;
+			return c->name;
+		}
+	}
+	return NULL;
+}
+
+/*
  * A column the catalog makes of others (a histogram's pcomm_folded, a
  * heatmap's age bucket): each name it uses (alias.column) becomes an input,
  * its value the column's SQL over them.  One that is just a name is that
@@ -197,14 +216,14 @@ static int made_of_names(const struct catalog *cat, const struct catalog_column 
 	while (*s) {
 		size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz_.0123456789");
 		char word[64];
-		const char *name = NULL;
+		const char *name = whole_column_at(cat, s, &n);
 
 		if (!n) {
 			strbuf_addn(&b, s++, 1);
 			continue;
 		}
 		/* a quoted literal passes whole: its words are not names */
-		if (n < sizeof(word) && memchr(s, '.', n) && s[0] >= 'a') {
+		if (!name && n < sizeof(word) && memchr(s, '.', n) && s[0] >= 'a') {
 			memcpy(word, s, n);
 			word[n] = '\0';
 			name = name_of(cat, word);

@@ -62,15 +62,38 @@ const char *derived_type(const struct derived_column *d)
 
 /*
  * Where a local store's facts give a column more cheaply than its inputs'
- * values do, the SQL of it over them: activity from the ids and times a
- * fact holds, read as they are stored, with a file's dimensions in memory
- * (fact_activity.h), not from names joined in for every sample.
+ * values do, the SQL of it over them: activity from the ids a fact holds,
+ * with a file's dimensions in memory (fact_activity.h), not from names
+ * joined in for every sample.  @name is a sample column's SQL (a time as
+ * the sample stands at the pass, a repeat's gone on with the clock).
  */
 static const struct {
 	const char *name, *sql;
 } local_forms[] = {
-	{ "activity", "fact_activity(f.state, f.call, f.sc_us, f.state_us, f.file, f.wait_class_id, f.thread, p.ts_us)" },
+	{ "activity", "fact_activity(f.state, f.call, @sc_us, @state_us, f.file, f.wait_class_id, f.thread, p.ts_us)" },
 };
+
+/* A local form with each @name replaced by that sample column's SQL. */
+static char *expand_local(const char *s)
+{
+	struct strbuf b = { 0 };
+
+	while (*s) {
+		size_t n = *s == '@' ? strspn(s + 1, "abcdefghijklmnopqrstuvwxyz_") : 0;
+		size_t i = 0;
+
+		while (n && i < NR_SAMPLE_COLUMNS &&
+		       (strlen(sample_columns[i].name) != n || strncmp(sample_columns[i].name, s + 1, n)))
+			i++;
+		if (n && i < NR_SAMPLE_COLUMNS) {
+			strbuf_add(&b, sample_columns[i].sql);
+			s += 1 + n;
+		} else {
+			strbuf_addn(&b, s++, 1);
+		}
+	}
+	return strbuf_take(&b);
+}
 
 int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base)
 {
@@ -82,7 +105,7 @@ int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, c
 	*base = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(local_forms); i++)
 		if (!strcmp(local_forms[i].name, d->name)) {
-			*sql = xstrdup(local_forms[i].sql);
+			*sql = expand_local(local_forms[i].sql);
 			return 0;
 		}
 	for (size_t k = 0; k < DERIVED_MAX_INPUTS && d->inputs[k]; k++) {

@@ -110,10 +110,10 @@ static void load(sqlite3 *db, struct fact_activity *f)
 		   terminal_value);
 }
 
-/* A coarse time of the facts in µs, or -1 where it is unknown (NULL). */
+/* A time in µs as the samples view reads it, or -1 where it is unknown (NULL). */
 static int64_t us_or_unknown(sqlite3_value *v)
 {
-	return sqlite3_value_type(v) == SQLITE_NULL ? -1 : coarse_us_read(sqlite3_value_int64(v));
+	return sqlite3_value_type(v) == SQLITE_NULL ? -1 : sqlite3_value_int64(v);
 }
 
 static void sql_fact_activity(sqlite3_context *ctx, int argc, sqlite3_value **argv)

@@ -2,7 +2,8 @@
 /*
  * fact_activity(state, call, sc_us, state_us, file, wait_class_id, thread,
  * ts_us): the activity column (activity.h) of a local store's fact, from
- * its own ids and times rather than from the names its dimensions give.
+ * its own ids rather than from the names its dimensions give, and its
+ * times in µs as the samples view reads them (the sample's at the pass).
  * A file's states, calls (what each says of a wait: activity_call_of()),
  * terminals and ended waits are read once a connection, on first use,
  * into memory; a query that joined them by name for every sample spent

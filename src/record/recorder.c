@@ -14,6 +14,7 @@
 #include "blockdev.h"
 #include "cgroups.h"
 #include "ended_inputs.h"
+#include "repeats.h"
 #include "clock.h"
 #include "crash_report.h"
 #include "files.h"
@@ -166,6 +167,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	uint64_t slot = start, at = pass_time(slot, interval, start, random_next(&rng));
 	struct targets *targets = targets__open(o->sampler.pids, o->sampler.nr_pids);
 	struct ended_inputs *inputs = ended_inputs__new();
+	struct repeats *repeats = repeats__new();
 	struct pass spare = { 0 };
 	struct host_steal steal;
 	int err = 0, taken = 0, last = 0;
@@ -230,8 +232,10 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 			taken = 1;
 		}
 		pass__count_load(p);
-		if (p != &spare)
+		if (p != &spare) {
+			repeats__judge(repeats, p);
 			ended_inputs__take(inputs, p);
+		}
 		p->duration_us = (mono_ns() - t0) / 1000;
 		p->cpu_us = thread_cpu_us() - cpu0;
 		tot->passes++;
@@ -247,6 +251,7 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 	}
 	pass__free_rows(&spare);
 	ended_inputs__free(inputs);
+	repeats__free(repeats);
 	host_steal__close(&steal);
 	targets__free(targets);
 	return err;

@@ -126,14 +126,29 @@ static int wal_in_use(const char *path)
 	return !stat(name, &st);
 }
 
+/* Whether the file's table has the column: 1, 0, or 0 when it cannot be told (the query then says). */
+static int has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	int has;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
 /*
  * An hour of a schema read as it is but older (TRACT_SCHEMA_READ_AS_IS on):
  * its passes with the columns later schemas added after them (0 where the
- * column is NOT NULL, else NULL: nothing said), in a view of this
- * connection's own that names them first: no copy, nothing written to the
- * file.
+ * column is NOT NULL, else NULL: nothing said), and its facts with no
+ * repeats, in views of this connection's own that name them first: no
+ * copy, nothing written to the file.
  */
-static int passes_as_newest(sqlite3 *db, const char *path)
+static int read_as_newest(sqlite3 *db, const char *path)
 {
 	const struct pass_table *t = &pass_tables[PT_passes];
 	struct strbuf sql = { 0 };
@@ -142,21 +157,15 @@ static int passes_as_newest(sqlite3 *db, const char *path)
 	strbuf_add(&sql, "CREATE TEMP VIEW passes AS SELECT *");
 	for (size_t i = 0; i < t->ncolumns; i++) {
 		const struct pass_column *c = &t->columns[i];
-		sqlite3_stmt *st;
-		int has;
 
-		if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('passes') WHERE name = ?1", -1, &st,
-				       NULL) != SQLITE_OK) {
-			err = -EIO;
-			break;
-		}
-		sqlite3_bind_text(st, 1, c->name, -1, SQLITE_STATIC);
-		has = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_finalize(st);
-		if (!has)
+		if (!has_column(db, "passes", c->name))
 			strbuf_addf(&sql, ", %s AS %s", strstr(c->sqlite_type, "NOT NULL") ? "0" : "NULL", c->name);
 	}
-	strbuf_add(&sql, " FROM main.passes");
+	strbuf_add(&sql, " FROM main.passes;");
+	/* every fact of an hour before 18 is its own pass's alone */
+	if (!has_column(db, "sample_facts", "repeats"))
+		strbuf_add(&sql, "CREATE TEMP VIEW sample_facts AS SELECT rowid AS rowid, *, NULL AS repeats"
+				 " FROM main.sample_facts;");
 	if (!err && sqlite3_exec(db, strbuf_str(&sql), NULL, NULL, NULL) != SQLITE_OK)
 		err = -EIO;
 	strbuf_free(&sql);
@@ -205,7 +214,7 @@ int store_open_file(const char *path, sqlite3 **db)
 	}
 	/* an hour an older tract wrote: read as this one writes them */
 	if (version >= TRACT_SCHEMA_READ_AS_IS && version <= TRACT_SCHEMA_VERSION)
-		return version < TRACT_SCHEMA_VERSION ? passes_as_newest(*db, path) : 0;
+		return version < TRACT_SCHEMA_VERSION ? read_as_newest(*db, path) : 0;
 	if (store_upgradable(version))
 		return store_upgrade_copy(db);
 	if (version != TRACT_SCHEMA_VERSION) {

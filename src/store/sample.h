@@ -57,6 +57,8 @@ struct sample {
 	uint64_t steal_us;		/* RUN: the time the host took from its CPU over the pass's interval */
 	uint32_t wait_class;		/* asleep in a syscall: enum tract_wait_class of its wait's site */
 	const char *title;		/* its process's command line as ps shows it; NULL if not read */
+	/* 1: its thread's row of the previous stored pass again, its times gone on with the clock (repeats.h) */
+	int repeat;
 };
 
 /*

@@ -156,6 +156,13 @@ static const struct stored_column blocker_refs[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* After a fact's own values: the passes after its own that it stands for as well (FACT_PASSES). */
+static const struct stored_column fact_tail[] = {
+	{ "repeats", "INTEGER", "passes after its own at which its thread's sample repeats it (same wait and stacks, "
+	  "times gone on with the clock); NULL: none; 8388607: to the file's newest pass" },
+	{ NULL, NULL, NULL },
+};
+
 static const struct stored_column trace_refs[] = {
 	{ "id", "INTEGER PRIMARY KEY", "sample_facts.trace" },
 	{ NULL, NULL, NULL },
@@ -167,14 +174,16 @@ static void add_column_line(struct strbuf *b, const struct stored_column *c, int
 		    coarse_us ? "; from 8389000 us on, -milliseconds (the samples view reads us)" : "");
 }
 
-/* CREATE TABLE name: the refs, then the columns of the table that are stored in it. */
+/* CREATE TABLE name: the refs, then the columns of the table that are stored in it, then the tail (or NULL). */
 static void add_table(struct strbuf *b, const char *name, const struct stored_column *refs,
-		      enum column_where where)
+		      enum column_where where, const struct stored_column *tail)
 {
 	size_t nr = 0, left = 0;
 
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++)
 		left += sample_columns[i].where == where;
+	for (size_t i = 0; tail && tail[i].name; i++)
+		left++;
 	strbuf_addf(b, "CREATE TABLE %s (\n", name);
 	for (; refs[nr].name; nr++)
 		add_column_line(b, &refs[nr], !left && !refs[nr + 1].name, 0);
@@ -185,6 +194,8 @@ static void add_table(struct strbuf *b, const char *name, const struct stored_co
 		if (c->where == where)
 			add_column_line(b, &sc, !--left, column_coarse_us(c));
 	}
+	for (size_t i = 0; tail && tail[i].name; i++)
+		add_column_line(b, &tail[i], !--left, 0);
 	strbuf_add(b, ");\n");
 }
 
@@ -202,7 +213,7 @@ void schema_samples_select(struct strbuf *b, const char *(*sql_of)(size_t column
 	}
 	if (more)
 		strbuf_addf(b, ",\n    %s", more);
-	strbuf_add(b, "\n  FROM sample_facts f\n  JOIN passes p ON p.id = f.pass");
+	strbuf_add(b, "\n  FROM sample_facts f\n  JOIN " FACT_PASSES);
 	for (unsigned int i = 0; sample_join_sql[i]; i++)
 		if (joins & (1u << i))
 			strbuf_addf(b, "\n %s", sample_join_sql[i]);
@@ -274,9 +285,9 @@ static void build_schema(void)
 {
 	struct strbuf b = { 0 };
 
-	add_table(&b, "traces", trace_refs, TRACE);
+	add_table(&b, "traces", trace_refs, TRACE, NULL);
 	traces_text = strbuf_take(&b);
-	add_table(&b, "sample_blockers", blocker_refs, BLOCKER);
+	add_table(&b, "sample_blockers", blocker_refs, BLOCKER, NULL);
 	blockers_text = strbuf_take(&b);
 	strbuf_add(&b, schema_named_facts);
 	add_pass_tables(&b, 1);
@@ -287,10 +298,10 @@ static void build_schema(void)
 	pass_table_sqlite_create(&b, &pass_tables[PT_passes]);
 	strbuf_add(&b, schema_dimensions);
 	strbuf_add(&b, schema_enders);
-	add_table(&b, "sample_facts", fact_refs, FACT);
+	add_table(&b, "sample_facts", fact_refs, FACT, fact_tail);
 	strbuf_add(&b, "-- Few samples wait on a block request they submitted; their request is kept apart\n"
 		       "-- so that every other sample does not carry five empty columns.\n");
-	add_table(&b, "sample_io", io_refs, IO);
+	add_table(&b, "sample_io", io_refs, IO, NULL);
 	strbuf_add(&b, "-- A sample waiting for a lock whose holder is named: the holder, and the chain of holders\n"
 		       "-- at the same pass, kept apart as well.\n");
 	strbuf_add(&b, blockers_text);

@@ -3,7 +3,7 @@
 #ifndef TRACT_SCHEMA_H
 #define TRACT_SCHEMA_H
 
-#define TRACT_SCHEMA_VERSION 17
+#define TRACT_SCHEMA_VERSION 18
 /* The oldest an hour may have and still be read: store_upgrade() brings it to this version. */
 #define TRACT_SCHEMA_OLDEST 5
 /*
@@ -14,8 +14,22 @@
  * in a 15 (a view of its own: the passes columns it lacks, after its own).
  * 17 keeps the ended waits' enders once (enders) and their times from the
  * pass (wait_end_facts): its view wait_ends has the columns of 15's table.
+ * 18 stores a sample that repeats the one before it as a repeat of that
+ * fact (sample_facts.repeats), which a reader of an older hour takes for
+ * none (a view of its own, as for the passes).
  */
 #define TRACT_SCHEMA_READ_AS_IS 14
+
+/*
+ * A fact stands for its own pass and the repeats after it: a thread whose
+ * sample at a pass is the one before it again (same wait, same stacks, its
+ * times gone on with the clock: repeats.h) costs no row.  An open run (its
+ * thread repeats it at the file's newest pass) says REPEATS_OPEN, which
+ * reaches past any pass a file has; the recorder writes the count when the
+ * run ends, or when it next opens the file.
+ */
+#define REPEATS_OPEN 8388607
+#define FACT_PASSES "passes p ON p.id BETWEEN f.pass AND f.pass + ifnull(f.repeats, 0)"
 
 /* SQL that creates an hourly SQLite file, with a comment on every column. */
 const char *schema_sql(void);

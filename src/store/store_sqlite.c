@@ -24,13 +24,14 @@
 #include "sink.h"
 #include "syscalls.h"
 #include "util.h"
+#include "fact_runs.h"
 
 #define SYSCALL_BITS 1024
 _Static_assert(SYSCALL_BITS >= TRACT_SYSCALLS_MAX, "every syscall the sources know has its bit");
 _Static_assert(NR_SAMPLE_COLUMNS <= 256, "a column's index fits the plan's byte");
 
 enum { INS_THREAD, INS_CALL, INS_STACK, INS_SYSCALL, INS_CGROUP, INS_FILE, INS_WAKER, INS_PROCESS, INS_ENDER,
-       INS_FACT, INS_IO, INS_TRACE, INS_BLOCKER,
+       INS_FACT, INS_IO, INS_TRACE, INS_BLOCKER, INS_REPEATS,
        INS__COUNT };
 
 static const char *const insert_sql[INS__COUNT] = {
@@ -43,6 +44,8 @@ static const char *const insert_sql[INS__COUNT] = {
 	[INS_WAKER] = "INSERT INTO wakers(id, tid, name) VALUES (?,?,?)",
 	[INS_PROCESS] = "INSERT INTO processes(id, tgid, name) VALUES (?,?,?)",
 	[INS_ENDER] = "INSERT INTO enders(id, tid, tgid, name, wait_class) VALUES (?,?,?,?,?)",
+	/* a run of repeats begun or ended (fact_runs.h) */
+	[INS_REPEATS] = "UPDATE sample_facts SET repeats = ?2 WHERE rowid = ?1",
 	/* INS_FACT, INS_IO and INS_TRACE come from the column table: schema_insert_*_sql(); the pass's tables
 	 * from theirs (pass_tables.def) */
 };
@@ -85,6 +88,7 @@ struct store_sqlite {
 	uint64_t syscalls_written[SYSCALL_BITS / 64];
 	struct dict *cgroups_written;
 	struct dict *sample_of_tid;	/* a pass's first sample of each tid (its index) */
+	struct fact_runs *runs;		/* the facts the next passes' rows may repeat */
 	struct stored_columns {
 		uint8_t column[NR_SAMPLE_COLUMNS];	/* index in sample_columns */
 		uint8_t coarse[NR_SAMPLE_COLUMNS];	/* column_coarse_us() */
@@ -251,6 +255,19 @@ static int create_hour_file(struct store_sqlite *st, uint64_t ts_us)
 	return err;
 }
 
+/*
+ * Runs a recorder left open in the file (it stopped, or crashed) went on to
+ * its newest pass, as they say; the passes this one adds are not theirs.
+ */
+static int end_open_runs(struct store_sqlite *st)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "UPDATE sample_facts SET repeats = (SELECT max(id) FROM passes) - pass"
+		 " WHERE repeats = %d", REPEATS_OPEN);
+	return exec(st, sql);
+}
+
 static int open_file(struct store_sqlite *st, uint64_t ts_us)
 {
 	struct stat sb;
@@ -280,7 +297,7 @@ static int open_file(struct store_sqlite *st, uint64_t ts_us)
 			  st->path, (long long)version, TRACT_SCHEMA_VERSION);
 		return -EINVAL;
 	}
-	if (err || (err = write_meta(st)))
+	if (err || (err = write_meta(st)) || (err = end_open_runs(st)))
 		return err;
 	return prepare(st, ts_us);
 }
@@ -304,6 +321,7 @@ static int prepare(struct store_sqlite *st, uint64_t ts_us)
 	}
 	st->hour = ts_us / USEC_PER_HOUR;
 	reset_dimensions(st);
+	fact_runs__forget(st->runs);
 	if (!st->memory)
 		store_retention(st->cfg.dir, ts_us, st->cfg.keep_us, st->cfg.max_bytes);
 	return 0;
@@ -639,7 +657,8 @@ static int64_t trace_id_of(struct store_sqlite *st, const struct pass *p, const 
 	return id;
 }
 
-static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pass *p, const struct sample *r)
+static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pass *p, const struct sample *r,
+		      int64_t *fact)
 {
 	unsigned char key[4096 + 64];
 	sqlite3_stmt *s = st->ins[INS_FACT];
@@ -686,20 +705,45 @@ static int insert_row(struct store_sqlite *st, int64_t pass_id, const struct pas
 	bind_opt(s, FACT_REF_TRACE, trace > 0, trace);
 	if (bind_stored(st, s, FACT_REF__COUNT, FACT, p, r) || step(st, s))
 		return -EIO;
+	*fact = sqlite3_last_insert_rowid(st->db);
 	if (r->blocker_tid) {
 		s = st->ins[INS_BLOCKER];
-		sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+		sqlite3_bind_int64(s, 1, *fact);
 		if (bind_stored(st, s, 2, BLOCKER, p, r) || step(st, s))
 			return -EIO;
 	}
 	if (!r->io_op)
 		return 0;
 	s = st->ins[INS_IO];
-	sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(st->db));
+	sqlite3_bind_int64(s, 1, *fact);
 	sqlite3_bind_text(s, 2, r->io_dev, -1, SQLITE_STATIC);
 	if (bind_stored(st, s, 3, IO, p, r))
 		return -EIO;
 	return step(st, s);
+}
+
+static int set_repeats(void *arg, int64_t fact, int64_t repeats)
+{
+	struct store_sqlite *st = arg;
+	sqlite3_stmt *s = st->ins[INS_REPEATS];
+
+	sqlite3_bind_int64(s, 1, fact);
+	sqlite3_bind_int64(s, 2, repeats);
+	return step(st, s);
+}
+
+/* A row: a repeat goes on with its thread's run (no row), any other is a fact of its own. */
+static int write_row(struct store_sqlite *st, int64_t pass_id, const struct pass *p, const struct sample *r)
+{
+	int mark_open, err;
+	int64_t fact = fact_runs__extend(st->runs, r, &mark_open);
+
+	if (fact)
+		return mark_open ? set_repeats(st, fact, REPEATS_OPEN) : 0;
+	err = insert_row(st, pass_id, p, r, &fact);
+	if (!err)
+		fact_runs__stored(st->runs, r, fact);
+	return err;
 }
 
 /* A process of the histograms and edges: tgid (none for the irq and timer wakers) and name (NULL: gone). */
@@ -989,8 +1033,12 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 	err = exec(st, "BEGIN");
 	if (!err)
 		err = insert_pass_rows(st, PT_passes, p, &pass_id);
+	if (!err)
+		fact_runs__begin(st->runs, pass_id);
 	for (size_t i = 0; !err && i < p->nr; i++)
-		err = insert_row(st, pass_id, p, &p->rows[i]);
+		err = write_row(st, pass_id, p, &p->rows[i]);
+	if (!err)
+		err = fact_runs__ended(st->runs, set_repeats, st);
 	if (names_threads(p))
 		index_samples(st, p);
 	for (int t = 0; !err && t < NR_PASS_TABLES; t++)
@@ -998,6 +1046,8 @@ static int sqlite_write_pass(struct sink *base, const struct pass *p)
 			err = insert_pass_rows(st, t, p, &pass_id);
 	if (!err)
 		err = exec(st, "COMMIT");
+	if (!err)
+		fact_runs__commit(st->runs);
 	if (err) {
 		/* nothing of the pass is stored, so the dimensions must not remember it either */
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1020,6 +1070,7 @@ static void sqlite_close(struct sink *base)
 	dict__free(st->syscall_nrs);
 	dict__free(st->cgroups_written);
 	dict__free(st->sample_of_tid);
+	fact_runs__free(st->runs);
 	free((char *)st->cfg.dir);
 	free(st);
 }
@@ -1053,6 +1104,7 @@ static struct store_sqlite *store_new(const struct store_config *cfg)
 	st->syscall_nrs = dict__new();
 	st->cgroups_written = dict__new();
 	st->sample_of_tid = dict__new();
+	st->runs = fact_runs__new();
 	plan_columns(st);
 	return st;
 }

@@ -63,6 +63,9 @@ static int add_columns(sqlite3 *db)
 	/* a file's device, for io_dev where a sample has no request (schema 14) */
 	if (add_column(db, "files", "dev", "TEXT"))
 		return -1;
+	/* the passes a fact repeats at (schema 18) */
+	if (add_column(db, "sample_facts", "repeats", "INTEGER"))
+		return -1;
 	/* the pass's own tables' (those schema 9 made come whole with it: name_facts()) */
 	for (size_t t = 0; t < NR_PASS_TABLES; t++) {
 		const struct pass_table *pt = &pass_tables[t];

@@ -7,7 +7,7 @@
 # too.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
-plan 34
+plan 35
 
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
@@ -50,6 +50,13 @@ ok "waiter1 is in every pass, blocked by the holder" \
 	test "$(samples_where "tid = $B and blocker_tid = $A and chain_root_tid = $A and chain_len = 1 and chain_cycle = 0")" = "$PASSES"
 ok "waiter2 is in every pass, blocked by the holder" \
 	test "$(samples_where "tid = $C and blocker_tid = $A and chain_root_tid = $A")" = "$PASSES"
+# the same wait pass after pass: a row for the first sample, the others its repeats
+facts_of() { q "$DB" "select count(*) from sample_facts f join threads t on t.id = f.thread where t.tid = $1"; }
+test_expect_success "a waiter's samples of its one wait take a few rows, not one a pass" '
+	test_holds "$PASSES" -ge 20 &&
+	test_holds "$(facts_of "$B")" -le 3 &&
+	test_holds "$(facts_of "$C")" -le 3
+'
 # named in a pass, the holder is kept from the next on, asleep in no lock wait of its own
 ok "the sleeping holder is kept once it is named" \
 	at_least "$(samples_where "tid = $A and blocker_tid is null")" "$((PASSES - 1))"

@@ -26,7 +26,7 @@ for sig in INT TERM; do
 	ok "no tract BPF program is left after SIG$sig" no_tract_programs $rec
 	db=$(one_store "$WORK/$sig")
 	ok "every pass stored before SIG$sig is whole" test "$(q "$db" \
-		"select count(*) from passes p left join (select pass, count(*) n from sample_facts group by pass) f on f.pass = p.id where p.emitted != coalesce(f.n, 0)")" -eq 0
+		"select count(*) from passes p left join (select ts_us, count(*) n from samples group by ts_us) s on s.ts_us = p.ts_us where p.emitted != coalesce(s.n, 0)")" -eq 0
 	test_expect_success "its last pass says it stopped on SIG$sig, the others say nothing" '
 		test_holds "$(q "$db" "select stop from passes order by ts_us desc limit 1")" = "SIG$sig" &&
 		test_holds "$(q "$db" "select count(stop) from passes")" -eq 1

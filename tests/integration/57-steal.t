@@ -42,8 +42,8 @@ test_expect_success 'a RUN sample has its CPU steal, the pass their sum; no othe
 	q "$db" "select f.pass from sample_facts f join states st on st.id = f.state
 		 where f.steal_us is not null and st.name != '"'"'RUN'"'"'" > "$WORK/other" &&
 	test_must_be_empty "$WORK/other" &&
-	q "$db" "select p.id from passes p left join sample_facts f on f.pass = p.id group by p.id
-		 having p.run_steal_us != coalesce(sum(f.steal_us), 0)" > "$WORK/sums" &&
+	q "$db" "select p.id from passes p left join samples s on s.ts_us = p.ts_us group by p.id
+		 having p.run_steal_us != coalesce(sum(s.steal_us), 0)" > "$WORK/sums" &&
 	test_must_be_empty "$WORK/sums" &&
 	q "$db" "select count(*) from samples s join steal c on c.pass = (select id from passes where ts_us = s.ts_us)
 		 and c.cpu = s.cpu where s.state = '"'"'RUN'"'"' and s.steal_us is not c.steal_us" > "$WORK/mismatch" &&

@@ -55,7 +55,7 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 # the passes whose rows are not all there
-torn_sql='select count(*) from passes p left join (select pass, count(*) n from sample_facts group by pass) f on f.pass = p.id where p.emitted != coalesce(f.n, 0)'
+torn_sql='select count(*) from passes p left join (select ts_us, count(*) n from samples group by ts_us) s on s.ts_us = p.ts_us where p.emitted != coalesce(s.n, 0)'
 torn=0
 for _ in 1 2 3 4 5 6 7 8; do
 	db=$(ls "$WORK"/killed/*.db 2> /dev/null | tail -n 1)

@@ -47,6 +47,8 @@ copy_shifted runq_latency_facts "pass:pass process:process"
 copy_shifted wakeup_facts "pass:pass waker:process wakee:process"
 copy_shifted steal "pass:pass"
 copy_shifted wait_end_facts "pass:pass ender:ender")
+-- a run of repeats still open went on to its own file's newest pass, not into the next file's
+UPDATE sample_facts SET repeats = (SELECT max(id) FROM passes) - pass WHERE repeats = 8388607 AND rowid > (SELECT fact FROM off);
 SQL
 	done
 	echo "$out"

@@ -95,6 +95,7 @@ static void read_schedstat(struct source_proc *sp, const char *dir, struct sampl
 	if (read_small(path, buf, sizeof(buf)) <= 0 || sscanf(buf, "%llu %llu %llu", &run, &wait, &count) != 3)
 		return;
 	s->state = proc_runq__state(sp->runq, s->tid, run, wait, mono_ns(), s->state);
+	s->run_count = count;
 	if (!runq_history__update(sp->res.runq, s->tid, wait, count, 0, &s->runq_us)) {
 		s->runq_us /= 1000;
 		s->has_runq = 1;

@@ -343,20 +343,21 @@ static void fact_activity_says_what_activity_says_of_the_names(void **state)
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	assert_int_equal(sqlfuncs_register(db), 0);
 	assert_int_equal(sqlite3_exec(db, store, NULL, NULL, NULL), SQLITE_OK);
-	out = eval("SELECT count(*) || ' ' || sum(activity(st.name, sc.name,"
-		   " CASE WHEN f.sc_us < 0 THEN -1000 * f.sc_us ELSE f.sc_us END,"
-		   " CASE WHEN f.state_us < 0 THEN -1000 * f.state_us ELSE f.state_us END,"
+#define TIMES_US " CASE WHEN f.sc_us < 0 THEN -1000 * f.sc_us ELSE f.sc_us END," \
+		 " CASE WHEN f.state_us < 0 THEN -1000 * f.state_us ELSE f.state_us END,"
+	out = eval("SELECT count(*) || ' ' || sum(activity(st.name, sc.name," TIMES_US
 		   " fl.name, c.a1, c.a2, f.wait_class_id, ended_wait_class(f.thread, f.ts_us))"
-		   " IS NOT fact_activity(f.state, f.call, f.sc_us, f.state_us, f.file, f.wait_class_id, f.thread, f.ts_us))"
+		   " IS NOT fact_activity(f.state, f.call," TIMES_US " f.file, f.wait_class_id, f.thread, f.ts_us))"
 		   " FROM facts f LEFT JOIN states st ON st.id = f.state LEFT JOIN calls c ON c.id = f.call"
 		   " LEFT JOIN syscalls sc ON sc.nr = c.nr LEFT JOIN files fl ON fl.id = f.file");
 	assert_string_equal(out, "16200 0");
 	/* and it tells them apart: every activity but none is among them */
-	assert_string_equal(eval("SELECT count(DISTINCT fact_activity(f.state, f.call, f.sc_us, f.state_us, f.file,"
+	assert_string_equal(eval("SELECT count(DISTINCT fact_activity(f.state, f.call," TIMES_US " f.file,"
 				 " f.wait_class_id, f.thread, f.ts_us)) FROM facts f"),
 			    "10");
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 	db = own;
+#undef TIMES_US
 }
 
 /* Deterministic functions may index: a query can group by them without recomputing. */
