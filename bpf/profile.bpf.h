@@ -88,7 +88,7 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 					  struct tract_profile_key *key, struct tract_prof_latest *latest)
 {
 	struct pt_regs *regs;
-	__u32 zero = 0, len;
+	__u32 zero = 0, len, still;
 	struct tick_buf *buf = bpf_map_lookup_elem(&tick_scratch, &zero);
 	__u64 sp;
 
@@ -101,6 +101,8 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 	if (bpf_probe_read_kernel(&buf->ctx_regs, sizeof(buf->ctx_regs), &ctx->regs))
 		return 0;
 	regs = &buf->ctx_regs;
+	/* in its user code: else in the kernel, which may return to that code at any time */
+	still = (regs->cs & 3) == 3 ? still_user(task) : TRACT_STILL_NONE;
 	/* a tick in the kernel: the registers user mode left at its entry, copied alike */
 	if ((regs->cs & 3) != 3 &&
 	    bpf_probe_read_kernel(regs, sizeof(*regs), (void *)bpf_task_pt_regs(task)))
@@ -123,7 +125,7 @@ static __always_inline __u64 tick_to_ring(struct bpf_perf_event_data *ctx, struc
 	buf->hdr.serial = __sync_fetch_and_add(&profile_tick_serial, 1) + 1;
 	__builtin_memcpy(buf->hdr.comm, task->comm, sizeof(buf->hdr.comm));
 	BPF_CORE_READ_STR_INTO(&buf->hdr.pcomm, task, group_leader, comm);
-	ucopy_header(&buf->hdr.ustack, task, len);
+	ucopy_header(&buf->hdr.ustack, task, len, still);
 	if (bpf_ringbuf_output(&profile_ticks_ring, buf, sizeof(buf->hdr) + len, BPF_RB_NO_WAKEUP)) {
 		profile_ring_full++;
 		return 0;

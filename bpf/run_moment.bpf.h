@@ -135,8 +135,10 @@ static __always_inline void mark_run_copy(struct task_struct *curr, __u32 tid, _
 		return;
 	window_walks++;
 	if (now) {
+		struct task_struct *me = bpf_get_current_task_btf();
+
 		ms = moment_entry(tid);
-		if (ms && window_ucopy_put(bpf_get_current_task_btf(), (struct pt_regs *)now, ms))
+		if (ms && window_ucopy_put(me, (struct pt_regs *)now, ms, still_user(me)))
 			run_ucopies_here++;
 		return;
 	}
@@ -273,7 +275,7 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 					     __u32 tag, const struct moment_run *r)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u32 zero = 0, len;
+	__u32 zero = 0, len, still = still_off(task);
 	struct ustack_copy_buf *buf = bpf_map_lookup_elem(&ucopy_scratch, &zero);
 
 	if (!buf || !regs || !run_regs_still(task, slot, tag, r, regs))
@@ -285,7 +287,8 @@ static __always_inline __u64 take_run_ustack(struct seq_file *seq, struct task_s
 	    raced(!run_regs_still(task, slot, tag, r, regs)))
 		return 0;
 	buf->hdr.far_sp = 0;
-	ucopy_header(&buf->hdr, task, len);
+	/* still in its syscall on its CPU: it may return to its user code at any time */
+	ucopy_header(&buf->hdr, task, len, task->on_cpu ? TRACT_STILL_NONE : still);
 	return ucopy_emit(seq, buf);
 }
 

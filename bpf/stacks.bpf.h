@@ -334,13 +334,33 @@ static __always_inline __u64 next_copy_id(void)
 }
 
 /*
+ * What tells the recorder the thread has not run on since its copy
+ * (TRACT_STILL_*), which reads its interpreter's frames later.  In its user
+ * code on its CPU: its voluntary switches, since it leaves that code for a
+ * sleep only through one (a preemption leaves it where it was).  Off its
+ * CPU: the times it got one, read before the copy, as it runs nothing
+ * until it gets one again.
+ */
+static __always_inline __u32 still_user(struct task_struct *task)
+{
+	return (__u32)task->nvcsw << 2 | TRACT_STILL_USER;
+}
+
+static __always_inline __u32 still_off(struct task_struct *task)
+{
+	return (__u32)task->sched_info.pcount << 2 | TRACT_STILL_OFF;
+}
+
+/*
  * A copy's header, its bytes in place (copy_far() has set their far part,
  * or far_sp is 0): whose it is and its id.  Every copy is named by the
  * thread it was read from: an interpreter's frames are found by the tid.
  */
-static __always_inline void ucopy_header(struct tract_ustack_copy *hdr, struct task_struct *task, __u32 len)
+static __always_inline void ucopy_header(struct tract_ustack_copy *hdr, struct task_struct *task, __u32 len,
+					 __u32 still)
 {
 	hdr->kind = TRACT_REC_USTACK_COPY;
+	hdr->still = still;
 	hdr->len = len;
 	if (!hdr->far_sp)
 		hdr->near_len = len;
@@ -371,7 +391,7 @@ static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_
 					      const struct tract_sample *s)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u32 zero = 0, len;
+	__u32 zero = 0, len, still = still_off(task);
 	struct ustack_copy_buf *buf = bpf_map_lookup_elem(&ucopy_scratch, &zero);
 
 	if (!buf || !regs)
@@ -386,7 +406,8 @@ static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_
 	if (len > TRACT_USTACK_COPY + TRACT_USTACK_FAR ||
 	    user_moved(task, switches, regs, buf->hdr.regs[16], buf->hdr.regs[7], s))
 		return 0;
-	ucopy_header(&buf->hdr, task, len);
+	/* one in a syscall may be running it, and return to its user code at any time */
+	ucopy_header(&buf->hdr, task, len, task->on_cpu ? TRACT_STILL_NONE : still);
 	return ucopy_emit(seq, buf);
 }
 

@@ -38,9 +38,10 @@ __u64 run_ucopies_here, run_ucopies_switch;	/* a runner's in user code: in the m
 
 /*
  * The user stack at regs, the current task's own, into the ring, for the
- * sample of the given moment: its serial there, or 0.
+ * sample of the given moment: its serial there, or 0.  still: what tells
+ * whether the thread ran on since (still_user(), still_off()).
  */
-static __always_inline __u32 ucopy_put(struct task_struct *task, struct pt_regs *regs, __u64 moment)
+static __always_inline __u32 ucopy_put(struct task_struct *task, struct pt_regs *regs, __u64 moment, __u32 still)
 {
 	__u32 tid = task->pid, i, serial, len;
 	struct window_ucopy *c;
@@ -58,15 +59,16 @@ static __always_inline __u32 ucopy_put(struct task_struct *task, struct pt_regs 
 	if (len < 8 || len > TRACT_USTACK_COPY || bpf_probe_read_user(c->bytes, len, (void *)regs->sp))
 		return 0;
 	len = copy_far(task, &c->hdr, c->bytes, len, true);
-	ucopy_header(&c->hdr, task, len);
+	ucopy_header(&c->hdr, task, len, still);
 	c->serial_done = serial;
 	return serial;
 }
 
 /* ... for the sample ms is of. */
-static __always_inline bool window_ucopy_put(struct task_struct *task, struct pt_regs *regs, struct moment_stack *ms)
+static __always_inline bool window_ucopy_put(struct task_struct *task, struct pt_regs *regs, struct moment_stack *ms,
+					      __u32 still)
 {
-	__u32 serial = ucopy_put(task, regs, ms->moment);
+	__u32 serial = ucopy_put(task, regs, ms->moment, still);
 
 	if (!serial)
 		return false;
@@ -99,7 +101,8 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 	if (!ms || ms->sc_nr != (long)regs->orig_ax || regs->ip != ms->user_ip || regs->sp != ms->user_sp || !slot ||
 	    slot->tag != tag || slot->sc_entry != ms->sc_entry)
 		return;
-	window_ucopy_put(task, regs, ms);
+	/* its user code runs next, with no count to tell when it moved on */
+	window_ucopy_put(task, regs, ms, TRACT_STILL_NONE);
 }
 
 /*
@@ -142,7 +145,8 @@ static __always_inline void window_switch_copy(struct task_struct *prev)
 	if (!ms || ms->sc_nr >= 0 || !regs || (long)regs->orig_ax >= 0 || (regs->cs & 3) != 3 ||
 	    switch_count(prev) != ms->switches + 1 || (slot && slot->tag == tag ? slot->sc_entry : 0) != ms->sc_entry)
 		return;
-	if (window_ucopy_put(prev, regs, ms))
+	/* off its CPU from now until it gets one again */
+	if (window_ucopy_put(prev, regs, ms, still_off(prev)))
 		run_ucopies_switch++;
 }
 

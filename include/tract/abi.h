@@ -318,6 +318,17 @@ struct tract_ustack {
 #define TRACT_UREG_BP 6
 #define TRACT_UREG_SP 7
 #define TRACT_UREG_IP 16
+/*
+ * How the recorder tells whether the thread ran on since its stack was
+ * copied (tract_ustack_copy.still): the low 2 bits say which count the rest
+ * holds (its low 30 bits).  What the recorder reads of the thread later (an
+ * interpreter's frames) is of the copy's moment only while that count has
+ * not moved.
+ */
+#define TRACT_STILL_NONE 0	/* no count tells it (in or leaving the kernel on its CPU): nothing read later */
+#define TRACT_STILL_USER 1	/* in its user code on its CPU: voluntary context switches (nvcsw) */
+#define TRACT_STILL_OFF 2	/* off its CPU: the times it got one since (sched_info.pcount) */
+#define TRACT_STILL_KIND 3
 
 struct tract_ustack_copy {
 	__u32 kind;		/* TRACT_REC_USTACK_COPY */
@@ -328,7 +339,7 @@ struct tract_ustack_copy {
 	__u64 regs[TRACT_UREGS];
 	__u64 far_sp;
 	__u32 near_len;
-	__u32 pad;
+	__u32 still;		/* count << 2 | TRACT_STILL_* */
 };
 
 /*

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "python.h"
+#include "tract/abi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -129,7 +130,9 @@ static void make_libpython(const char *path)
 
 static void tear_down(void)
 {
-	static const char *const files[] = { "1/root/libpython3.11.so.1.0", "1/maps", "1/status", "1/mem", "1/root", "1" };
+	static const char *const files[] = { "1/root/libpython3.11.so.1.0", "1/maps", "1/status", "1/mem", "1/root",
+					     "1/task/1/schedstat", "1/task/2/schedstat", "1/task/1", "1/task/2",
+					     "1/task", "1" };
 	char path[256];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -156,6 +159,15 @@ static void set_up(void)
 	put_file(path, "00010000-00016000 r--p 00000000 08:01 42 /libpython3.11.so.1.0\n");
 	snprintf(path, sizeof(path), "%s/1/status", root);
 	put_file(path, "Name:\tpython3\nTgid:\t1\nPid:\t1\nNSpid:\t1\n");
+	/* threads still since their stacks' copies: the frames are read to the end */
+	snprintf(path, sizeof(path), "%s/1/task", root);
+	mkdir(path, 0755);
+	for (int tid = 1; tid <= 2; tid++) {
+		snprintf(path, sizeof(path), "%s/1/task/%d", root, tid);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/1/task/%d/schedstat", root, tid);
+		put_file(path, "100 20 7\n");
+	}
 	snprintf(mem_path, sizeof(mem_path), "%s/1/mem", root);
 	atexit(tear_down);
 }
@@ -230,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	py = python__new(root);
 	for (int round = 0; round < 2; round++) {
 		for (uint32_t tid = 1; tid <= 2; tid++) {
-			size_t nseg = python__read(py, 1, tid, &ps);
+			size_t nseg = python__read(py, 1, tid, 7 << 2 | TRACT_STILL_OFF, &ps);
 			char *merged;
 
 			if (nseg > PYTHON_MAX_SEGMENTS)

@@ -14,6 +14,7 @@
 #include "nspid.h"
 #include "proc_file.h"
 #include "python.h"
+#include "thread_still.h"
 #include "util.h"
 
 #define PROC_BUCKETS 256
@@ -750,7 +751,7 @@ static void put_frame(char **buf, size_t *len, size_t *cap, const struct code *c
 		*len += (size_t)snprintf(*buf + *len, *cap - *len, "%s (%s)", c->name, c->file) + 1;
 }
 
-size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct python_stack *out)
+size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, uint32_t still, struct python_stack *out)
 {
 	size_t at[MAX_FRAMES];			/* each frame's text in names, innermost first */
 	size_t ends[PYTHON_MAX_SEGMENTS];	/* at[] index after each segment's outermost */
@@ -779,6 +780,15 @@ size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct pytho
 	if (!ts) {
 		if (mem != p->mem)
 			close(mem);
+		return 0;
+	}
+	/* a thread that ran on since its copy is not walked at all: asked again once its frames are read */
+	if (!thread_still(py->proc, tgid, tid, still)) {
+		if (mem != p->mem)
+			close(mem);
+		py->st.stacks++;
+		py->st.moved++;
+		py->st.ns += mono_ns() - t0;
 		return 0;
 	}
 	if (l->ts_cframe != NONE)
@@ -835,6 +845,14 @@ size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct pytho
 		py->st.ns += mono_ns() - t0;
 		return 0;
 	}
+	/* asked again: a thread still once they are read was still as they were read */
+	py->st.stacks++;
+	if (nseg && !thread_still(py->proc, tgid, tid, still)) {
+		free(names);
+		py->st.moved++;
+		py->st.ns += mono_ns() - t0;
+		return 0;
+	}
 	start = 0;
 	for (size_t s = 0; s < nseg; s++) {
 		char *buf = NULL;
@@ -855,7 +873,6 @@ size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct pytho
 	}
 	free(names);
 	out->nr = nseg;
-	py->st.stacks++;
 	py->st.ns += mono_ns() - t0;
 	return nseg;
 }

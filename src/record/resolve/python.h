@@ -30,6 +30,7 @@ struct python_stats {
 	uint64_t procs;		/* interpreters known now */
 	uint64_t stacks;	/* threads' frames read */
 	uint64_t torn;		/* ... and read while they changed: left out */
+	uint64_t moved;		/* ... of a thread that ran on since its stack was copied: left out */
 	uint64_t ns;		/* the time reading them took */
 	uint64_t code_bytes;	/* code objects' names and line tables held now */
 };
@@ -39,11 +40,13 @@ struct python *python__new(const char *proc_root);
 void python__free(struct python *py);
 /*
  * The Python frames thread tid of process tgid runs now, by the eval call
- * that runs them.  Returns how many segments *out got (0: none, not an
- * interpreter that tract reads, or frames that did not hold); free them
- * with python_stack__clear().
+ * that runs them, for its user stack copied with still
+ * (tract_ustack_copy.still: thread_still.h).  Returns how many segments
+ * *out got (0: none, not an interpreter that tract reads, frames that did
+ * not hold, or a thread that ran on since its stack was copied, whose
+ * frames would be of a later moment); free them with python_stack__clear().
  */
-size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, struct python_stack *out);
+size_t python__read(struct python *py, uint32_t tgid, uint32_t tid, uint32_t still, struct python_stack *out);
 void python_stack__clear(struct python_stack *ps);
 /* Process tgid ended: what was kept of it goes. */
 void python__forget(struct python *py, uint32_t tgid);

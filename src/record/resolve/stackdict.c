@@ -580,12 +580,13 @@ const struct kstack *stackdict__add_user_copy(struct stackdict *sd, const struct
 	raw = hash_bytes(key, (n + 1) * sizeof(key[0]), 0x637769ull) & ~TRACT_COPY_ID;
 	s = stackdict__add_user(sd, raw, copy->tgid, ips, n, cut);
 	/*
-	 * A stack the interpreter runs in: its Python frames, read now (a
-	 * sleeping thread's stay as they are; a running one's are checked
-	 * against its native stack), make a stack of their own.
+	 * A stack the interpreter runs in: its Python frames, read now, of
+	 * a thread that has not run on since its copy (a sleeping thread's
+	 * stay as they are; a running one's are checked against its native
+	 * stack too), make a stack of their own.
 	 */
 	if (sd->py && copy->tid && strstr(s->frames, "_PyEval_EvalFrameDefault") &&
-	    python__read(sd->py, copy->tgid, copy->tid, &py)) {
+	    python__read(sd->py, copy->tgid, copy->tid, copy->still, &py)) {
 		/* the native stack's raw hash carries the process, as every user stack's must */
 		for (size_t i = 0; i < py.nr; i++)
 			raw = hash_bytes(py.seg[i], strlen(py.seg[i]) + 1, raw);

@@ -543,10 +543,12 @@ static void report_unwinding(const struct source_bpf *sb)
 
 	stackdict__python_stats(sb->res.stacks, &py);
 	if (py.stacks)
-		tract_debug("python frames: %llu threads' read, %.1f us each, %llu changed as read; "
+		tract_debug("python frames: %llu threads' read, %.1f us each, %llu changed as read, "
+			    "%llu of threads that ran on since their stack's copy; "
 			    "%llu interpreters, %llu bytes of code objects",
 			    (unsigned long long)py.stacks, py.ns / 1e3 / py.stacks, (unsigned long long)py.torn,
-			    (unsigned long long)py.procs, (unsigned long long)py.code_bytes);
+			    (unsigned long long)py.moved, (unsigned long long)py.procs,
+			    (unsigned long long)py.code_bytes);
 	stackdict__unwind_stats(sb->res.stacks, &st);
 	if (!st.stacks)
 		return;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "python.h"
+#include "tract/abi.h"
 
 /*
  * def f(n):                        # line 2
@@ -201,6 +202,22 @@ static void put_str(uint64_t addr, int kind, int64_t len, const void *chars, siz
 	put(addr + (kind == 1 ? 48 : 72), chars, bytes);
 }
 
+/* The copy's count for a thread off its CPU since, 7 times on one (as put_task_file() says below) */
+#define STILL_OFF (7 << 2 | TRACT_STILL_OFF)
+
+/* /proc/PID/task/PID/NAME under dir, as text */
+static void put_task_file(const char *dir, const char *name, const char *text)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/%s", dir, PID, PID, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void hostile_memory(void **state)
 {
 	char dir[] = "/tmp/tpy.XXXXXX", path[128];
@@ -228,6 +245,14 @@ static void hostile_memory(void **state)
 	fprintf(f, "%08llx-%08llx r--p 00000000 08:01 1 " PY311 "\n", (unsigned long long)LOAD,
 		(unsigned long long)LOAD + 0x1000);
 	fclose(f);
+	/* the thread as the kernel counts its switches: 7 times on a CPU, 5 voluntary switches */
+	snprintf(path, sizeof(path), "%s/%d/task", dir, PID);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", dir, PID, PID);
+	assert_int_equal(mkdir(path, 0700), 0);
+	put_task_file(dir, "schedstat", "1000 200 7\n");
+	put_task_file(dir, "status", "Name:\tpython3\nState:\tR (running)\nvoluntary_ctxt_switches:\t5\n"
+				     "nonvoluntary_ctxt_switches:\t9\n");
 	snprintf(path, sizeof(path), "%s/%d/mem", dir, PID);
 	mem_fd = open(path, O_RDWR | O_CREAT, 0600);
 	assert_true(mem_fd >= 0);
@@ -264,7 +289,7 @@ static void hostile_memory(void **state)
 	put_str(code + 0x2000, 4, 300, wide, sizeof(wide));
 
 	py = python__new(dir);
-	n = python__read(py, PID, PID, &ps);
+	n = python__read(py, PID, PID, STILL_OFF, &ps);
 	/* the cycle ends at the bound: one segment of 256 frames, each name cut to 200 characters */
 	assert_int_equal(n, 1);
 	assert_null(strstr(ps.seg[0], "\n"));
@@ -279,14 +304,37 @@ static void hostile_memory(void **state)
 	}
 	python_stack__clear(&ps);
 
+	/*
+	 * The same frames of a thread still in its user code since its copy;
+	 * none of one that switched since (asleep, or on a CPU again) or that
+	 * no count tells (in the kernel then): they would be of a later moment
+	 */
+	assert_int_equal(python__read(py, PID, PID, 5 << 2 | TRACT_STILL_USER, &ps), 1);
+	python_stack__clear(&ps);
+	assert_int_equal(python__read(py, PID, PID, 4 << 2 | TRACT_STILL_USER, &ps), 0);
+	assert_int_equal(python__read(py, PID, PID, 9 << 2 | TRACT_STILL_USER, &ps), 0);
+	assert_int_equal(python__read(py, PID, PID, 6 << 2 | TRACT_STILL_OFF, &ps), 0);
+	assert_int_equal(python__read(py, PID, PID, 7 << 2 | TRACT_STILL_NONE, &ps), 0);
+	/* the count's low 30 bits, as the copy carries it */
+	put_task_file(dir, "schedstat", "1000 200 1073741831\n");
+	assert_int_equal(python__read(py, PID, PID, STILL_OFF, &ps), 1);
+	python_stack__clear(&ps);
+	/* a thread gone, or a file that says nothing */
+	put_task_file(dir, "status", "Name:\tpython3\n");
+	assert_int_equal(python__read(py, PID, PID, 5 << 2 | TRACT_STILL_USER, &ps), 0);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", dir, PID, PID);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(python__read(py, PID, PID, STILL_OFF, &ps), 0);
+	put_task_file(dir, "schedstat", "1000 200 7\n");
+
 	/* a code object that is not one: the chain moved as it was read, nothing of it shown */
 	put64(code + 8, UNICODE_TYPE);
-	assert_int_equal(python__read(py, PID, PID, &ps), 0);
+	assert_int_equal(python__read(py, PID, PID, STILL_OFF, &ps), 0);
 	/* a thread list that goes round, none of it the thread's: looked for within bounds */
 	put64(code + 8, CODE_TYPE);
 	put64(ts + 160, PID + 1);
 	put64(ts + 8, ts);
-	assert_int_equal(python__read(py, PID, PID + 7, &ps), 0);
+	assert_int_equal(python__read(py, PID, PID + 7, STILL_OFF, &ps), 0);
 	python__free(py);
 
 	close(mem_fd);
