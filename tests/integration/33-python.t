@@ -5,7 +5,8 @@
 # in recv().  Their user stacks
 # name the Python functions with file and line where the interpreter runs
 # them, on CPU (RUN) and off (SLEEP), between native frames that still read
-# as before.
+# as before.  A fourth process runs short bursts between sleeps: its RUN
+# samples never name the sleep its thread went on to.
 . "$(dirname "$0")/lib.sh"
 need_root_bpf
 
@@ -86,5 +87,52 @@ whole=$(samples pynap SLEEP "%start_thread;%;Thread._bootstrap (%threading.py:%)
 ok "from the thread's start through threading's frames ($whole of $sleep)" share_at_least "$whole" "$sleep" 0.8
 evals=$(q "$db" "select count(*) from stacks where frames like '%_PyEval_EvalFrameDefault%' and frames like '%app.py%'")
 ok 'no stack keeps an eval call whose Python frames it shows' test_holds "$evals" -eq 0
+
+# A thread that runs short bursts between sleeps: its RUN samples' native
+# stacks are copied at the pass's moment, in a burst, but the Python frames
+# are read later, once it is back asleep at time.sleep (line 9), which the
+# native stack (one eval call runs both functions) cannot tell.  Such a
+# sample shows its native frames only, not the sleep's line.
+cat > "$WORK/bursty.py" << 'EOF'
+import ctypes, time
+def work(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+def loop():
+    while True:
+        work(3000)
+        time.sleep(0.001)
+ctypes.CDLL(None).prctl(15, b"pyburst", 0, 0, 0)
+print("ready", flush=True)
+loop()
+EOF
+"$PY" "$WORK/bursty.py" > "$WORK/bursty.out" 2>&1 &
+BURST_PID=$!
+bg_started $BURST_PID
+recorded=0
+if wait_until 20 grep -q ready "$WORK/bursty.out"; then
+	# its bursts are a tenth of its time or less: passes enough to catch dozens
+	"$TRACT" record -F 100 -d 5 -p $BURST_PID -o "$WORK/burst" 2> "$WORK/burst.err" || recorded=$?
+else
+	recorded=$(head -1 "$WORK/bursty.out")
+fi
+end_children $BURST_PID
+ok 'tract recorded the bursty process' test_holds "$recorded" = 0
+[ "$recorded" = 0 ] || { done_testing; exit 1; }
+db=$(one_store "$WORK/burst")
+APP=$WORK/bursty.py
+# RUN samples of the bursty thread whose user stack matches a LIKE pattern (and not another)
+bursts() { q "$db" "select count(*) from samples s join stacks k on k.id = s.ustack_id
+	where s.comm = 'pyburst' and s.state = 'RUN' and k.frames like '$1' ${2:+and k.frames not like '$2'}"; }
+interp=$(bursts "%_PyEval_EvalFrameDefault%")
+pyframes=$(bursts "%loop ($APP:_)%")
+ok "its RUN samples in the interpreter keep their stack ($interp native only, $pyframes with Python frames)" \
+	test_holds $((interp + pyframes)) -ge 5
+# the sleep's line innermost, with no sleep in the native frames under it
+asleep=$(bursts "%loop ($APP:9)%" "%loop ($APP:9);%sleep%")
+ok "none names the sleep's line where its native stack is not in it ($asleep of $pyframes)" test_holds "$asleep" -eq 0
+working=$(bursts "%loop ($APP:8);work ($APP:_)%")
+ok "those with Python frames name work() ($working of $pyframes)" test_holds $((working * 2)) -ge "$pyframes"
 
 done_testing
