@@ -231,11 +231,12 @@ static int record_loop(const struct record_opts *o, struct sampler *sampler, str
 			sums_slot = slot;
 			taken = 1;
 		}
-		pass__count_load(p);
-		if (p != &spare) {
+		/* before anything counts the rows by their times: a repeat's are set to follow its first's */
+		if (p != &spare)
 			repeats__judge(repeats, p);
+		pass__count_load(p);
+		if (p != &spare)
 			ended_inputs__take(inputs, p);
-		}
 		p->duration_us = (mono_ns() - t0) / 1000;
 		p->cpu_us = thread_cpu_us() - cpu0;
 		tot->passes++;

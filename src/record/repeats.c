@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "columns.h"
-#include "dict.h"
 #include "repeats.h"
 #include "util.h"
 
@@ -25,15 +24,21 @@ struct seen {
 	uint8_t known[ARRAY_SIZE(times)];
 };
 
-struct generation {
-	struct dict *tids;		/* tid -> 1 + index in rows */
-	struct seen *rows;
-	size_t nr, cap;
+/*
+ * Each thread's row of the pass judged last, by tid: open addressing, a
+ * slot stamped with the pass it was set in, so nothing is cleared between
+ * passes; slots of threads gone are dropped when the table is made again.
+ */
+struct slot {
+	uint32_t tid;
+	uint32_t pass;			/* 0: empty */
+	struct seen seen;
 };
 
 struct repeats {
-	struct generation gen[2];	/* [cur]: the pass judged last */
-	int cur, have_prev;
+	struct slot *slots;
+	size_t cap, used;		/* cap a power of two */
+	uint32_t pass;			/* the pass being judged: 1, 2, ... */
 	uint64_t prev_ts_us;
 };
 
@@ -53,8 +58,6 @@ struct repeats *repeats__new(void)
 	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++)
 		if (column_coarse_us(&sample_columns[i]) != (time_index(i) >= 0))
 			abort();
-	for (int g = 0; g < 2; g++)
-		rp->gen[g].tids = dict__new();
 	return rp;
 }
 
@@ -62,42 +65,51 @@ void repeats__free(struct repeats *rp)
 {
 	if (!rp)
 		return;
-	for (int g = 0; g < 2; g++) {
-		dict__free(rp->gen[g].tids);
-		free(rp->gen[g].rows);
-	}
+	free(rp->slots);
 	free(rp);
+}
+
+static struct slot *slot_of(struct repeats *rp, uint32_t tid)
+{
+	size_t mask = rp->cap - 1, i = (size_t)((tid * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+
+	while (rp->slots[i].pass && rp->slots[i].tid != tid)
+		i = (i + 1) & mask;
+	return &rp->slots[i];
+}
+
+/* Room for rows more threads at under half full: made again, with only the last pass's threads, when short. */
+static void make_room(struct repeats *rp, size_t rows)
+{
+	struct slot *old = rp->slots;
+	size_t old_cap = rp->cap, keep = 0;
+
+	if (2 * (rp->used + rows) < rp->cap)
+		return;
+	for (size_t i = 0; i < old_cap; i++)
+		keep += old[i].pass && old[i].pass + 1 == rp->pass;
+	rp->cap = 1024;
+	while (rp->cap < 4 * (keep + rows))
+		rp->cap *= 2;
+	rp->slots = xcalloc(rp->cap, sizeof(*rp->slots));
+	rp->used = keep;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].pass && old[i].pass + 1 == rp->pass)
+			*slot_of(rp, old[i].tid) = old[i];
+	free(old);
 }
 
 /* The row's values but its pass's and its times (whether each is known, though, is one). */
 static void seen_of(const struct pass *p, const struct sample *r, struct seen *s)
 {
-	uint64_t h = 0x7261637473616d70ULL;
-
-	for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++) {
-		const struct sample_column *c = &sample_columns[i];
+	for (size_t t = 0; t < ARRAY_SIZE(times); t++) {
 		struct column_value v;
-		int t;
 
-		if (c->where == PASS)
-			continue;
-		c->value(p, r, &v);
-		t = time_index(i);
-		if (t >= 0) {
-			s->known[t] = v.kind != VAL_NULL;
-			s->us[t] = v.u;
-			h = hash_bytes(&s->known[t], 1, h);
-			continue;
-		}
-		h = hash_bytes(&v.kind, sizeof(v.kind), h);
-		if (v.kind == VAL_INT)
-			h = hash_bytes(&v.i, sizeof(v.i), h);
-		else if (v.kind == VAL_UINT)
-			h = hash_bytes(&v.u, sizeof(v.u), h);
-		else if (v.kind == VAL_TEXT)
-			h = hash_bytes(v.s, v.len, h);
+		sample_columns[times[t].column].value(p, r, &v);
+		s->known[t] = v.kind != VAL_NULL;
+		s->us[t] = v.u;
 	}
-	s->hash = h;
+	s->hash = column_mix_sample(r, 0x7261637473616d70ULL);
 	s->run_count = r->run_count;
 }
 
@@ -122,53 +134,34 @@ static int times_follow(const struct seen *before, const struct seen *now, uint6
 	return 1;
 }
 
-static struct seen *add_seen(struct generation *g, uint32_t tid)
-{
-	int added;
-	uint32_t id = dict__intern(g->tids, &tid, sizeof(tid), &added);
-
-	if (!added)
-		return NULL;	/* a thread twice in a pass: its first row is the one remembered */
-	ARRAY_GROW(g->rows, g->nr, g->cap, 256);
-	*dict__value(g->tids, id) = ++g->nr;
-	return &g->rows[g->nr - 1];
-}
-
 void repeats__judge(struct repeats *rp, struct pass *p)
 {
-	struct generation *before = &rp->gen[rp->cur], *now = &rp->gen[!rp->cur];
-	int judged = rp->have_prev && p->ts_us > rp->prev_ts_us;
+	int judged = rp->pass && p->ts_us > rp->prev_ts_us;
 	uint64_t gone_us = judged ? p->ts_us - rp->prev_ts_us : 0;
 	uint64_t slack = gone_us / 100 < REPEAT_SLACK_US ? gone_us / 100 : REPEAT_SLACK_US;
 
-	dict__clear(now->tids);
-	now->nr = 0;
+	rp->pass++;
+	make_room(rp, p->nr);
 	for (size_t i = 0; i < p->nr; i++) {
 		struct sample *r = &p->rows[i];
-		struct seen s, *kept;
-		uint32_t id;
+		struct slot *slot = slot_of(rp, r->tid);
+		struct seen s;
 
 		r->repeat = 0;
-		kept = add_seen(now, r->tid);
-		if (!kept)
-			continue;
+		if (slot->pass == rp->pass)
+			continue;	/* a thread twice in a pass: its first row is the one remembered */
 		seen_of(p, r, &s);
-		id = judged ? dict__find(before->tids, &r->tid, sizeof(r->tid)) : 0;
-		if (id) {
-			const struct seen *b = &before->rows[*dict__value(before->tids, id) - 1];
-
-			if (b->hash == s.hash && times_follow(b, &s, gone_us, slack)) {
-				for (size_t t = 0; t < ARRAY_SIZE(times); t++) {
-					s.us[t] = b->us[t] + gone_us;
-					if (s.known[t])
-						memcpy((char *)r + times[t].offset, &s.us[t], sizeof(uint64_t));
-				}
-				r->repeat = 1;
+		if (judged && slot->pass + 1 == rp->pass && slot->seen.hash == s.hash &&
+		    times_follow(&slot->seen, &s, gone_us, slack)) {
+			for (size_t t = 0; t < ARRAY_SIZE(times); t++) {
+				s.us[t] = slot->seen.us[t] + gone_us;
+				if (s.known[t])
+					memcpy((char *)r + times[t].offset, &s.us[t], sizeof(uint64_t));
 			}
+			r->repeat = 1;
 		}
-		*kept = s;
+		rp->used += !slot->pass;
+		*slot = (struct slot){ .tid = r->tid, .pass = rp->pass, .seen = s };
 	}
-	rp->cur = !rp->cur;
-	rp->have_prev = 1;
 	rp->prev_ts_us = p->ts_us;
 }

@@ -115,6 +115,89 @@ void column_uint(struct column_value *v, int valid, uint64_t u)
 #undef V_HEX
 #undef V_BLOCKER
 
+/* Eight bytes into a hash: a multiply and a shift, as a row's values come. */
+static inline uint64_t mix(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static uint64_t mix_bytes(uint64_t h, const void *s, size_t n)
+{
+	const char *b = s;
+	uint64_t x;
+
+	h = mix(h, n);
+	for (; n >= 8; b += 8, n -= 8) {
+		memcpy(&x, b, 8);
+		h = mix(h, x);
+	}
+	x = 0;
+	memcpy(&x, b, n);
+	return mix(h, x);
+}
+
+/*
+ * The kinds of sample_columns.def again, as what tells two samples' values
+ * apart: whether there is one, and the number or the bytes it is made of
+ * (a state's or a syscall's number, not its name), with no value made.
+ */
+#define V_PASS(f) (valid = 0)
+#define V_UINT(f) (u = r->f)
+#define V_NAME(f) (s = r->f, len = strnlen(r->f, sizeof(r->f)))
+#define V_TEXT(f) (valid = r->f != NULL, s = r->f, len = s ? strlen(s) : 0)
+#define V_STATE(f) (u = (uint64_t)r->f)
+#define V_SYSCALL(f) (valid = r->f >= 0, u = (uint64_t)r->f)
+#define V_FLAGGED(flag, f) (valid = !!(r->flags & (flag)), u = r->f)
+#define V_SYSCALL_FLAGGED(flag, f) (valid = r->syscall_nr >= 0 && (r->flags & (flag)), u = r->f)
+#define V_STACK(f) (valid = r->f != NULL, u = r->f ? r->f->hash : 0)
+#define V_ARG(n) (valid = r->syscall_nr >= 0, u = r->sc_args[n])
+#define V_NONZERO(f) (valid = r->f != 0, u = r->f)
+#define V_WITH(has, f) (valid = !!r->has, u = r->f)
+#define V_IO_TEXT(f) (valid = r->io_op && r->f, s = valid ? r->f : NULL, len = s ? strlen(s) : 0)
+#define V_IO_UINT(f) (valid = r->io_op != NULL, u = r->f)
+#define V_IO_NONZERO(f) (valid = r->io_op && r->f, u = r->f)
+#define V_HEX(flag, f) (valid = !!(r->flags & (flag)), s = (const char *)r->f, len = sizeof(r->f))
+#define V_BLOCKER(f) V_WITH(blocker_tid, f)
+
+uint64_t column_mix_sample(const struct sample *r, uint64_t h)
+{
+	const char *s;
+	uint64_t u;
+	size_t len;
+	int valid;
+
+#define COLUMN(name, where, type, sql, joins, base, value, doc)					\
+	valid = 1, s = NULL, u = 0, len = 0;							\
+	value;											\
+	if (where != PASS) {									\
+		h = mix(h, (uint64_t)valid);							\
+		/* a time so far: whether it is known, not how much */				\
+		if (valid && __builtin_strncmp(sql, COARSE_US_OPEN, sizeof(COARSE_US_OPEN) - 1))	\
+			h = s ? mix_bytes(h, s, len) : mix(h, u);					\
+	}
+#include "sample_columns.def"
+#undef COLUMN
+	return h;
+}
+#undef V_PASS
+#undef V_UINT
+#undef V_NAME
+#undef V_TEXT
+#undef V_STATE
+#undef V_SYSCALL
+#undef V_FLAGGED
+#undef V_SYSCALL_FLAGGED
+#undef V_STACK
+#undef V_ARG
+#undef V_NONZERO
+#undef V_WITH
+#undef V_IO_TEXT
+#undef V_IO_UINT
+#undef V_IO_NONZERO
+#undef V_HEX
+#undef V_BLOCKER
+
 int column_parse_u64(const struct csv_value *in, uint64_t *u)
 {
 	char *end;

@@ -77,6 +77,12 @@ int column_parse_u64(const struct csv_value *in, uint64_t *u);
 int column_parse_name(const struct csv_value *in, char *name, size_t cap);
 /* The column's name where it is stored: "cpu" of "f.cpu". */
 const char *column_stored_name(const struct sample_column *c);
+/*
+ * h mixed with every value of r but its pass's, and of the times so far
+ * (COARSE_US) only whether each is known: equal for two samples that
+ * differ in nothing else (repeats.h).
+ */
+uint64_t column_mix_sample(const struct sample *r, uint64_t h);
 /* Whether SQLite keeps the column as a coarse time (COARSE_US in sample_columns.def). */
 int column_coarse_us(const struct sample_column *c);
 /* A time in µs as SQLite keeps a coarse one: as it is below 8389000 (2^23 rounded up to a ms), else -(ms). */

@@ -30,9 +30,15 @@ r_stack=$(runs preader "s.syscall = 'read' and k.frames like '%;pipe_reader_thre
 echo "# pwriter: $w_run RUN, $w_sc in write, $w_stack of them with its user stack;" \
 	"preader: $r_run RUN, $r_sc in read, $r_stack with its user stack"
 
-# thresholds from what the run counted: enough RUN samples to tell 90 % from 50 %
+# thresholds from what the run counted: enough RUN samples to tell 75 % from 50 %.
+# Not 90 %: the rest are caught in user code, at the syscall's return, where
+# a busy host preempts a thread (83 % of the reader's named read() beside two
+# busy loops on two CPUs, 90 to 100 % on a quiet host); none names another.
 test_expect_success 'the writer ran in enough passes to be judged' 'at_least "$w_run" 20'
-test_expect_success 'at least 90 % of its RUN samples name write()' 'at_least "$((w_sc * 10))" "$((w_run * 9))"'
+test_expect_success 'at least 3 in 4 of its RUN samples name write(), the others none' '
+	at_least "$((w_sc * 4))" "$((w_run * 3))" &&
+	test_holds "$(runs pwriter "s.syscall is not null and s.syscall != '"'"'write'"'"'")" -eq 0
+'
 # (a user stack is not yet on every RUN sample in a syscall: a thread whose
 # waker slot is not its own yet gets no copy at the syscall's exit; 85 % of
 # them had one in a busy run, so the bar is 80 % until that is closed)
@@ -40,7 +46,10 @@ test_expect_success '... most with a user stack of that write, ending in workloa
 	at_least "$((w_stack * 10))" "$((w_run * 8))"
 '
 test_expect_success 'the reader ran in enough passes to be judged' 'at_least "$r_run" 20'
-test_expect_success 'at least 90 % of its RUN samples name read()' 'at_least "$((r_sc * 10))" "$((r_run * 9))"'
+test_expect_success 'at least 3 in 4 of its RUN samples name read(), the others none' '
+	at_least "$((r_sc * 4))" "$((r_run * 3))" &&
+	test_holds "$(runs preader "s.syscall is not null and s.syscall != '"'"'read'"'"'")" -eq 0
+'
 test_expect_success 'no RUN sample pairs a syscall with the user stack of another' '
 	test "$(runs pwriter "s.syscall is not null and k.frames not like \"%;write\"")" -eq 0 &&
 	test "$(runs preader "s.syscall is not null and k.frames not like \"%;read\"")" -eq 0
