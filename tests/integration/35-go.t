@@ -128,9 +128,11 @@ rec_rc=0
 end_children $FULL
 DB=$(one_store "$WORK/full")
 prof="profile p join threads t on t.id = p.thread join stacks s on s.id = p.ustack where t.tgid = $FULL"
-ticks=$(q "$DB" "select coalesce(sum(ticks), 0) from $prof")
-tnamed=$(q "$DB" "select coalesce(sum(ticks), 0) from $prof and s.frames like '%main.handleWork%'")
-test_expect_success "with its symbols and tables, its profile ticks name main.handleWork ($tnamed of $ticks)" '
+# the spinning thread's: the one with the most ticks (on a busy host the runtime's own threads take more of them)
+spinner=$(q "$DB" "select t.tid from $prof group by t.tid order by sum(ticks) desc limit 1")
+ticks=$(q "$DB" "select coalesce(sum(ticks), 0) from $prof and t.tid = ${spinner:-0}")
+tnamed=$(q "$DB" "select coalesce(sum(ticks), 0) from $prof and t.tid = ${spinner:-0} and s.frames like '%main.handleWork%'")
+test_expect_success "with its symbols and tables, its spinning thread's profile ticks name main.handleWork ($tnamed of $ticks)" '
 	test_holds "$rec_rc" -eq 0 &&
 	share_at_least "$tnamed" "$ticks" 0.8
 '
