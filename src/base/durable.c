@@ -33,6 +33,17 @@ int durable_rename(const char *from, const char *to)
 	return sync_dir_of(to);
 }
 
+int durable_fclose(FILE *f)
+{
+	int err = 0;
+
+	if (fflush(f) || fsync(fileno(f)))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
 int durable_replace(const char *path, const char *text, size_t len)
 {
 	char *tmp = xcalloc(1, strlen(path) + 5);

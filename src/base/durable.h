@@ -9,9 +9,12 @@
 #define TRACT_DURABLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* rename(2), then the directory of to flushed: 0 or -errno. */
 int durable_rename(const char *from, const char *to);
+/* f's buffered bytes written and flushed to the disk, then f closed (always): 0 or -errno. */
+int durable_fclose(FILE *f);
 /* path replaced by len bytes of text (through path.tmp, a regular file of the caller's umask): 0 or -errno. */
 int durable_replace(const char *path, const char *text, size_t len);
 

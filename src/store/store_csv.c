@@ -122,7 +122,7 @@ static int upgrade_file(const char *path, const char *const *names, const char *
 	struct csv_record r = { 0 };
 	char *tmp = xcalloc(1, strlen(path) + 9);
 	FILE *in = fopen(path, "re"), *out = NULL;
-	int at[MAX_COLUMNS], err = 0, same;
+	int at[MAX_COLUMNS], err = 0, same, closed;
 
 	strcat(strcpy(tmp, path), ".upgrade");
 	if (!in) {
@@ -155,8 +155,9 @@ static int upgrade_file(const char *path, const char *const *names, const char *
 		csv_end(out);
 	}
 	err = err < 0 ? -EINVAL : 0;
-	if (fclose(out) && !err)
-		err = -errno;
+	/* flushed before the rename, which must not outlive the rows it names */
+	closed = durable_fclose(out);
+	err = err ? err : closed;
 	out = NULL;
 	if (!err)
 		err = durable_rename(tmp, path);
