@@ -86,10 +86,7 @@ static void put(struct csv_record *r, size_t *len, char c)
 
 static void end_field(struct csv_record *r, size_t start, size_t *len, int quoted)
 {
-	if (r->nr == r->fields_cap) {
-		r->fields_cap = r->fields_cap ? 2 * r->fields_cap : 32;
-		r->fields = xrealloc(r->fields, r->fields_cap * sizeof(*r->fields));
-	}
+	ARRAY_GROW(r->fields, r->nr, r->fields_cap, 32);
 	/* offsets until the record is whole: the buffer may move */
 	r->fields[r->nr++] = (struct csv_value){ .s = (const char *)(uintptr_t)start, .len = *len - start,
 						 .null = !quoted && *len == start };

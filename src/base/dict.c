@@ -150,10 +150,7 @@ uint32_t dict__intern(struct dict *d, const void *key, size_t len, int *added)
 	memcpy(e->key, key, len);
 	e->head = head_of(key, len);
 	e->id = ++d->nr;
-	if (d->nr > d->cap_by_id) {
-		d->cap_by_id = d->cap_by_id ? d->cap_by_id * 2 : 64;
-		d->by_id = xrealloc(d->by_id, d->cap_by_id * sizeof(*d->by_id));
-	}
+	ARRAY_GROW(d->by_id, e->id - 1, d->cap_by_id, 64);
 	d->by_id[e->id - 1] = (struct dict_by_id){ .key = e->key, .len = e->len };
 	*added = 1;
 	return e->id;

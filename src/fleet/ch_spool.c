@@ -108,10 +108,7 @@ static uint64_t *list(const struct ch_spool *s, size_t *n)
 
 		if (sscanf(e->d_name, "%16" SCNu64 ".%15s", &seq, tail) != 2 || strcmp(tail, "batch"))
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			seqs = xrealloc(seqs, cap * sizeof(*seqs));
-		}
+		ARRAY_GROW(seqs, *n, cap, 64);
 		seqs[(*n)++] = seq;
 	}
 	if (d)

@@ -69,10 +69,7 @@ static uint32_t child(struct flame *f, uint32_t parent, const struct flame_frame
 	id = dict__intern(f->children, key, child_key(key, parent, fr->kind, fr->name, len), &added);
 	if (!added)
 		return (uint32_t)*dict__value(f->children, id) - 1;
-	if (f->n == f->cap) {
-		f->cap *= 2;
-		f->nodes = xrealloc(f->nodes, f->cap * sizeof(*f->nodes));
-	}
+	ARRAY_GROW(f->nodes, f->n, f->cap, 64);
 	memcpy(name, fr->name, len);
 	name[len] = '\0';
 	n = &f->nodes[f->n];

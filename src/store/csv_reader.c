@@ -42,10 +42,7 @@ static const char *keep(void *arg, const char *s, size_t len)
 	char *copy = xcalloc(1, len + 1);
 
 	memcpy(copy, s, len);
-	if (l->nr_kept == l->cap_kept) {
-		l->cap_kept = l->cap_kept ? 2 * l->cap_kept : 256;
-		l->kept = xrealloc(l->kept, l->cap_kept * sizeof(*l->kept));
-	}
+	ARRAY_GROW(l->kept, l->nr_kept, l->cap_kept, 256);
 	l->kept[l->nr_kept++] = copy;
 	return copy;
 }
@@ -167,10 +164,7 @@ static int stack_row(struct loader *l, const struct csv_record *r, const int *id
 	dict__intern(l->stacks, &hash, sizeof(hash), &added);
 	if (!added)
 		return 0;
-	if (l->nr_stacks == l->cap_stacks) {
-		l->cap_stacks = l->cap_stacks ? 2 * l->cap_stacks : 256;
-		l->kstacks = xrealloc(l->kstacks, l->cap_stacks * sizeof(*l->kstacks));
-	}
+	ARRAY_GROW(l->kstacks, l->nr_stacks, l->cap_stacks, 256);
 	frames = field_text(l, r, idx[2]);
 	frames = frames ? frames : keep(l, "", 0);
 	wait = strrchr(frames, ';');
@@ -257,10 +251,7 @@ static struct pass *pass_of_row(struct loader *l, const struct pass_table *t, co
 	uint64_t ts_us;
 
 	if (t->itself) {
-		if (l->nr == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 64;
-			l->passes = xrealloc(l->passes, l->cap * sizeof(*l->passes));
-		}
+		ARRAY_GROW(l->passes, l->nr, l->cap, 64);
 		l->passes[l->nr] = (struct pass){ .seq = l->nr };
 		return &l->passes[l->nr++];
 	}

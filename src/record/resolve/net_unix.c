@@ -84,10 +84,7 @@ size_t net_unix__read(FILE *f, net_unix_fn fn, void *arg)
 		uint64_t ino;
 
 		if (at_start && !parse_record(line, &ino, &path)) {
-			if (nr == cap) {
-				cap = cap ? 2 * cap : 256;
-				recs = xrealloc(recs, cap * sizeof(*recs));
-			}
+			ARRAY_GROW(recs, nr, cap, 256);
 			recs[nr].ino = ino;
 			snprintf(recs[nr].name, NAME_MAX_LEN, *path ? "unix " : "unix");
 			append(recs[nr].name, path);

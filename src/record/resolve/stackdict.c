@@ -281,10 +281,7 @@ const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash)
 		s = lookaside(sd, raw_hash);
 	/* every question takes its place, answered or not, so the next pass's line up */
 	sd->next++;
-	if (sd->nr_asked[sd->now] == sd->cap_asked[sd->now]) {
-		sd->cap_asked[sd->now] = sd->cap_asked[sd->now] ? 2 * sd->cap_asked[sd->now] : 1024;
-		sd->asked[sd->now] = xrealloc(sd->asked[sd->now], sd->cap_asked[sd->now] * sizeof(*a));
-	}
+	ARRAY_GROW(sd->asked[sd->now], sd->nr_asked[sd->now], sd->cap_asked[sd->now], 1024);
 	a = &sd->asked[sd->now][sd->nr_asked[sd->now]++];
 	a->raw = raw_hash;
 	a->stack = s;
@@ -646,10 +643,7 @@ static int keep_stack(const void *key, size_t len, uint64_t value, void *ctx)
 	(void)key, (void)len;
 	if (!expired(c->sd, s))
 		return 1;
-	if (c->nr == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 256;
-		c->dead = xrealloc(c->dead, c->cap * sizeof(*c->dead));
-	}
+	ARRAY_GROW(c->dead, c->nr, c->cap, 256);
 	c->dead[c->nr++] = s;
 	return 0;
 }

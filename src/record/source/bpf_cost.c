@@ -72,10 +72,7 @@ struct bpf_cost *bpf_cost__new(const struct bpf_object *obj, const struct bpf_pr
 		/* a program the options left out is not loaded */
 		if (bpf_program__fd(prog) < 0)
 			continue;
-		if (c->nr == cap) {
-			cap = cap ? 2 * cap : 16;
-			c->fds = xrealloc(c->fds, cap * sizeof(*c->fds));
-		}
+		ARRAY_GROW(c->fds, c->nr, cap, 16);
 		c->fds[c->nr++] = bpf_program__fd(prog);
 	}
 	c->callbacks_ns = callbacks_ns;

@@ -18,10 +18,7 @@ static int take_exit(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct tract_exit))
 		return 0;
-	if (ex->n == ex->cap) {
-		ex->cap = ex->cap ? 2 * ex->cap : 256;
-		ex->list = xrealloc(ex->list, ex->cap * sizeof(*ex->list));
-	}
+	ARRAY_GROW(ex->list, ex->n, ex->cap, 256);
 	memcpy(&ex->list[ex->n], data, sizeof(struct tract_exit));
 	ex->list[ex->n].comm[TRACT_COMM_LEN - 1] = '\0';
 	ex->n++;
