@@ -29,7 +29,7 @@ static int has(const uint64_t *set, int nr)
 
 void activity_call_of(int nr, int64_t arg1, int64_t arg2, struct activity_call *c)
 {
-	/* the default idle waits of the recorder's policy (active.c), and the input syscalls, by number */
+	/* the default idle waits of the recorder's policy (syscalls.c), and the input syscalls, by number */
 	static uint64_t idle[TRACT_SYSCALLS_MAX / 64], input[TRACT_SYSCALLS_MAX / 64];
 	static int made;
 	__u64 args[2] = { 0, (__u64)arg1 };
