@@ -23,6 +23,17 @@ ok "record exits 0" test "$rc" -eq 0
 ok "no tract BPF program is left after the recorder exits" no_tract_programs $rec
 db=$(one_store "$WORK/store")
 ok "the store is written (a file an hour)" test -f "$db"
+# the schema tract prints is the one it writes: the same version, which
+# the hour's meta says too
+"$TRACT" schema | sqlite3 "$WORK/printed.db"
+printed=$(q "$WORK/printed.db" "pragma user_version")
+written=$(q "$db" "pragma user_version")
+said=$(q "$db" "select value from meta where key = 'schema_version'")
+test_expect_success "tract schema prints the version the recorder writes, and the meta says it (printed $printed, written $written, meta $said)" '
+	is_number "$written" &&
+	test_holds "$printed" = "$written" &&
+	test_holds "$said" = "$written"
+'
 passes=$(q "$db" "select count(*) from passes")
 # Every 100 ms slot of the 4 s is a stored pass or time the next pass counts
 # as unsampled, but for a tail after the last pass as long as its lateness
