@@ -8,6 +8,7 @@
 #include "python.h"
 #include "clock.h"
 #include "stackdict.h"
+#include "strbuf.h"
 #include "unwind.h"
 #include "usyms.h"
 #include "util.h"
@@ -291,24 +292,19 @@ const struct kstack *stackdict__get(struct stackdict *sd, uint64_t raw_hash)
 }
 
 /* Appends one frame to a folded stack ("outer;...;inner"). */
-static void append_frame(char **out, size_t *len, size_t *cap, const char *name, size_t n)
+static void append_frame(struct strbuf *out, const char *name, size_t n)
 {
-	if (*len + n + 2 > *cap) {
-		*cap = (*len + n + 2) * 2;
-		*out = xrealloc(*out, *cap);
-	}
-	if (*len)
-		(*out)[(*len)++] = ';';
-	memcpy(*out + *len, name, n);
-	*len += n;
-	(*out)[*len] = '\0';
+	if (out->len)
+		strbuf_addn(out, ";", 1);
+	strbuf_addn(out, name, n);
 }
 
 /* Frames are named without offsets so that equal call paths group together. */
 static char *symbolize_kernel(struct ksyms *ks, const uint64_t *ip, size_t nr)
 {
-	size_t cap = 64 * (nr + 1), len = 0;
-	char *out = xcalloc(1, cap);
+	struct strbuf out = { 0 };
+
+	strbuf_reserve(&out, 64 * (nr + 1));
 
 	for (size_t i = nr; i-- > 0;) {
 		char unknown[32];
@@ -318,9 +314,9 @@ static char *symbolize_kernel(struct ksyms *ks, const uint64_t *ip, size_t nr)
 			snprintf(unknown, sizeof(unknown), "0x%" PRIx64, ip[i]);
 			name = unknown;
 		}
-		append_frame(&out, &len, &cap, name, strlen(name));
+		append_frame(&out, name, strlen(name));
 	}
-	return out;
+	return strbuf_take(&out);
 }
 
 /* The last occurrence of what in [s, end), or NULL. */
@@ -344,9 +340,9 @@ static const char *last_of(const char *s, const char *end, const char *what)
  */
 static char *fold_user(const char *lines, int *astray)
 {
-	size_t nr = 1, len = 0, cap;
+	size_t nr = 1;
 	const char *line, **starts;
-	char *out;
+	struct strbuf out = { 0 };
 
 	for (const char *c = lines; *c; c++)
 		nr += *c == '\n';
@@ -362,8 +358,8 @@ static char *fold_user(const char *lines, int *astray)
 			*astray = 1;
 			break;
 		}
-	cap = strlen(lines) + 16;
-	out = xcalloc(1, cap);
+	/* a frame is seldom longer than its line: one allocation, as a rule */
+	strbuf_reserve(&out, strlen(lines) + 16);
 	while (nr-- > 0) {
 		const char *l = starts[nr], *end = l + strcspn(l, "\n"), *mod = last_of(l, end, " ("), *at;
 		const char *name_end = mod ? mod : end, *plus = last_of(l, name_end, "+0x");
@@ -394,10 +390,10 @@ static char *fold_user(const char *lines, int *astray)
 				name_end = at;
 			n = snprintf(frame, sizeof(frame), "%.*s", (int)(name_end - l), l);
 		}
-		append_frame(&out, &len, &cap, frame, n < (int)sizeof(frame) ? (size_t)n : sizeof(frame) - 1);
+		append_frame(&out, frame, n < (int)sizeof(frame) ? (size_t)n : sizeof(frame) - 1);
 	}
 	free(starts);
-	return out;
+	return strbuf_take(&out);
 }
 
 /* The new entry for raw_hash, or the one already there (*added = 0). */
