@@ -23,6 +23,7 @@
 #include "heatmap_select.h"
 #include "parse.h"
 #include "progress.h"
+#include "read_backend.h"
 #include "read_opts.h"
 #include "reader.h"
 #include "render.h"
@@ -137,42 +138,6 @@ static void embed_svg(FILE *out, const char *svg, size_t len, const char *alt)
 	fputs("</object>\n", out);
 }
 
-/* What the range's passes recorded and cost, summed over its hours or the fleet. */
-struct pass_totals {
-	uint64_t cpu_us, passes, dropped;
-	uint64_t bpf_us, bpf_passes, bpf_weight_us;	/* over the passes whose BPF time was measured */
-};
-
-/* The fleet's facts for the header: its hosts, and what the range's passes cost them. */
-static void fleet_facts(struct report *r, struct pass_totals *pt)
-{
-	struct ch_store *s = ch_store__of(r->set);
-	struct strbuf sql = { 0 };
-	struct ch_table t;
-
-	strbuf_addf(&sql, "SELECT arrayStringConcat(arraySort(groupUniqArray(host)), ', '), sum(cpu_us), count(), "
-		    "sum(dropped), ifNull(sum(bpf_us), 0), count(bpf_us), sumIf(weight_us, isNotNull(bpf_us)) "
-		    "FROM tract.passes WHERE ts_us >= %" PRIu64 " AND ts_us < %" PRIu64, r->q->from_us, r->q->to_us);
-	ch_store__host_filter(s, &sql);
-	if (!ch_store__select(s, strbuf_str(&sql), &t) && ch_table__next(&t) == 1) {
-		struct strbuf hosts = { 0 };
-
-		strbuf_addn(&hosts, t.row[0].s ? t.row[0].s : "", t.row[0].len);
-		fputs("<tr><th>hosts</th><td>", r->out);
-		html(r->out, strbuf_str(&hosts));
-		fputs("</td></tr>\n", r->out);
-		strbuf_free(&hosts);
-		pt->cpu_us = (uint64_t)ch_field_int(&t.row[1]);
-		pt->passes = (uint64_t)ch_field_int(&t.row[2]);
-		pt->dropped = (uint64_t)ch_field_int(&t.row[3]);
-		pt->bpf_us = (uint64_t)ch_field_int(&t.row[4]);
-		pt->bpf_passes = (uint64_t)ch_field_int(&t.row[5]);
-		pt->bpf_weight_us = (uint64_t)ch_field_int(&t.row[6]);
-	}
-	ch_table__free(&t);
-	strbuf_free(&sql);
-}
-
 /*
  * The BPF programs' run time over the passes that measured it: their
  * intervals, not the window's, since the stats may have been on for part
@@ -193,54 +158,18 @@ static void bpf_cost_row(FILE *out, const struct pass_totals *pt)
 	fputs("</td></tr>\n", out);
 }
 
-/* The store's facts for the header: from the newest file in range. */
+/* The store's facts for the header: the newest hour's in range, or the fleet's hosts. */
 static void facts(struct report *r, const struct agg_result *all)
 {
-	static const char *const keys[][2] = { { "host", "host" }, { "kernel", "kernel" },
-					      { "frequency_hz", "passes a second" }, { "source", "source" } };
-	struct pass_totals pt = { 0 };
+	struct pass_totals pt;
 	char from[64], to[64], steal[160], waiting[96];
 
 	fputs("<table class=\"facts\">\n", r->out);
-	if (ch_store__of(r->set))
-		fleet_facts(r, &pt);
-	for (size_t i = r->set->n; i-- > 0;) {
-		sqlite3 *db;
-		sqlite3_stmt *st;
-
-		if (!store_hour_overlaps(r->set->hours[i].hour_us, r->q->from_us, r->q->to_us) ||
-		    store_reader__open_or_skip(r->set, i, 0, &db) || !db)
-			continue;
-		if (!pt.passes) {
-			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-				if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL))
-					break;
-				sqlite3_bind_text(st, 1, keys[k][0], -1, SQLITE_STATIC);
-				if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-					fprintf(r->out, "<tr><th>%s</th><td>", keys[k][1]);
-					html(r->out, (const char *)sqlite3_column_text(st, 0));
-					fputs("</td></tr>\n", r->out);
-				}
-				sqlite3_finalize(st);
-			}
-		}
-		if (!sqlite3_prepare_v2(db, "SELECT coalesce(sum(cpu_us), 0), count(*), coalesce(sum(dropped), 0), "
-					    "coalesce(sum(bpf_us), 0), count(bpf_us), "
-					    "coalesce(sum(weight_us) FILTER (WHERE bpf_us IS NOT NULL), 0)"
-					    " FROM passes WHERE ts_us >= ?1 AND ts_us < ?2", -1, &st, NULL)) {
-			sqlite3_bind_int64(st, 1, (int64_t)r->q->from_us);
-			sqlite3_bind_int64(st, 2, (int64_t)r->q->to_us);
-			if (sqlite3_step(st) == SQLITE_ROW) {
-				pt.cpu_us += (uint64_t)sqlite3_column_int64(st, 0);
-				pt.passes += (uint64_t)sqlite3_column_int64(st, 1);
-				pt.dropped += (uint64_t)sqlite3_column_int64(st, 2);
-				pt.bpf_us += (uint64_t)sqlite3_column_int64(st, 3);
-				pt.bpf_passes += (uint64_t)sqlite3_column_int64(st, 4);
-				pt.bpf_weight_us += (uint64_t)sqlite3_column_int64(st, 5);
-			}
-			sqlite3_finalize(st);
-		}
-		sqlite3_close(db);
+	store_pass_totals(r->set, r->q->from_us, r->q->to_us, &pt);
+	for (size_t i = 0; i < pt.nfacts; i++) {
+		fprintf(r->out, "<tr><th>%s</th><td>", pt.facts[i].label);
+		html(r->out, pt.facts[i].value);
+		fputs("</td></tr>\n", r->out);
 	}
 	timespec_format(all->first_us, from, sizeof(from));
 	timespec_format(all->last_us, to, sizeof(to));
@@ -263,6 +192,7 @@ static void facts(struct report *r, const struct agg_result *all)
 		fputs("</td></tr>\n", r->out);
 	}
 	fputs("</table>\n", r->out);
+	pass_totals__free(&pt);
 }
 
 static const char *const state_colour[] = {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate.h"
-#include "ch_store.h"
 #include "dict.h"
 #include "expr.h"
+#include "hours_read.h"
 #include "progress.h"
 #include "sqlfuncs.h"
 #include "strbuf.h"
@@ -567,6 +567,11 @@ static int read_hour(const struct store_reader *set, size_t i, const struct plan
 
 int aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r)
 {
+	return read_backend_of(set)->aggregate(set, q, r);
+}
+
+int hours_aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r)
+{
 	struct expr_sql filter = { 0 };
 	struct expr_error ee;
 	struct plan plan;
@@ -574,8 +579,6 @@ int aggregate(const struct store_reader *set, const struct agg_query *q, struct 
 	size_t hours = 0, done = 0;
 	int err = 0;
 
-	if (ch_store__of(set))
-		return ch_aggregate(ch_store__of(set), q, r);
 	if (agg_result__start(q, r))
 		return -EINVAL;
 	if (has_filter) {

@@ -98,8 +98,6 @@ int agg_result__start(const struct agg_query *q, struct agg_result *r);
 void agg_result__add_row(struct agg_result *r, sqlite3_stmt *st, const uint64_t sums[3], int64_t bucket_key);
 void agg_result__add_bucket_passes(struct agg_result *r, int64_t key, uint64_t sampled_us, uint64_t passes);
 void agg_result__finish(struct agg_result *r);
-struct ch_store;
-int ch_aggregate(struct ch_store *s, const struct agg_query *q, struct agg_result *r);
 /*
  * What the fleet's table gives column c of catalog cat from: its inputs'
  * names (up to max, each cut to 127 bytes) as ClickHouse reads them, how

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "aggregate.h"
+#include "ch_read.h"
 #include "ch_sql.h"
 #include "columns.h"
 #include "derived.h"
@@ -825,8 +826,9 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 	return err;
 }
 
-int ch_aggregate(struct ch_store *s, const struct agg_query *q, struct agg_result *r)
+int ch_aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r)
 {
+	struct ch_store *s = ch_store__of(set);
 	struct ch_plan plan = { 0 };
 	struct agg_query grouped;
 	struct ch_table t = { 0 };

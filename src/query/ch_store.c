@@ -6,6 +6,7 @@
 #include "ch_login.h"
 #include "ch_sql.h"
 #include "ch_store.h"
+#include "read_backend.h"
 #include "util.h"
 
 struct ch_store {
@@ -224,6 +225,7 @@ int ch_store__open(const struct ch_store_opts *o, struct store_reader *out)
 	explicit_bzero(password, sizeof(password));
 	out->dir = xstrdup(o->url);
 	out->remote = &s->remote;
+	out->read = &read_clickhouse;
 	/* the server answers, lets tract in, and has its tables */
 	err = ch_store__select(s, "SELECT count() FROM system.tables WHERE database = 'tract' AND name = 'samples'",
 			       &t);

@@ -8,15 +8,13 @@
 #include <strings.h>
 #include <sqlite3.h>
 #include "clock.h"
-#include "csv.h"
-#include "json.h"
 #include "pass_tables.h"
-#include "ch_store.h"
+#include "hours_read.h"
 #include "rawsql.h"
+#include "rawsql_rows.h"
 #include "strbuf.h"
 #include "sqlfuncs.h"
 #include "util.h"
-#include "width.h"
 
 /* What each store file contributes: its rows in [?1, ?2), ids turned into text. */
 static const char *const copy_sql[] = {
@@ -117,139 +115,6 @@ static int copy_hour(sqlite3 *db, const struct store_reader *set, size_t i, uint
 	return store_reader__skip_damaged(err, strict);
 }
 
-/* Text for the table: tab-separated, so its controls (tabs, newlines, escapes) show as '?'. */
-static void put_printable(FILE *f, const char *text, size_t len)
-{
-	char *safe = xcalloc(1, len + 1);
-
-	fwrite(safe, 1, text_printable(safe, text, len), f);
-	free(safe);
-}
-
-static void put_value(FILE *f, sqlite3_stmt *st, int c, enum render_format format)
-{
-	int type = sqlite3_column_type(st, c);
-	const char *text = (const char *)sqlite3_column_text(st, c);
-	size_t len = (size_t)sqlite3_column_bytes(st, c);
-
-	if (format == RENDER_JSON) {
-		if (type == SQLITE_NULL)
-			fputs("null", f);
-		else if (type == SQLITE_INTEGER)
-			fprintf(f, "%lld", sqlite3_column_int64(st, c));
-		else if (type == SQLITE_FLOAT)
-			fprintf(f, "%.17g", sqlite3_column_double(st, c));
-		else
-			json_string(f, text, len);
-	} else if (format == RENDER_CSV) {
-		/* a number stays one (-5 is no formula); text and blobs are made safe */
-		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
-			fwrite(text, 1, len, f);
-		else if (type != SQLITE_NULL)
-			csv_text(f, text, len);
-	} else {
-		put_printable(f, text, len);
-		if (type == SQLITE_NULL)
-			fputc('-', f);
-	}
-}
-
-/* What stops a query that runs too long: a deadline, and whether it passed. */
-struct deadline {
-	uint64_t at_ns;		/* 0: none */
-	int passed;
-};
-
-static int past_deadline(void *arg)
-{
-	struct deadline *d = arg;
-
-	if (d->at_ns && mono_ns() >= d->at_ns)
-		d->passed = 1;
-	return d->passed;
-}
-
-static void say_only_reads(void)
-{
-	tract_err("--sql: only statements that read are allowed (SELECT; of the PRAGMAs only those that describe "
-		  "tables; no ATTACH)");
-}
-
-/* The statement's own error: the user's SQL (-EINVAL), or a limit it reached (-ETIME, -ENOMEM). */
-static int step_error(sqlite3 *db, const struct deadline *d, const struct rawsql_limits *lim)
-{
-	if (d->passed) {
-		tract_err("--sql: the query ran for more than %u s (--timeout gives it longer, 0 no limit)",
-			  lim->timeout_s);
-		return -ETIME;
-	}
-	if (sqlite3_errcode(db) == SQLITE_NOMEM) {
-		tract_err("--sql: the query needs more than %u MiB of memory beyond the range's rows", RAWSQL_HEAP_MIB);
-		return -ENOMEM;
-	}
-	if (sqlite3_errcode(db) == SQLITE_AUTH)
-		say_only_reads();
-	else
-		tract_err("--sql: %s", sqlite3_errmsg(db));
-	return -EINVAL;
-}
-
-/* Rows as they come: tab-separated for the table (pipe to column -t for more). */
-static int print_rows(sqlite3 *db, sqlite3_stmt *st, enum render_format format, const struct rawsql_limits *lim,
-		      const struct deadline *d, FILE *f)
-{
-	int ncol = sqlite3_column_count(st), rc;
-	const char *sep = format == RENDER_TABLE ? "\t" : ",";
-	size_t rows = 0;
-
-	if (format != RENDER_JSON) {
-		for (int c = 0; c < ncol; c++) {
-			fputs(c ? sep : "", f);
-			/* a name is the SQL's, or the server's */
-			const char *name = sqlite3_column_name(st, c);
-
-			if (format == RENDER_CSV)
-				csv_text(f, name, strlen(name));
-			else
-				put_printable(f, name, strlen(name));
-		}
-		fputs(format == RENDER_CSV ? "\r\n" : "\n", f);
-	} else {
-		fputc('[', f);
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (lim->max_rows && rows == lim->max_rows)
-			break;
-		if (format == RENDER_JSON)
-			fputs(rows ? ",\n{" : "\n{", f);
-		for (int c = 0; c < ncol; c++) {
-			if (format == RENDER_JSON) {
-				const char *name = sqlite3_column_name(st, c);
-
-				fputs(c ? "," : "", f);
-				json_string(f, name, strlen(name));
-				fputc(':', f);
-			} else {
-				fputs(c ? sep : "", f);
-			}
-			put_value(f, st, c, format);
-		}
-		if (format == RENDER_JSON)
-			fputc('}', f);
-		else
-			fputs(format == RENDER_CSV ? "\r\n" : "\n", f);
-		rows++;
-	}
-	if (format == RENDER_JSON)
-		fputs("]\n", f);
-	if (rc == SQLITE_ROW) {
-		tract_err("--sql: the answer has more than %" PRIu64 " rows (--max-rows allows more, 0 any number)",
-			  lim->max_rows);
-		return -EFBIG;
-	}
-	return rc == SQLITE_DONE ? 0 : step_error(db, d, lim);
-}
-
 /*
  * Only reading: SELECT and what it reads and calls, and of the pragmas only
  * those that describe the schema.  The rest is refused, settings too
@@ -320,113 +185,6 @@ static int only_blank(const char *s)
 	return 1;
 }
 
-/* An identifier in double quotes, any bytes but NUL. */
-static void quote_name(struct strbuf *b, const struct ch_field *f)
-{
-	strbuf_add(b, "\"");
-	for (size_t i = 0; i < f->len; i++)
-		strbuf_addn(b, f->s[i] == '"' ? "\"\"" : f->s + i, f->s[i] == '"' ? 2 : 1);
-	strbuf_add(b, "\"");
-}
-
-/*
- * The server's answer as a table of db (columns c1, c2, ...: the server's
- * names may repeat, SQLite's may not), and the SELECT that prints it under
- * the server's names, as a local answer is printed.
- */
-static int load_answer(sqlite3 *db, struct ch_table *t, struct strbuf *select)
-{
-	struct strbuf create = { 0 }, insert = { 0 };
-	sqlite3_stmt *st = NULL;
-	int rc = 0, err = 0;
-
-	strbuf_add(&create, "CREATE TABLE answer (");
-	strbuf_add(&insert, "INSERT INTO answer VALUES (");
-	strbuf_add(select, "SELECT ");
-	for (size_t c = 0; c < t->ncols; c++) {
-		strbuf_addf(&create, "%sc%zu", c ? ", " : "", c + 1);
-		strbuf_addf(&insert, "%s?", c ? ", " : "");
-		strbuf_addf(select, "%sc%zu AS ", c ? ", " : "", c + 1);
-		quote_name(select, &t->names[c]);
-	}
-	strbuf_add(&create, ")");
-	strbuf_add(&insert, ")");
-	strbuf_add(select, " FROM answer");
-	if (sqlite3_exec(db, strbuf_str(&create), NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, strbuf_str(&insert), -1, &st, NULL) != SQLITE_OK)
-		err = -EIO;
-	while (!err && (rc = ch_table__next(t)) == 1) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			const struct ch_field *f = &t->row[c];
-
-			if (!f->s)
-				sqlite3_bind_null(st, (int)c + 1);
-			else if (t->kinds[c] == CH_KIND_INT)
-				sqlite3_bind_int64(st, (int)c + 1, ch_field_int(f));
-			else if (t->kinds[c] == CH_KIND_REAL)
-				sqlite3_bind_double(st, (int)c + 1, ch_field_real(f));
-			else
-				sqlite3_bind_text(st, (int)c + 1, f->len ? f->s : "", (int)f->len, SQLITE_TRANSIENT);
-		}
-		if (sqlite3_step(st) != SQLITE_DONE)
-			err = -EIO;
-		sqlite3_reset(st);
-	}
-	if (!err && rc < 0) {
-		tract_err("--sql: ClickHouse gave a row tract cannot read");
-		err = -EIO;
-	} else if (err) {
-		tract_err("--sql: %s", sqlite3_errmsg(db));
-	}
-	sqlite3_finalize(st);
-	strbuf_free(&create);
-	strbuf_free(&insert);
-	return err;
-}
-
-/*
- * On the fleet's store the SQL is ClickHouse's, over its tables as they are
- * (tract.samples, tract.passes, tract.stacks, with host), the range left to
- * the SQL; the server runs it read-only (its time bounded by the HTTP
- * request's), and the answer prints as a local one.
- */
-static int run_on_server(struct ch_store *s, const char *sql, enum render_format format,
-			 const struct rawsql_limits *lim, struct deadline *d, FILE *out)
-{
-	struct ch_table t = { 0 };
-	struct strbuf q = { 0 }, select = { 0 };
-	sqlite3_stmt *st = NULL;
-	size_t len = strlen(sql);
-	sqlite3 *db = NULL;
-	int err;
-
-	/* the FORMAT clause is tract's: a statement's own ; ends before it */
-	while (len && (isspace((unsigned char)sql[len - 1]) || sql[len - 1] == ';'))
-		len--;
-	strbuf_addn(&q, sql, len);
-	err = ch_store__select_readonly(s, strbuf_str(&q), &t);
-	strbuf_free(&q);
-	if (!err && sqlite3_open(":memory:", &db) != SQLITE_OK) {
-		tract_err("cannot open an in-memory database");
-		err = -ENOMEM;
-	}
-	if (!err)
-		err = load_answer(db, &t, &select);
-	if (!err && sqlite3_prepare_v2(db, strbuf_str(&select), -1, &st, NULL) != SQLITE_OK) {
-		tract_err("--sql: %s", sqlite3_errmsg(db));
-		err = -EIO;
-	}
-	if (!err) {
-		sqlite3_progress_handler(db, 1000, past_deadline, d);
-		err = print_rows(db, st, format, lim, d, out);
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	strbuf_free(&select);
-	ch_table__free(&t);
-	return err;
-}
-
 /* The user's statement, prepared: 0, or -EINVAL after a message. */
 static int prepare_user_sql(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {
@@ -435,7 +193,7 @@ static int prepare_user_sql(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 	*st = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, st, &tail) != SQLITE_OK) {
 		if (sqlite3_errcode(db) == SQLITE_AUTH)
-			say_only_reads();
+			rawsql_say_only_reads();
 		else
 			tract_err("--sql: %s", sqlite3_errmsg(db));
 		return -EINVAL;
@@ -455,21 +213,18 @@ static int prepare_user_sql(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
-int rawsql_run_with(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
-		    enum render_format format, const struct rawsql_limits *lim, FILE *out)
+int hours_run_sql(const struct store_reader *set, const struct rawsql_request *rq, FILE *out)
 {
+	uint64_t from_us = rq->from_us, to_us = rq->to_us;
+	const struct rawsql_limits *lim = rq->lim;
 	sqlite3_int64 heap = sqlite3_hard_heap_limit64(-1);
-	struct deadline d = { 0 };
+	struct rawsql_deadline d = { 0 };
+	int strict = rq->strict;
 	sqlite3_stmt *st = NULL;
 	size_t copied = 0;
 	sqlite3 *db;
 	int err = 0;
 
-	/* the limit is the SQL's: however long the range takes to copy */
-	if (ch_store__of(set)) {
-		d.at_ns = lim->timeout_s ? mono_ns() + (uint64_t)lim->timeout_s * 1000000000 : 0;
-		return run_on_server(ch_store__of(set), sql, format, lim, &d, out);
-	}
 	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
 	    sqlfuncs_register(db)) {
 		tract_err("cannot open an in-memory database");
@@ -489,16 +244,26 @@ int rawsql_run_with(const struct store_reader *set, uint64_t from_us, uint64_t t
 	if (!err)
 		err = lock_down(db);
 	if (!err)
-		err = prepare_user_sql(db, sql, &st);
+		err = prepare_user_sql(db, rq->sql, &st);
+	/* the limit is the SQL's: however long the range takes to copy */
 	if (!err) {
 		d.at_ns = lim->timeout_s ? mono_ns() + (uint64_t)lim->timeout_s * 1000000000 : 0;
-		sqlite3_progress_handler(db, 1000, past_deadline, &d);
-		err = print_rows(db, st, format, lim, &d, out);
+		sqlite3_progress_handler(db, 1000, rawsql_past_deadline, &d);
+		err = rawsql_print_rows(db, st, rq->format, lim, &d, out);
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	sqlite3_hard_heap_limit64(heap);
 	return err;
+}
+
+int rawsql_run_with(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,
+		    enum render_format format, const struct rawsql_limits *lim, FILE *out)
+{
+	const struct rawsql_request rq = { .from_us = from_us, .to_us = to_us, .strict = strict, .sql = sql,
+					   .format = format, .lim = lim };
+
+	return read_backend_of(set)->run_sql(set, &rq, out);
 }
 
 int rawsql_run(const struct store_reader *set, uint64_t from_us, uint64_t to_us, int strict, const char *sql,

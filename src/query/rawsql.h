@@ -14,20 +14,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "format.h"
+#include "rawsql_rows.h"
 #include "reader.h"
 
-/*
- * What the user's SQL may take: the time it runs (not the range's copy;
- * with --clickhouse, the local part, the server's being the HTTP
- * request's), the rows it answers (0: no limit for either), and memory
- * beyond the copy, RAWSQL_HEAP_MIB.
- */
-#define RAWSQL_TIMEOUT_S 60
-#define RAWSQL_MAX_ROWS 1000000
-#define RAWSQL_HEAP_MIB 1024
-struct rawsql_limits {
-	unsigned int timeout_s;
-	uint64_t max_rows;
+/* What a back end's run_sql (read_backend.h) is asked: the arguments of rawsql_run_with(). */
+struct rawsql_request {
+	uint64_t from_us, to_us;	/* the range the hours' copy takes; the server's SQL names its own */
+	int strict;
+	const char *sql;
+	enum render_format format;
+	const struct rawsql_limits *lim;
 };
 
 /*

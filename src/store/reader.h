@@ -28,11 +28,15 @@ struct store_remote {
 	const struct store_remote_ops *ops;
 };
 
+/* What the query layer reads a store through (query/read_backend.h). */
+struct read_backend;
+
 struct store_reader {
 	char *dir;
 	struct store_hour *hours;	/* oldest first */
 	size_t n;
 	struct store_remote *remote;	/* NULL: the hours of dir */
+	const struct read_backend *read;	/* NULL: the hours of dir */
 };
 
 /* $TRACT_DATA, or DEFAULT_DATA_DIR. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include "ch_store.h"
 #include "clock.h"
+#include "read_backend.h"
 #include "strbuf.h"
 #include "top.h"
 #include "util.h"
@@ -55,118 +55,6 @@ static int window_end(struct top *t, const struct store_reader *set)
 	if (err)
 		return err;
 	t->end_us = newest ? newest + 1 : t->q.now_us;
-	return 0;
-}
-
-/*
- * The time each bucket of the window is covered by passes, and the active
- * threads those passes saw times that time.  A pass stands for the interval
- * before it, [ts - weight, ts], so a bucket narrower than the pass interval
- * is covered though no pass falls in it; what no pass stands for (the
- * recorder was stopped or late) is a gap.
- */
-static void cover(const struct top *t, uint64_t from, uint64_t bucket, uint64_t ts, uint64_t w, double rows,
-		  double (*sums)[2])
-{
-	uint64_t lo = ts - w > from ? ts - w : from, hi = ts < t->end_us ? ts : t->end_us;
-
-	for (uint64_t b = (lo - from) / bucket; lo < hi && b < t->ntimeline; b++) {
-		uint64_t end = from + (b + 1) * bucket, cut = end < hi ? end : hi;
-
-		sums[b][0] += rows * (double)(cut - lo);
-		sums[b][1] += (double)(cut - lo);
-		lo = cut;
-	}
-}
-
-/*
- * The fleet's coverage: each host's as above, then added up as the fleet's
- * averages are, the hosts' threads summed over the most time any covered.
- */
-static int read_fleet_coverage(struct top *t, struct ch_store *s, uint64_t from, uint64_t bucket,
-			       double (*sums)[2])
-{
-	static double host[TOP_TIMELINE_MAX][2], rate[TOP_TIMELINE_MAX];
-	struct strbuf sql = { 0 }, last = { 0 };
-	struct ch_table tab;
-	int err, rc = 0;
-
-	strbuf_addf(&sql, "SELECT host, ts_us, weight_us, emitted FROM tract.passes WHERE ts_us >= %" PRIu64
-		    " AND toInt64(ts_us) - toInt64(weight_us) < %" PRIu64, from, t->end_us);
-	ch_store__host_filter(s, &sql);
-	strbuf_add(&sql, " ORDER BY host, ts_us");
-	err = ch_store__select(s, strbuf_str(&sql), &tab);
-	strbuf_free(&sql);
-	memset(host, 0, sizeof(host));
-	memset(rate, 0, sizeof(rate));
-	while (!err && rc >= 0) {
-		rc = ch_table__next(&tab);
-		/* a host's passes end: its rates join the fleet's */
-		if (rc != 1 || last.len != tab.row[0].len || memcmp(strbuf_str(&last), tab.row[0].s, last.len)) {
-			for (size_t b = 0; b < t->ntimeline; b++) {
-				if (host[b][1] > 0)
-					rate[b] += host[b][0] / host[b][1];
-				if (host[b][1] > sums[b][1])
-					sums[b][1] = host[b][1];
-			}
-			memset(host, 0, sizeof(host));
-			if (rc != 1)
-				break;
-			strbuf_free(&last);
-			strbuf_addn(&last, tab.row[0].s ? tab.row[0].s : "", tab.row[0].len);
-		}
-		cover(t, from, bucket, (uint64_t)ch_field_int(&tab.row[1]), (uint64_t)ch_field_int(&tab.row[2]),
-		      ch_field_real(&tab.row[3]), host);
-	}
-	for (size_t b = 0; b < t->ntimeline; b++)
-		sums[b][0] = rate[b] * sums[b][1];
-	strbuf_free(&last);
-	ch_table__free(&tab);
-	return err;
-}
-
-/*
- * The time each bucket of the window is covered by passes, and the active
- * threads those passes saw times that time.  A pass stands for the interval
- * before it, [ts - weight, ts], so a bucket narrower than the pass interval
- * is covered though no pass falls in it; what no pass stands for (the
- * recorder was stopped or late) is a gap.
- */
-static int read_coverage(struct top *t, const struct store_reader *set, uint64_t from, uint64_t bucket,
-			 double (*sums)[2])
-{
-	if (ch_store__of(set))
-		return read_fleet_coverage(t, ch_store__of(set), from, bucket, sums);
-	for (size_t i = 0; i < set->n; i++) {
-		sqlite3_stmt *st;
-		sqlite3 *db;
-		int err;
-
-		if (!store_hour_overlaps(set->hours[i].hour_us, from, t->end_us + 2 * bucket))
-			continue;
-		tract_hold_errors(1);
-		err = store_reader__open_hour(set, i, &db);
-		tract_hold_errors(0);
-		/* the refresh's own read of the hour has said it is damaged, or failed with strict */
-		if (err)
-			continue;
-		if (sqlite3_prepare_v2(db, "SELECT ts_us, weight_us, emitted FROM passes "
-					   "WHERE ts_us >= ?1 AND ts_us - weight_us < ?2", -1, &st, NULL) != SQLITE_OK) {
-			char *name = store_reader__hour_name(set, i);
-
-			tract_err("cannot read the passes of '%s': %s", name, sqlite3_errmsg(db));
-			free(name);
-			sqlite3_close(db);
-			return -EIO;
-		}
-		sqlite3_bind_int64(st, 1, (int64_t)from);
-		sqlite3_bind_int64(st, 2, (int64_t)t->end_us);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			cover(t, from, bucket, (uint64_t)sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
-			      sqlite3_column_double(st, 2), sums);
-		sqlite3_finalize(st);
-		sqlite3_close(db);
-	}
 	return 0;
 }
 
@@ -223,7 +111,9 @@ static int read_timeline(struct top *t, const struct store_reader *set, size_t w
 	memset(sums, 0, sizeof(sums));
 	for (size_t b = 0; b < width; b++)
 		t->timeline[b] = TOP_NOT_SAMPLED;
-	err = read_coverage(t, set, from, bucket, sums);
+	/* a pass stands for the interval before it: what no pass stands for (the recorder stopped or late) is a gap */
+	err = store_coverage(set, &(struct coverage_window){ .from_us = from, .to_us = t->end_us, .bucket_us = bucket,
+							     .nbuckets = width }, sums);
 	if (!err && top__level(t)->filter)
 		return timeline_of_filter(t, set, from, bucket, (const double (*)[2])sums);
 	/* without a filter, the passes table alone tells: rows over time */
