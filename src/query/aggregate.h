@@ -86,10 +86,13 @@ struct agg_result {
 int aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *out);
 
 /*
- * The steps of aggregate() for a reader of another store (ch_aggregate.c):
- * start reads the group columns (0 or -EINVAL after a message); add_row
- * adds a group whose values are the first r->ncols columns of st's row;
- * the passes of a time bucket are added by its key; finish sums the buckets.
+ * The steps of aggregate() for its back ends (hours_aggregate.c,
+ * ch_aggregate.c): start reads the group columns (0 or -EINVAL after a
+ * message); add_row adds a group whose values are the first r->ncols
+ * columns of st's row; the passes of a time bucket are added by its key;
+ * finish sums the buckets.  A group's key is its values serialized
+ * (agg_row_key); add_group adds sums to the group of a key, in bucket
+ * (agg_result__bucket_of's, made when first seen; 0: none).
  */
 /* A filter's error, with the filter and a caret under the position. */
 struct expr_error;
@@ -98,6 +101,10 @@ int agg_result__start(const struct agg_query *q, struct agg_result *r);
 void agg_result__add_row(struct agg_result *r, sqlite3_stmt *st, const uint64_t sums[3], int64_t bucket_key);
 void agg_result__add_bucket_passes(struct agg_result *r, int64_t key, uint64_t sampled_us, uint64_t passes);
 void agg_result__finish(struct agg_result *r);
+size_t agg_row_key(sqlite3_stmt *st, size_t ncols, unsigned char **buf, size_t *cap);
+uint32_t agg_result__bucket_of(struct agg_result *r, int64_t key);
+void agg_result__add_group(struct agg_result *r, const unsigned char *key, size_t len, const uint64_t *sums,
+			   uint32_t bucket);
 /*
  * What the fleet's table gives column c of catalog cat from: its inputs'
  * names (up to max, each cut to 127 bytes) as ClickHouse reads them, how

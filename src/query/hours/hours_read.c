@@ -2,7 +2,7 @@
 /*
  * The read back end of a directory of hours: the passes' coverage and
  * totals, read hour by hour; aggregate and --sql are aggregate.c's and
- * rawsql.c's.
+ * hours_sql.c's.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 
 /* aggregate.c */
 int hours_aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r);
-/* rawsql.c */
+/* hours_sql.c */
 int hours_run_sql(const struct store_reader *set, const struct rawsql_request *rq, FILE *out);
 
 #endif
