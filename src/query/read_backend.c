@@ -9,6 +9,11 @@ const struct read_backend *read_backend_of(const struct store_reader *set)
 	return set->read ? set->read : &read_hours;
 }
 
+int store_newest_us(const struct store_reader *set, uint64_t *ts_us)
+{
+	return read_backend_of(set)->newest_us(set, ts_us);
+}
+
 int store_coverage(const struct store_reader *set, const struct coverage_window *w, double (*sums)[2])
 {
 	return read_backend_of(set)->coverage(set, w, sums);

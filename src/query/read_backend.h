@@ -4,6 +4,8 @@
  * (hours_read.c, SQLite over each hour) or the fleet's ClickHouse
  * (ch_read.c).  A reader carries the back end it was opened with; query,
  * --sql, top and report call through it and never ask which store it is.
+ * Each operation is named by what it answers; the entry points below and
+ * aggregate() and rawsql_run() dispatch to it.
  */
 #ifndef TRACT_READ_BACKEND_H
 #define TRACT_READ_BACKEND_H
@@ -49,6 +51,8 @@ struct read_backend {
 	int (*coverage)(const struct store_reader *set, const struct coverage_window *w, double (*sums)[2]);
 	/* The passes in [from_us, to_us) summed, and the store's facts; what cannot be read is left out. */
 	void (*pass_totals)(const struct store_reader *set, uint64_t from_us, uint64_t to_us, struct pass_totals *pt);
+	/* The newest pass's time, 0 when the store has none; 0 or -errno after a message. */
+	int (*newest_us)(const struct store_reader *set, uint64_t *ts_us);
 };
 
 extern const struct read_backend read_hours, read_clickhouse;
@@ -56,6 +60,7 @@ extern const struct read_backend read_hours, read_clickhouse;
 /* The back end set reads through: the one it was opened with, the hours of its directory by default. */
 const struct read_backend *read_backend_of(const struct store_reader *set);
 
+int store_newest_us(const struct store_reader *set, uint64_t *ts_us);
 int store_coverage(const struct store_reader *set, const struct coverage_window *w, double (*sums)[2]);
 /* pt is zeroed first; pass_totals__free() frees its facts. */
 void store_pass_totals(const struct store_reader *set, uint64_t from_us, uint64_t to_us, struct pass_totals *pt);

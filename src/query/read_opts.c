@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include "ch_login.h"
 #include "clock.h"
+#include "read_backend.h"
 #include "read_opts.h"
 #include "timespec.h"
 #include "util.h"
@@ -132,7 +133,7 @@ int query_resolve_range(const struct store_reader *set, struct query_opts *o)
 	int err;
 
 	if (!o->has_to) {
-		err = store_reader__newest_us(set, &newest);
+		err = store_newest_us(set, &newest);
 		if (err)
 			return err;
 		o->to_us = newest ? newest + 1 : o->now_us;

@@ -351,8 +351,6 @@ int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *d
 int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us)
 {
 	*ts_us = 0;
-	if (r->remote)
-		return r->remote->ops->newest_us(r->remote, ts_us);
 	for (size_t i = r->n; i-- > 0 && !*ts_us;) {
 		sqlite3_stmt *st;
 		sqlite3 *db;

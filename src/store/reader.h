@@ -17,11 +17,11 @@
 
 /*
  * A store that is not a directory of hours (ClickHouse, in the query
- * layer): a reader with one has no hours, and what would read them asks it.
+ * layer): a reader with one has no hours, is read through its read back
+ * end, and frees it.
  */
 struct store_remote;
 struct store_remote_ops {
-	int (*newest_us)(struct store_remote *r, uint64_t *ts_us);
 	void (*free)(struct store_remote *r);
 };
 struct store_remote {
@@ -62,7 +62,7 @@ int store_reader__open_or_skip(const struct store_reader *r, size_t i, int stric
 int store_reader__skip_damaged(int err, int strict);
 /* Attaches hour i to db under the schema name as; detaching it is the caller's. */
 int store_reader__attach_hour(const struct store_reader *r, size_t i, sqlite3 *db, const char *as);
-/* The newest pass time of the store, 0 when it has none. */
+/* The newest pass time of the hours, 0 when they have none (the query layer's store_newest_us() any store's). */
 int store_reader__newest_us(const struct store_reader *r, uint64_t *ts_us);
 
 /* An SQLite store file opened to read, its schema version checked; it may recover a WAL first (reader.c). */

@@ -51,7 +51,7 @@ static int window_end(struct top *t, const struct store_reader *set)
 
 	if (!t->follow)
 		return 0;
-	err = store_reader__newest_us(set, &newest);
+	err = store_newest_us(set, &newest);
 	if (err)
 		return err;
 	t->end_us = newest ? newest + 1 : t->q.now_us;

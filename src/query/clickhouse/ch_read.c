@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The read back end of the fleet's ClickHouse: the passes' coverage and
- * totals over every host (or --host's); aggregate and --sql are
+ * The read back end of the fleet's ClickHouse: the passes' coverage,
+ * totals and newest time over every host (or --host's); aggregate and --sql are
  * ch_aggregate.c's and ch_rawsql.c's.
  */
 #include <inttypes.h>
@@ -82,9 +82,28 @@ static void ch_pass_totals(const struct store_reader *set, uint64_t from_us, uin
 	strbuf_free(&sql);
 }
 
+static int ch_newest_us(const struct store_reader *set, uint64_t *ts_us)
+{
+	struct ch_store *s = ch_store__of(set);
+	struct strbuf sql = { 0 };
+	struct ch_table t;
+	int err;
+
+	strbuf_add(&sql, "SELECT max(ts_us), count() FROM tract.passes WHERE 1");
+	ch_store__host_filter(s, &sql);
+	err = ch_store__select(s, strbuf_str(&sql), &t);
+	strbuf_free(&sql);
+	*ts_us = 0;
+	if (!err && ch_table__next(&t) == 1 && ch_field_int(&t.row[1]) > 0)
+		*ts_us = (uint64_t)ch_field_int(&t.row[0]);
+	ch_table__free(&t);
+	return err;
+}
+
 const struct read_backend read_clickhouse = {
 	.aggregate = ch_aggregate,
 	.run_sql = ch_run_sql,
 	.coverage = ch_coverage,
 	.pass_totals = ch_pass_totals,
+	.newest_us = ch_newest_us,
 };

@@ -147,24 +147,6 @@ void ch_store__host_filter(const struct ch_store *s, struct strbuf *sql)
 	ch_quote(sql, s->host, strlen(s->host));
 }
 
-static int newest_us(struct store_remote *r, uint64_t *ts_us)
-{
-	struct ch_store *s = of_remote(r);
-	struct strbuf sql = { 0 };
-	struct ch_table t;
-	int err;
-
-	strbuf_add(&sql, "SELECT max(ts_us), count() FROM tract.passes WHERE 1");
-	ch_store__host_filter(s, &sql);
-	err = ch_store__select(s, strbuf_str(&sql), &t);
-	strbuf_free(&sql);
-	*ts_us = 0;
-	if (!err && ch_table__next(&t) == 1 && ch_field_int(&t.row[1]) > 0)
-		*ts_us = (uint64_t)ch_field_int(&t.row[0]);
-	ch_table__free(&t);
-	return err;
-}
-
 static void store_free(struct store_remote *r)
 {
 	struct ch_store *s = of_remote(r);
@@ -197,7 +179,7 @@ static int check_host(struct ch_store *s)
 	return err;
 }
 
-static const struct store_remote_ops ch_ops = { .newest_us = newest_us, .free = store_free };
+static const struct store_remote_ops ch_ops = { .free = store_free };
 
 struct ch_store *ch_store__of(const struct store_reader *r)
 {

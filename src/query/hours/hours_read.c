@@ -102,4 +102,5 @@ const struct read_backend read_hours = {
 	.run_sql = hours_run_sql,
 	.coverage = hours_coverage,
 	.pass_totals = hours_pass_totals,
+	.newest_us = store_reader__newest_us,
 };

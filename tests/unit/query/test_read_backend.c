@@ -19,7 +19,7 @@
 
 /* A back end that answers nothing but counts what it is asked, the arguments it got kept. */
 static struct {
-	int aggregate, run_sql, coverage, pass_totals;
+	int aggregate, run_sql, coverage, pass_totals, newest_us;
 	const struct store_reader *set;
 	const char *sql;
 	uint64_t to_us;
@@ -61,9 +61,17 @@ static void fake_pass_totals(const struct store_reader *set, uint64_t from_us, u
 	pt->passes = 7;
 }
 
+static int fake_newest_us(const struct store_reader *set, uint64_t *ts_us)
+{
+	asked.newest_us++;
+	asked.set = set;
+	*ts_us = 42;
+	return 0;
+}
+
 static const struct read_backend fake = {
 	.aggregate = fake_aggregate, .run_sql = fake_run_sql, .coverage = fake_coverage,
-	.pass_totals = fake_pass_totals,
+	.pass_totals = fake_pass_totals, .newest_us = fake_newest_us,
 };
 
 static void entry_points_call_the_readers_back_end(void **state)
@@ -74,9 +82,12 @@ static void entry_points_call_the_readers_back_end(void **state)
 	double sums[10][2] = { { 0 } };
 	struct pass_totals pt;
 	struct agg_result r;
+	uint64_t newest = 0;
 
 	(void)state;
 	memset(&asked, 0, sizeof(asked));
+	assert_int_equal(store_newest_us(&set, &newest), 0);
+	assert_int_equal(newest, 42);
 	assert_int_equal(aggregate(&set, &q, &r), 0);
 	assert_int_equal(rawsql_run(&set, 0, 10, 0, "SELECT 1", RENDER_TABLE, stdout), 0);
 	assert_int_equal(store_coverage(&set, &w, sums), 0);
@@ -90,16 +101,21 @@ static void entry_points_call_the_readers_back_end(void **state)
 	assert_string_equal(asked.sql, "SELECT 1");
 	assert_int_equal(asked.coverage, 1);
 	assert_int_equal(asked.pass_totals, 1);
+	assert_int_equal(asked.newest_us, 1);
 	assert_ptr_equal(asked.set, &set);
 }
 
 static void hours_read_through_the_hours_back_end(void **state)
 {
 	struct store_reader set;
+	uint64_t newest;
 
 	(void)state;
 	assert_int_equal(store_reader__open(fixture_sqlite, &set), 0);
 	assert_ptr_equal(read_backend_of(&set), &read_hours);
+	/* the last pass of the fixture's */
+	assert_int_equal(store_newest_us(&set, &newest), 0);
+	assert_int_equal(newest, FIXTURE_FIRST_US + (FIXTURE_PASSES - 1) * 1000000ull);
 	store_reader__free(&set);
 }
 
