@@ -687,8 +687,10 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		err = write_report(&r);
 	if (r.out && r.out != stdout) {
-		if (fclose(r.out) && !err) {
-			tract_err("cannot write %s: %s", tmp, strerror(errno));
+		int closed = durable_fclose(r.out);
+
+		if (closed && !err) {
+			tract_err("cannot write %s: %s", tmp, strerror(-closed));
 			err = -EIO;
 		}
 		if (err)
