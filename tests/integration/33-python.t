@@ -133,8 +133,8 @@ ok "its RUN samples in the interpreter keep their stack ($interp native only, $p
 asleep=$(bursts "%loop ($APP:9)%" "%loop ($APP:9);%sleep%")
 # (frames read a little after the moment: one that finished its burst but has not slept yet
 # shows the line after it, which no count can tell; 1 in 24 on a busy host, 3 in 10 unchecked)
-ok "at most 1 in 10 names the sleep's line where its native stack is not in it ($asleep of $pyframes)" \
-	test_holds $((asleep * 10)) -le "$pyframes"
+ok "at most 1 in 10 (or 1) names the sleep's line where its native stack is not in it ($asleep of $pyframes)" \
+	test_holds $((asleep * 10)) -le $((pyframes + 10))
 working=$(bursts "%loop ($APP:8);work ($APP:_)%")
 ok "those with Python frames name work() ($working of $pyframes)" test_holds $((working * 2)) -ge "$pyframes"
 
