@@ -12,7 +12,13 @@
 #ifndef TRACT_WINDOW_USTACK_BPF_H
 #define TRACT_WINDOW_USTACK_BPF_H
 
-#define WINDOW_UCOPIES 64	/* a ring: 1.25 MiB, within the memory bar */
+/*
+ * A ring of at least WINDOW_UCOPIES copies of 20 KiB (1.25 MiB, within the
+ * memory bar), two a possible CPU on a larger host, where every busy CPU's
+ * timer copies its runner's in each pass: its size less one, set at load.
+ */
+#define WINDOW_UCOPIES 64
+const volatile __u32 window_ucopy_mask = WINDOW_UCOPIES - 1;
 
 struct window_ucopy {
 	__u64 moment;		/* the window it was copied in ... */
@@ -47,7 +53,7 @@ static __always_inline __u32 ucopy_put(struct task_struct *task, struct pt_regs 
 	struct window_ucopy *c;
 
 	serial = (__u32)__sync_fetch_and_add(&window_ucopy_next, 1) + 1;
-	i = serial % WINDOW_UCOPIES;
+	i = serial & window_ucopy_mask;
 	c = bpf_map_lookup_elem(&window_ucopies, &i);
 	if (!c)
 		return 0;
@@ -160,7 +166,7 @@ static __always_inline void window_switch_copy(struct task_struct *prev)
  */
 static __noinline __u64 emit_ucopy(struct seq_file *seq, __u32 tid, __u32 serial)
 {
-	__u32 zero = 0, i = serial % WINDOW_UCOPIES, len;
+	__u32 zero = 0, i = serial & window_ucopy_mask, len;
 	struct ustack_copy_buf *buf = bpf_map_lookup_elem(&ucopy_scratch, &zero);
 	struct window_ucopy *c = bpf_map_lookup_elem(&window_ucopies, &i);
 

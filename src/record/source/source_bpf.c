@@ -664,6 +664,20 @@ static uint32_t possible_cpus(void)
 }
 
 /*
+ * The ring of user stacks copied at a pass's moment and at syscalls' exits
+ * (window_ustack.bpf.h): every busy CPU's timer copies one a pass, so two a
+ * CPU, at least the 64 a small host's exits need, a power of two.
+ */
+static uint32_t ucopies_for(uint32_t cpus)
+{
+	uint32_t n = 64;
+
+	while (n < 2 * cpus)
+		n *= 2;
+	return n;
+}
+
+/*
  * The hash maps that sum over a pass, and the one user space fills, hold
  * few of their entries most of the time: from 6.1 on a tracing program may
  * use a hash that allocates its entries as they come, and the kernel then
@@ -785,6 +799,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	ro->slot_mask = slots - 1;
 	ro->still_mask = still - 1;
 	ro->nr_cpus = possible_cpus();
+	ro->window_ucopy_mask = ucopies_for(ro->nr_cpus) - 1;
 	ro->syscall_latency = cfg->syscall_latency;
 	bpf_program__set_autoload(skel->progs.tract_sys_exit, cfg->syscall_latency);
 	ro->wakeup_edges = cfg->wakeup_edges;
@@ -807,6 +822,7 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       bpf_map__set_max_entries(skel->maps.holder_marks, still) ?:
 	       bpf_map__set_max_entries(skel->maps.wait_marks, still) ?:
 	       bpf_map__set_max_entries(skel->maps.runq_since, cfg->runq_latency ? slots : 1) ?:
+	       bpf_map__set_max_entries(skel->maps.window_ucopies, ro->window_ucopy_mask + 1) ?:
 	       bpf_map__set_max_entries(skel->maps.timer_running, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.cpu_views, ro->nr_cpus) ?:
 	       bpf_map__set_max_entries(skel->maps.moment_runs, ro->nr_cpus) ?:
