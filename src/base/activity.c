@@ -52,6 +52,7 @@ void activity_call_of(int nr, int64_t arg1, int64_t arg2, struct activity_call *
 		  tract_file_lock_wait(nr, args) != TRACT_FILE_LOCK_NONE;
 	c->idle = has(idle, nr);
 	c->input = has(input, nr);
+	c->timer = nr == SYS_nanosleep || nr == SYS_clock_nanosleep;
 }
 
 int activity_file_is_terminal(const char *file)
@@ -109,6 +110,9 @@ enum activity activity_classify(int state, const struct activity_call *call, int
 		return ACTIVITY_INPUT;
 	if (call->input && (terminal || waited_us(sc_us, state_us) >= ACTIVITY_INPUT_AFTER_US))
 		return ACTIVITY_INPUT;
+	/* a nap kept for being young is its timer's before any end at its site says so */
+	if (call->timer && young)
+		return ACTIVITY_SLEEP;
 	return call->idle && !young ? ACTIVITY_IDLE : ACTIVITY_WAITING;
 }
 

@@ -39,6 +39,7 @@ struct activity_call {
 	uint8_t lock;		/* a contended futex lock, or a wait for a file lock */
 	uint8_t idle;		/* one of the recorder's default idle waits */
 	uint8_t input;		/* a read, receive, poll or accept: it waits for data */
+	uint8_t timer;		/* nanosleep or clock_nanosleep: its timer ends it */
 };
 
 /* Of syscall nr (this build's numbering; -1: one it has no name for) with these second and third arguments. */

@@ -75,6 +75,7 @@ static int state_value(sqlite3_stmt *st)
 #define CALL_LOCK 1
 #define CALL_IDLE 2
 #define CALL_INPUT 4
+#define CALL_TIMER 8
 
 /*
  * A call's facts as bits, from its syscall's name in the file (its number
@@ -89,7 +90,7 @@ static int call_value(sqlite3_stmt *st)
 	if (!name)
 		return -1;
 	activity_call_of(syscall_number(name), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), &c);
-	return (c.lock ? CALL_LOCK : 0) | (c.idle ? CALL_IDLE : 0) | (c.input ? CALL_INPUT : 0);
+	return (c.lock ? CALL_LOCK : 0) | (c.idle ? CALL_IDLE : 0) | (c.input ? CALL_INPUT : 0) | (c.timer ? CALL_TIMER : 0);
 }
 
 static int terminal_value(sqlite3_stmt *st)
@@ -140,7 +141,8 @@ static void sql_fact_activity(sqlite3_context *ctx, int argc, sqlite3_value **ar
 	if (call)
 		facts = (struct activity_call){ .lock = !!(call->value & CALL_LOCK),
 						.idle = !!(call->value & CALL_IDLE),
-						.input = !!(call->value & CALL_INPUT) };
+						.input = !!(call->value & CALL_INPUT),
+						.timer = !!(call->value & CALL_TIMER) };
 	/* the class of what ended the wait, where it has ended, before the class its site had when sampled */
 	wait_class = sqlite3_value_type(argv[6]) == SQLITE_NULL || sqlite3_value_type(argv[7]) == SQLITE_NULL ?
 			     TRACT_WAIT_UNKNOWN :

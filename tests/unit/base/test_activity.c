@@ -98,6 +98,10 @@ static void a_young_idle_wait_is_no_idle_one(void **state)
 	assert_string_equal(activity_of("SLEEP", "futex", 3000, young, NULL, 137, 0, TRACT_WAIT_UNKNOWN), "waiting");
 	assert_string_equal(activity_of("SLEEP", "epoll_wait", 3000, 2000, NULL, 0, 0, TRACT_WAIT_UNKNOWN), "waiting");
 	assert_string_equal(activity_of("SLEEP", "futex", old, old, NULL, 137, 0, TRACT_WAIT_UNKNOWN), "idle");
+	/* but a nap's kind is known from the start: its timer ends it */
+	assert_string_equal(activity_of("SLEEP", "clock_nanosleep", 300, 300, NULL, 0, 0, TRACT_WAIT_UNKNOWN), "sleep");
+	assert_string_equal(activity_of("SLEEP", "nanosleep", young, young, NULL, 0, 0, TRACT_WAIT_UNKNOWN), "sleep");
+	assert_string_equal(activity_of("SLEEP", "nanosleep", old, old, NULL, 0, 0, TRACT_WAIT_UNKNOWN), "idle");
 	/* ended by input (a child's exit, the network): input while young */
 	assert_string_equal(activity_of("SLEEP", "wait4", 4000, 4000, NULL, 0, 0, TRACT_WAIT_INPUT), "input");
 	assert_string_equal(activity_of("SLEEP", "wait4", old, old, NULL, 0, 0, TRACT_WAIT_INPUT), "idle");
