@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to read every thread's schedstat and stack"
 . "$(dirname "$0")/../lib/truth.sh"
-plan 4
 
 # spin and two hogs: three spinners; on a machine of more CPUs, as many
 # more hogs, so that they still outnumber the CPUs by one for every two
