@@ -32,21 +32,7 @@ static uint64_t head_of(const void *key, size_t len)
  */
 static uint64_t key_hash(const void *key, size_t len)
 {
-	const unsigned char *b = key;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull), w;
-
-	for (; len >= 8; b += 8, len -= 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 31;
-	}
-	w = 0;
-	memcpy(&w, b, len);
-	h = (h ^ w) * 0x94d049bb133111ebull;
-	h ^= h >> 32;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 29;
-	return h;
+	return hash_words(key, len, 0);
 }
 
 struct dict_by_id {

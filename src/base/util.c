@@ -149,6 +149,25 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
+uint64_t hash_words(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull) ^ seed, w;
+
+	for (; n >= 8; b += 8, n -= 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, b, n);
+	h = (h ^ w) * 0x94d049bb133111ebull;
+	h ^= h >> 32;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	return h;
+}
+
 int tract_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -53,6 +53,8 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+/* The same purpose, 8 bytes a step, for keys held in memory only (its values may change between versions). */
+uint64_t hash_words(const void *p, size_t n, uint64_t seed);
 
 /* c, or '?' for a control byte (below 0x20, and DEL): names must not move a terminal's cursor. */
 static inline char printable_byte(unsigned char c)

@@ -97,44 +97,13 @@ void column_uint(struct column_value *v, int valid, uint64_t u)
 	}
 #include "sample_columns.def"
 #undef COLUMN
-#undef V_PASS
-#undef V_UINT
-#undef V_NAME
-#undef V_TEXT
-#undef V_STATE
-#undef V_SYSCALL
-#undef V_FLAGGED
-#undef V_SYSCALL_FLAGGED
-#undef V_STACK
-#undef V_ARG
-#undef V_NONZERO
-#undef V_WITH
-#undef V_IO_TEXT
-#undef V_IO_UINT
-#undef V_IO_NONZERO
-#undef V_HEX
-#undef V_BLOCKER
+#include "value_kinds_end.h"
 
 /* Eight bytes into a hash: a multiply and a shift, as a row's values come. */
 static inline uint64_t mix(uint64_t h, uint64_t x)
 {
 	h = (h ^ x) * 0x9e3779b97f4a7c15ULL;
 	return h ^ (h >> 29);
-}
-
-static uint64_t mix_bytes(uint64_t h, const void *s, size_t n)
-{
-	const char *b = s;
-	uint64_t x;
-
-	h = mix(h, n);
-	for (; n >= 8; b += 8, n -= 8) {
-		memcpy(&x, b, 8);
-		h = mix(h, x);
-	}
-	x = 0;
-	memcpy(&x, b, n);
-	return mix(h, x);
 }
 
 /*
@@ -174,29 +143,13 @@ uint64_t column_mix_sample(const struct sample *r, uint64_t h)
 		h = mix(h, (uint64_t)valid);							\
 		/* a time so far: whether it is known, not how much */				\
 		if (valid && __builtin_strncmp(sql, COARSE_US_OPEN, sizeof(COARSE_US_OPEN) - 1))	\
-			h = s ? mix_bytes(h, s, len) : mix(h, u);					\
+			h = s ? hash_words(s, len, h) : mix(h, u);					\
 	}
 #include "sample_columns.def"
 #undef COLUMN
 	return h;
 }
-#undef V_PASS
-#undef V_UINT
-#undef V_NAME
-#undef V_TEXT
-#undef V_STATE
-#undef V_SYSCALL
-#undef V_FLAGGED
-#undef V_SYSCALL_FLAGGED
-#undef V_STACK
-#undef V_ARG
-#undef V_NONZERO
-#undef V_WITH
-#undef V_IO_TEXT
-#undef V_IO_UINT
-#undef V_IO_NONZERO
-#undef V_HEX
-#undef V_BLOCKER
+#include "value_kinds_end.h"
 
 int column_parse_u64(const struct csv_value *in, uint64_t *u)
 {
