@@ -45,5 +45,17 @@ for f in $(find src -name '*.[ch]'; find tests/unit -mindepth 2 -name '*.c' | so
 		fi
 	done
 done
-[ "$bad" -eq 0 ] && echo "  LAYERS   every include is of its own layer or one below it"
+# within a layer, no two modules need each other: a.c including b.h and
+# b.c including a.h are one module in two files, or want a third below both
+includes() { sed -n 's/^#include "\([^"]*\)".*/\1/p' "$1"; }
+for a in $(find src -name '*.c' | sort); do
+	for h in $(includes "$a"); do
+		b=$(find src -name "${h%.h}.c" | head -n 1)
+		[ -n "$b" ] && [ "$b" != "$a" ] || continue
+		if includes "$b" | grep -qx "$(basename "${a%.c}").h" && [ "$a" \< "$b" ]; then
+			echo "$a and $b include each other's headers" >&2; bad=1
+		fi
+	done
+done
+[ "$bad" -eq 0 ] && echo "  LAYERS   every include is of its own layer or one below it; no two modules include each other"
 exit "$bad"

@@ -27,7 +27,7 @@
 #include "read_opts.h"
 #include "reader.h"
 #include "render.h"
-#include "schema.h"
+#include "value_names.h"
 #include "strbuf.h"
 #include "timespec.h"
 #include "util.h"

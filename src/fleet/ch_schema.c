@@ -4,7 +4,7 @@
 #include <string.h>
 #include "ch_schema.h"
 #include "pass_tables.h"
-#include "schema.h"
+#include "value_names.h"
 #include "strbuf.h"
 #include "util.h"
 #include "tract/abi.h"

@@ -8,6 +8,7 @@
 #include "columns.h"
 #include "derived.h"
 #include "schema.h"
+#include "value_names.h"
 #include "strbuf.h"
 #include "util.h"
 

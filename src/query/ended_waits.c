@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ended_waits.h"
-#include "schema.h"
+#include "value_names.h"
 #include "util.h"
 #include "tract/abi.h"
 

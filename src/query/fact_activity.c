@@ -6,7 +6,7 @@
 #include "activity.h"
 #include "columns.h"
 #include "fact_activity.h"
-#include "schema.h"
+#include "value_names.h"
 #include "syscalls.h"
 #include "util.h"
 #include "tract/abi.h"

@@ -13,7 +13,7 @@
 #include "activity.h"
 #include "ended_waits.h"
 #include "fact_activity.h"
-#include "schema.h"
+#include "value_names.h"
 #include "sqlfuncs.h"
 #include "tract/abi.h"
 #include "util.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "dict.h"
 #include "ended_inputs.h"
-#include "schema.h"
+#include "value_names.h"
 #include "util.h"
 #include "tract/abi.h"
 

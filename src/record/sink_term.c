@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "schema.h"
+#include "value_names.h"
 #include "writer.h"
 #include "sink.h"
 #include "stackdict.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "columns.h"
-#include "schema.h"
+#include "value_names.h"
 #include "syscalls.h"
 #include "util.h"
 

@@ -70,11 +70,5 @@ struct strbuf;
 void schema_samples_select(struct strbuf *b, const char *(*sql_of)(size_t column), const char *more);
 /* syscall_latency_facts.nr of a row whose syscall is NULL: no syscalls row has it, so the view shows NULL. */
 #define NO_SYSCALL_NR (-2147483647 - 1)
-/* Names of enum tract_state values, as stored. */
-const char *state_name(int state);
-/* "blocked", "sleeping" or "input" for an enum tract_wait_class; NULL for none or another value */
-const char *wait_class_name(int wait_class);
-/* The enum tract_wait_class of such a name; TRACT_WAIT_UNKNOWN for another */
-int wait_class_id(const char *name);
 
 #endif

@@ -18,6 +18,7 @@
 #include "retention.h"
 #include "columns.h"
 #include "schema.h"
+#include "value_names.h"
 #include "upgrade.h"
 #include "hours.h"
 #include "pass_tables.h"

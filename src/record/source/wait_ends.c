@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
-#include "schema.h"
+#include "value_names.h"
 #include "irqs.h"
 #include "wait_ends.h"
 #include "util.h"

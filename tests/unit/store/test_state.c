@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "schema.h"
+#include "value_names.h"
 #include "tract/abi.h"
 
 static void running_depends_on_the_cpu(void **state)
