@@ -357,6 +357,9 @@ int BPF_PROG(tract_sys_exit, struct pt_regs *regs, long ret)
 
 /* ---- the sampler ---- */
 
+/* Read once per pass, when the iterator shows its first task; and at the first pass */
+__u64 pass_now, first_pass_now;
+
 /* The documented "active" policy: tract_is_active() of abi.h, shared with the /proc source. */
 static __always_inline bool is_active(const struct tract_sample *s)
 {
@@ -370,6 +373,8 @@ static __always_inline bool is_active(const struct tract_sample *s)
 		.site_keeps = s->wait_class == (TRACT_WAIT_BLOCKED | TRACT_WAIT_CROSS) &&
 			      tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 		.site_idle = s->wait_class == TRACT_WAIT_SLEEPING || s->wait_class == TRACT_WAIT_INPUT,
+		.site_fresh = s->wait_class == TRACT_WAIT_UNKNOWN && (s->flags & TRACT_SF_STATE_TIME) &&
+			      s->state_ns < pass_now - first_pass_now && tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 	};
 
 	if (all_threads)
@@ -874,9 +879,6 @@ static __always_inline void read_fd_file(struct task_struct *task, struct tract_
 
 #include "holder.bpf.h"
 
-/* Read once per pass, when the iterator shows its first task. */
-__u64 pass_now;
-
 /* The sample being made, one a CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -903,6 +905,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	__builtin_memset(s, 0, sizeof(*s));
 	if (ctx->meta->seq_num == 0) {
 		pass_now = rq_clock_of(bpf_get_current_task_btf());
+		if (!first_pass_now)
+			first_pass_now = pass_now;
 		note_pass_start(bpf_get_current_task_btf(), pass_now);
 		pass_seq++;
 		sampler_task = (__u64)bpf_get_current_task_btf();

@@ -22,7 +22,8 @@ struct wait_mark {
 	__u64 start_ns;		/* when it went to sleep (boot time); 0: no mark */
 	__u64 arg0;		/* its site: the syscall it waits in (-1: none) and its first argument */
 	__s32 nr;
-	__u32 learn_only;	/* a wait of a thread left out: its end teaches its site, no record */
+	__u16 learn_only;	/* a wait of a thread left out: its end teaches its site, no record */
+	__u16 untimed;		/* a wait with no timeout: a timer that ends it is a signal's (an alarm) */
 };
 
 /*
@@ -118,6 +119,7 @@ static __noinline void mark_wait(struct task_struct *task, __u32 tag, const stru
 	m->start_ns = start;
 	m->nr = (s->flags & TRACT_SF_IN_SYSCALL) ? s->syscall_nr : -1;
 	m->arg0 = s->sc_args[0];
+	m->untimed = m->nr >= 0 && tract_wait_is_untimed(m->nr, s->sc_args);
 }
 
 /*
@@ -189,8 +191,14 @@ static __noinline void write_wait_end(struct task_struct *p, struct task_struct 
 	if (site.nr >= 0) {
 		__u8 *known = bpf_map_lookup_elem(&wait_sites, &site);
 
-		seen = (known ? *known : 0) | (1 << (class & TRACT_WAIT_CLASS_MASK)) | (class & TRACT_WAIT_CROSS);
-		if (!known || *known != seen)
+		/*
+		 * A timer that ends a wait with no timeout is an alarm's signal (a
+		 * server's deadlock check in its lock wait): no nap, it teaches nothing.
+		 */
+		seen = (known ? *known : 0) | (class & TRACT_WAIT_CROSS);
+		if (class != TRACT_WAIT_SLEEPING || !m->untimed)
+			seen |= 1 << (class & TRACT_WAIT_CLASS_MASK);
+		if (seen && (!known || *known != seen))
 			bpf_map_update_elem(&wait_sites, &site, &seen, BPF_ANY);
 	}
 	if (m->learn_only)

@@ -651,6 +651,8 @@ struct tract_policy_facts {
 	__u8 has_state_time;		/* state_ns is known (not from /proc) */
 	__u8 site_keeps;		/* its site's waits ended by another process of the program, and it has no timeout */
 	__u8 site_idle;			/* ... by a timer, an interrupt or another program (not from /proc) */
+	__u8 site_fresh;		/* no wait has ended at its site yet, its wait has no timeout and began
+					   since the recording did (not from /proc) */
 	__u64 state_ns;			/* time in the state so far */
 	__u64 idle_grace_ns;
 };
@@ -676,8 +678,15 @@ static inline int tract_is_active(const struct tract_policy_facts *f)
 	}
 	if (f->kthread)
 		return 0;
-	/* an idle syscall's wait is kept however long it lasts where such waits end by another worker process */
-	if (f->state == TRACT_STATE_SLEEP && f->in_syscall && (!f->idle_syscall || f->lock_wait || f->site_keeps))
+	/*
+	 * An idle syscall's wait is kept however long it lasts where such waits
+	 * end by another worker process, and where none has ended yet, so that
+	 * a server's first lock wait is kept whole: its end says what it was.
+	 * (A wait begun before the recording, or one with a timeout, which
+	 * soon teaches its site, is not kept for that.)
+	 */
+	if (f->state == TRACT_STATE_SLEEP && f->in_syscall &&
+	    (!f->idle_syscall || f->lock_wait || f->site_keeps || f->site_fresh))
 		return 1;
 	/* ... and idle from its start where they end by a timer or by input: no lock hand-off to show */
 	if (f->state == TRACT_STATE_SLEEP && f->idle_syscall && f->site_idle)

@@ -209,6 +209,57 @@ test_expect_success 'and the headline says how many of the active threads waited
 	test_grep "average active threads.*[0-9] of them waiting for input or on a timer" "$WORK/headline"
 '
 
+# A site where no wait has ended yet has no class, and its first wait
+# cannot wait for one to be kept: a server's first lock wait, begun after the
+# recording did, with no timeout, is kept however long it lasts, and its end
+# says what it was (the latch waiter's, 1.5 s, ended by the latch writer of
+# another process of the program).  An alarm's timer that ends such a wait
+# (a server's deadlock check) teaches its site nothing: the wait after it
+# is kept as the first was (the latch waiter's first 0.5 s end so).  A wait
+# with no timeout that never ends (the late idler's) is kept too, idle, in
+# one row; one begun before the recording (the idler's) is not kept past
+# the grace.
+"$WAITS" 600 fresh > "$WORK/fresh.out" 2>&1 &
+WL_PID=$!
+wait_ready "$WORK/fresh.out" || exit 1
+fresh_role() { sed -n "s/^$1=//p" "$WORK/fresh.out"; }
+"$TRACT" record -F 10 -d 4 -o "$WORK/fresh" 2> "$WORK/fresh.err" &
+REC=$!
+bg_started "$REC"
+wait_stored "$WORK/fresh" "select count(*) >= 1 from passes" && kill -USR1 "$WL_PID" &&
+	wait_until 10 grep -q "^triggered" "$WORK/fresh.out"
+wait "$REC"
+fresh_rc=$?
+stop_workload
+FDB=$(one_store "$WORK/fresh")
+IDLER=$(fresh_role idler) LATE=$(fresh_role lateidler) FRESHWAITER=$(fresh_role latchwaiter)
+FRESHWRITER=$(fresh_role latchwriter)
+fresh_kept() { q "$FDB" "select count(*) from samples where tid = $1 and state = 'SLEEP' and state_us >= 100000"; }
+test_expect_success 'a first wait at a site with no class, begun since the recording, kept however long, the alarm'"'"'s too: their ends say what they were' '
+	test_holds "$fresh_rc" -eq 0 &&
+	test_holds "$(q "$FDB" "select count(*) from wait_ends where tid = $FRESHWAITER and wait_class = '"'blocked'"'
+				 and ender_tgid = $FRESHWRITER")" -eq 1 &&
+	test_holds "$(q "$FDB" "select count(*) from wait_ends where tid = $FRESHWAITER and wait_class = '"'sleeping'"'
+				 and ender = '"'timer'"'")" -eq 1 &&
+	test_holds "$(q "$FDB" "select count(*) from samples s join wait_ends w on w.tid = s.tid and w.wait_class = '"'blocked'"'
+				 and s.ts_us between w.start_us and w.end_us where s.tid = $FRESHWAITER
+				 and s.state_us >= 100000")" -ge 5 &&
+	"$TRACT" query -D "$WORK/fresh" --from @0 -w "tid = $FRESHWAITER and syscall = epoll_wait and state_us >= 100ms" \
+		-g activity,ender --format csv -n 0 | sed 1d | cut -d, -f1,2 | tr -d "\"\r" | sort -u > "$WORK/fresh.act" &&
+	printf "blocked,latchwriter\nsleep,timer\n" > "$WORK/fresh.expect" &&
+	test_cmp "$WORK/fresh.expect" "$WORK/fresh.act"
+'
+test_expect_success 'one that never ends is kept too, idle, in one row; one begun before the recording is not' '
+	test_holds "$(fresh_kept "$LATE")" -ge 5 &&
+	test_holds "$(q "$FDB" "select count(*) from sample_facts f join threads t on t.id = f.thread
+				 where t.tid = $LATE")" -le 2 &&
+	"$TRACT" query -D "$WORK/fresh" --from @0 -w "tid = $LATE and state_us >= 100ms" -g activity --format csv \
+		-n 0 | sed 1d | cut -d, -f1 | tr -d "\"\r" | sort -u > "$WORK/late.act" &&
+	echo idle > "$WORK/late.expect" &&
+	test_cmp "$WORK/late.expect" "$WORK/late.act" &&
+	test_holds "$(fresh_kept "$IDLER")" -eq 0
+'
+
 # An idle syscall's wait younger than the grace is kept as active: the
 # reaper's wait4 for each short-lived child, the first wait at its site
 # (the child's pid), ended by the child's exit.  Active, it is never idle:

@@ -24,6 +24,19 @@
  *               and ended by the child's exit.  Alone, as it makes a new
  *               site every few ms, which the recorder's table of sites
  *               makes room for by forgetting the others'.
+ *
+ * With "fresh" after the deadline, waits at sites where none has ended:
+ *
+ *   idler       waits in epoll_wait, no timeout, on an eventfd nobody
+ *               writes, from before "ready"
+ *   then, once the process is sent SIGUSR1 (after the recording began):
+ *   latchwaiter waits in epoll_wait, no timeout, on a Unix socket that
+ *               latchwriter, a thread of another process of the same
+ *               program, writes once, 1.5 s later: the first wait at its
+ *               site; an alarm (a timer's signal, as a server's deadlock
+ *               check) ends its first wait there after 0.5 s, and it waits
+ *               again
+ *   lateidler   as idler, from then on
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -169,6 +182,105 @@ static void *reaper_thread(void *arg)
 	return NULL;
 }
 
+/* Waits in epoll_wait on fd, with no timeout, until something comes: once, by a thread named role. */
+static void *once_thread(void *arg)
+{
+	struct reader *r = arg;
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = r->fd };
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, r->fd, &ev))
+		die("epoll");
+	announce(r->role);
+	while (epoll_wait(ep, &ev, 1, -1) != 1)
+		;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* once_thread, its first wait ended by an alarm after 0.5 s: a signal to this thread alone */
+static void *alarmed_thread(void *arg)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM };
+	struct itimerspec half = { .it_value = { 0, 500000000 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	timer_t timer;
+
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);	/* sigev_notify_thread_id, which glibc 2.36 lacks */
+	if (sigaction(SIGALRM, &sa, NULL) || timer_create(CLOCK_MONOTONIC, &ev, &timer) ||
+	    timer_settime(timer, 0, &half, NULL))
+		die("alarm");
+	return once_thread(arg);
+}
+
+/* SIGUSR1, or the deadline: 0 for the signal (blocked in every thread before they start) */
+static int triggered(long seconds)
+{
+	struct timespec t = { seconds, 0 };
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	return sigtimedwait(&usr1, NULL, &t) == SIGUSR1 ? 0 : -1;
+}
+
+/* "fresh": the idler now; on SIGUSR1, the latch waiter, the late idler, and the latch's one write 1.5 s later. */
+static int fresh(long seconds)
+{
+	static struct reader idler, late_idler, latch_waiter;
+	struct timespec later = { 1, 500000000 };
+	int latch_sv[2];
+	sigset_t usr1;
+	pid_t child;
+	char c = 0;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL) || socketpair(AF_UNIX, SOCK_STREAM, 0, latch_sv))
+		die("socketpair");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			exit(1);
+		pthread_setname_np(pthread_self(), "latchwriter");
+		printf("latchwriter=%ld\n", (long)getpid());
+		if (triggered(seconds))
+			exit(0);
+		nanosleep(&later, NULL);
+		if (write(latch_sv[1], &c, 1) != 1)
+			die("latchwriter");
+		for (;;)
+			pause();
+	}
+	pthread_barrier_init(&announced, NULL, 2);
+	idler = (struct reader){ "idler", eventfd(0, 0) };
+	start(once_thread, &idler);
+	pthread_barrier_wait(&announced);
+	printf("ready\n");
+	if (!triggered(seconds)) {
+		kill(child, SIGUSR1);
+		pthread_barrier_init(&announced, NULL, 3);
+		latch_waiter = (struct reader){ "latchwaiter", latch_sv[0] };
+		late_idler = (struct reader){ "lateidler", eventfd(0, 0) };
+		start(alarmed_thread, &latch_waiter);
+		start(once_thread, &late_idler);
+		pthread_barrier_wait(&announced);
+		printf("triggered\n");
+		sleep((unsigned int)seconds);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return 0;
+}
+
 /* The other process: its three writers, then a byte on ready_fd. */
 static void writers(int tcp_fd, int unix_fd, int latch_fd, int ready_fd)
 {
@@ -225,6 +337,8 @@ int main(int argc, char **argv)
 		sleep((unsigned int)seconds);
 		return 0;
 	}
+	if (argc > 2 && !strcmp(argv[2], "fresh"))
+		return fresh(seconds);
 	tcp_pair(&tcp_in, &tcp_out);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, unix_sv) || socketpair(AF_UNIX, SOCK_STREAM, 0, latch_sv) ||
 	    pipe(ready))
