@@ -18,6 +18,8 @@
 #define P_NONZERO(f) column_uint(v, r->f != 0, r->f)
 #define P_WITH(has, f) column_uint(v, r->has, r->f)
 #define P_COUNT(f) column_uint(v, 1, r->f)
+#define P_SUM(f) column_uint(v, 1, r->f)
+#define P_WEIGHT(f) column_uint(v, 1, r->f)
 #define P_TEXT(f) column_text(v, r->f, 0)
 #define P_NAME(f) column_text(v, r->f, sizeof(r->f))
 #define P_STACK(f) (column_uint(v, r->f != NULL, r->f ? r->f->hash : 0), v->stack = r->f)
@@ -36,6 +38,8 @@
 #undef P_NONZERO
 #undef P_WITH
 #undef P_COUNT
+#undef P_SUM
+#undef P_WEIGHT
 #undef P_TEXT
 #undef P_NAME
 #undef P_STACK
@@ -46,6 +50,8 @@
 #define P_NONZERO(f) U64(r->f)
 #define P_WITH(has, f) (r->has = 1, U64(r->f))
 #define P_COUNT(f) 0
+#define P_SUM(f) U64(r->f)
+#define P_WEIGHT(f) U64(r->f)
 #define P_TEXT(f) (r->f = cr->keep(cr->arg, in->s, in->len), 0)
 #define P_NAME(f) column_parse_name(in, r->f, sizeof(r->f))
 #define P_STACK(f) ({ uint64_t h_; int e_ = column_parse_u64(in, &h_); \
@@ -60,15 +66,45 @@
 	}
 #include "pass_tables.def"
 #undef PASS_COLUMN
-#undef PASS_TABLE
 #undef U64
 #undef P_U64
 #undef P_NONZERO
 #undef P_WITH
 #undef P_COUNT
+#undef P_SUM
+#undef P_WEIGHT
 #undef P_TEXT
 #undef P_NAME
 #undef P_STACK
+
+/*
+ * The kinds once more, as TOTAL(kind, add): whether rows that merge add the
+ * column up (the row into m), for the columns' add functions here and their
+ * total in all_columns below.
+ */
+#define P_U64(f) TOTAL(NONE, (void)0)
+#define P_NONZERO(f) TOTAL(NONE, (void)0)
+#define P_WITH(has, f) TOTAL(NONE, (void)0)
+#define P_COUNT(f) TOTAL(NONE, (void)0)
+#define P_SUM(f) TOTAL(SUM, m->f += r->f)
+#define P_WEIGHT(f) TOTAL(WEIGHT, m->f += r->f)
+#define P_TEXT(f) TOTAL(NONE, (void)0)
+#define P_NAME(f) TOTAL(NONE, (void)0)
+#define P_STACK(f) TOTAL(NONE, (void)0)
+
+#define TOTAL(kind, add) add
+#define PASS_COLUMN(table, name, value, store, sqlite, ch, doc)				\
+	static void add_##table##_##name(void *into, const void *row)			\
+	{										\
+		pt_row_##table *m = into;						\
+		const pt_row_##table *r = row;						\
+		(void)m, (void)r;							\
+		value;									\
+	}
+#include "pass_tables.def"
+#undef PASS_COLUMN
+#undef PASS_TABLE
+#undef TOTAL
 
 /* How SQLite keeps each column. */
 #define S_SELF S_SELF_KIND, NULL, NULL, PART_NONE
@@ -103,12 +139,24 @@ static const enum pass_table_id table_of_column[NR_PASS_COLUMNS] = {
 
 static const struct pass_column all_columns[NR_PASS_COLUMNS] = {
 #define PASS_TABLE(...)
+#define TOTAL(kind, add) TOTAL_##kind
 #define PASS_COLUMN(table, name, value, store, sqlite, ch, doc) \
-	[PC_##table##_##name] = { #name, store, sqlite, ch, doc, value_##table##_##name, set_##table##_##name },
+	[PC_##table##_##name] = { #name, store, sqlite, ch, doc, value_##table##_##name, set_##table##_##name, \
+				  value, add_##table##_##name },
 #include "pass_tables.def"
 #undef PASS_TABLE
 #undef PASS_COLUMN
+#undef TOTAL
 };
+#undef P_U64
+#undef P_NONZERO
+#undef P_WITH
+#undef P_COUNT
+#undef P_SUM
+#undef P_WEIGHT
+#undef P_TEXT
+#undef P_NAME
+#undef P_STACK
 #undef S_SELF
 #undef S_PROCESS
 #undef S_THREAD
@@ -355,4 +403,19 @@ void pass_table_ch_columns(struct strbuf *b, const struct pass_table *t, int wit
 	for (size_t i = 0; i < t->ncolumns; i++)
 		strbuf_addf(b, "%s%s%s%s", i ? ", " : "", t->columns[i].name, with_types ? " " : "",
 			    with_types ? t->columns[i].ch_type : "");
+}
+
+void pass_rows_merge(const struct pass_table *t, void *into, const void *row)
+{
+	for (size_t i = 0; i < t->ncolumns; i++)
+		if (t->columns[i].total != TOTAL_NONE)
+			t->columns[i].add(into, row);
+}
+
+const struct pass_column *pass_table_weight(const struct pass_table *t)
+{
+	for (size_t i = 0; i < t->ncolumns; i++)
+		if (t->columns[i].total == TOTAL_WEIGHT)
+			return &t->columns[i];
+	return NULL;
 }

@@ -20,6 +20,14 @@ enum pass_store {
 /* Which of a process's, thread's or ender's values a column is. */
 enum pass_part { PART_NONE, PART_TID, PART_TGID, PART_NAME, PART_COMM, PART_PCOMM, PART_CLASS };
 
+/*
+ * What rows that merge (a command's processes folded into one, rows held
+ * over takes) make of a column: its total (pass_tables.def: P_SUM), a total
+ * that a graph of the rows weighs them by (P_WEIGHT); the others are the
+ * merged rows' key, or the first row's.
+ */
+enum pass_total { TOTAL_NONE, TOTAL_SUM, TOTAL_WEIGHT };
+
 struct pass_column {
 	const char *name;
 	enum pass_store store;
@@ -30,6 +38,9 @@ struct pass_column {
 	void (*value)(const struct pass *p, const void *row, struct column_value *v);
 	/* Sets it in row from its text (a NULL sets nothing); 0 or -errno; NULL: not read back. */
 	int (*set)(void *row, const struct csv_value *in, const struct column_reader *cr);
+	enum pass_total total;
+	/* TOTAL_SUM, TOTAL_WEIGHT: row's added to into's; TOTAL_NONE: does nothing */
+	void (*add)(void *into, const void *row);
 };
 
 struct pass_table {
@@ -76,6 +87,10 @@ const char *pass_column_sql(const struct pass_column *c, char *buf, size_t len);
 void pass_table_csv_header(struct strbuf *b, const struct pass_table *t);
 /* ClickHouse: "name type, ..." of the columns, and their names for an insert. */
 void pass_table_ch_columns(struct strbuf *b, const struct pass_table *t, int with_types);
+/* Row's totals added to into's, rows of t merging: the other columns as into has them. */
+void pass_rows_merge(const struct pass_table *t, void *into, const void *row);
+/* The column a graph of t's rows weighs them by (P_WEIGHT), or NULL. */
+const struct pass_column *pass_table_weight(const struct pass_table *t);
 /* Whether a ClickHouse type holds NULL. */
 int ch_type_nullable(const char *type);
 

@@ -203,12 +203,49 @@ static void a_process_is_its_tgid_and_name_together(void **state)
 		}
 }
 
+/* Rows that merge add up their totals (P_SUM, P_WEIGHT) and keep the rest as the row merged into has it. */
+static void merged_rows_add_up_their_totals(void **state)
+{
+	struct pass p;
+	struct hist_row h;
+	struct wakeup_row w;
+	struct column_value v = { 0 };
+	const struct pass_column *weight;
+
+	(void)state;
+	fill(&p, 1);
+	h = p.sc_hist.rows[0];
+	pass_rows_merge(&pass_tables[PT_syscall_latency], &h, &p.sc_hist.rows[1]);
+	assert_int_equal(h.count, 42);
+	assert_int_equal(h.sum_us, 1520);
+	assert_int_equal(h.tgid, 100);
+	assert_int_equal(h.le_us, 1024);
+	assert_string_equal(h.name, "d,b");
+	w = p.wakeups.rows[1];
+	pass_rows_merge(&pass_tables[PT_wakeups], &w, &p.wakeups.rows[0]);
+	assert_int_equal(w.count, 5);
+	assert_int_equal(w.runq_us, 10);
+	assert_int_equal(w.blocked_us, 19);
+	assert_int_equal(w.waker_tgid, 100);
+	assert_string_equal(w.waker, "a\"b");
+	/* the wake graph weighs an edge by its time held up; no other table is a graph */
+	weight = pass_table_weight(&pass_tables[PT_wakeups]);
+	assert_non_null(weight);
+	weight->value(&p, &w, &v);
+	assert_int_equal(v.u, 19);
+	for (size_t t = 0; t < NR_PASS_TABLES; t++)
+		if (t != PT_wakeups)
+			assert_null(pass_table_weight(&pass_tables[t]));
+	pass__free_rows(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_table_reads_back_the_same_from_both_stores),
 		cmocka_unit_test(its_sql_is_sqlites),
 		cmocka_unit_test(a_process_is_its_tgid_and_name_together),
+		cmocka_unit_test(merged_rows_add_up_their_totals),
 	};
 
 	return cmocka_run_group_tests_name("pass_tables", tests, NULL, NULL);
