@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hist_fold.h"
+#include "pass_tables.h"
 #include "util.h"
 
 static int in(const struct dict *d, uint32_t tgid)
@@ -86,7 +87,7 @@ static uint32_t merge_slot(struct dict *merged, const char *a, const char *b, ui
 	return id;
 }
 
-size_t hist_rows__fold(struct hist_rows *h, const struct dict *fold, size_t budget)
+size_t hist_rows__fold(struct hist_rows *h, const struct pass_table *t, const struct dict *fold, size_t budget)
 {
 	uint32_t *tgids = xcalloc(h->nr + 1, sizeof(*tgids));
 	uint64_t *counts = xcalloc(h->nr + 1, sizeof(*counts));
@@ -117,10 +118,7 @@ size_t hist_rows__fold(struct hist_rows *h, const struct dict *fold, size_t budg
 			r.tgid = 0;
 			h->rows[out++] = r;
 		} else {
-			struct hist_row *m = &h->rows[*dict__value(merged, id)];
-
-			m->count += r.count;
-			m->sum_us += r.sum_us;
+			pass_rows_merge(t, &h->rows[*dict__value(merged, id)], &r);
 		}
 	}
 	h->nr = out;
@@ -160,11 +158,7 @@ static size_t fold_edges(struct wakeup_rows *wr, const struct dict *fold, const 
 			*dict__value(merged, id) = out;
 			wr->rows[out++] = r;
 		} else {
-			struct wakeup_row *m = &wr->rows[*dict__value(merged, id)];
-
-			m->count += r.count;
-			m->runq_us += r.runq_us;
-			m->blocked_us += r.blocked_us;
+			pass_rows_merge(&pass_tables[PT_wakeups], &wr->rows[*dict__value(merged, id)], &r);
 		}
 	}
 	wr->nr = out;
@@ -199,7 +193,7 @@ size_t wakeup_rows__fold(struct wakeup_rows *wr, const struct dict *fold, size_t
 	return folded;
 }
 
-void hist_hold__take(struct hist_hold *hh, struct hist_rows *h, uint64_t now_ns)
+void hist_hold__take(struct hist_hold *hh, const struct pass_table *t, struct hist_rows *h, uint64_t now_ns)
 {
 	size_t out = 0;
 
@@ -220,10 +214,7 @@ void hist_hold__take(struct hist_hold *hh, struct hist_rows *h, uint64_t now_ns)
 			r.name = r.name ? xstrdup(r.name) : NULL;
 			*hist_rows__add(&hh->rows) = r;
 		} else {
-			struct hist_row *m = &hh->rows.rows[*dict__value(hh->slots, id)];
-
-			m->count += r.count;
-			m->sum_us += r.sum_us;
+			pass_rows_merge(t, &hh->rows.rows[*dict__value(hh->slots, id)], &r);
 		}
 		if (!hh->since_ns)
 			hh->since_ns = now_ns;

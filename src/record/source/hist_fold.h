@@ -14,12 +14,15 @@
 #include "dict.h"
 #include "sample.h"
 
+struct pass_table;
+
 /*
  * Folds h's rows of the processes in fold (keys: uint32_t tgids), and past
  * budget rows those of the processes with the fewest counts, merging rows
- * of the same name, what and bucket.  The rows folded.
+ * of the same name, what and bucket as rows of t merge (their totals added
+ * up: pass_rows_merge()).  The rows folded.
  */
-size_t hist_rows__fold(struct hist_rows *h, const struct dict *fold, size_t budget);
+size_t hist_rows__fold(struct hist_rows *h, const struct pass_table *t, const struct dict *fold, size_t budget);
 /* The same for the wakeup edges, on either end; irq and timer wakers stay as they are. */
 size_t wakeup_rows__fold(struct wakeup_rows *w, const struct dict *fold, size_t budget);
 
@@ -37,8 +40,8 @@ struct hist_hold {
 	uint64_t since_ns;	/* when the oldest row held came in; 0: none held */
 };
 
-/* h's folded rows moved into the hold (h keeps the others, in their order). */
-void hist_hold__take(struct hist_hold *hh, struct hist_rows *h, uint64_t now_ns);
+/* h's folded rows, rows of t, moved into the hold (h keeps the others, in their order). */
+void hist_hold__take(struct hist_hold *hh, const struct pass_table *t, struct hist_rows *h, uint64_t now_ns);
 /* Whether the rows held are due to be stored: HIST_HOLD_NS since the oldest came in. */
 int hist_hold__due(const struct hist_hold *hh, uint64_t now_ns);
 /* The rows held appended to h, each name given to keep (a copy that outlives the hold); the hold emptied. */

@@ -9,6 +9,7 @@
 #include "hist_fold.h"
 #include "irqs.h"
 #include "map_drain.h"
+#include "pass_tables.h"
 #include "pass_sums.h"
 #include "procinfo.h"
 #include "running_totals.h"
@@ -357,12 +358,12 @@ void pass_sums__take(struct pass_sums *ps, struct pass *p)
 	/* after the maps: a process whose rows were read has ended, if at all, before this */
 	take_ends(ps);
 	name_rows(ps);
-	hist_rows__fold(&ps->sc, ps->short_lived, SC_ROWS_BUDGET);
+	hist_rows__fold(&ps->sc, &pass_tables[PT_syscall_latency], ps->short_lived, SC_ROWS_BUDGET);
 	/* the commands' rows stored every HIST_HOLD_NS, and with the last pass: what they hold is not lost */
-	hist_hold__take(&ps->sc_held, &ps->sc, ps->last_take_ns);
+	hist_hold__take(&ps->sc_held, &pass_tables[PT_syscall_latency], &ps->sc, ps->last_take_ns);
 	if (p->stop || hist_hold__due(&ps->sc_held, ps->last_take_ns))
 		hist_hold__release(&ps->sc_held, &ps->sc, keep_in_pass, p);
-	hist_rows__fold(&ps->runq, ps->short_lived, RUNQ_ROWS_BUDGET);
+	hist_rows__fold(&ps->runq, &pass_tables[PT_runq_latency], ps->short_lived, RUNQ_ROWS_BUDGET);
 	wakeup_rows__fold(&ps->edges, ps->short_lived, EDGE_ROWS_BUDGET);
 	hand_over(ps, p);
 	hist_to_us(&p->io_hist);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "dict.h"
 #include "hist_fold.h"
+#include "pass_tables.h"
 #include "procinfo.h"
 #include "stackdict.h"
 
@@ -169,7 +170,7 @@ static void short_lived_processes_fold_into_their_command(void **state)
 	}
 	for (size_t i = 0; i < h.nr; i++)
 		total += h.rows[i].count;
-	assert_int_equal(hist_rows__fold(&h, fold, 4096), 2 * ENDED);
+	assert_int_equal(hist_rows__fold(&h, &pass_tables[PT_syscall_latency], fold, 4096), 2 * ENDED);
 	/* the living process's row, and one per command, syscall and bucket */
 	assert_int_equal(h.nr, 5);
 	for (size_t i = 0; i < h.nr; i++) {
@@ -178,8 +179,10 @@ static void short_lived_processes_fold_into_their_command(void **state)
 			assert_int_equal(h.rows[i].tgid, 0);
 		else
 			assert_int_equal(h.rows[i].tgid, ALIVE);
-		if (!strcmp(h.rows[i].name, "sh") && !strcmp(h.rows[i].what, "read"))
+		if (!strcmp(h.rows[i].name, "sh") && !strcmp(h.rows[i].what, "read")) {
 			assert_int_equal(h.rows[i].count, ENDED);	/* 2,500 of them, 2 each */
+			assert_int_equal(h.rows[i].sum_us, 8 * ENDED);	/* their latencies added up too */
+		}
 	}
 	assert_int_equal(kept, total);
 	free(h.rows);
@@ -197,7 +200,7 @@ static void past_the_budget_the_quietest_processes_fold(void **state)
 	for (uint32_t pid = 1; pid <= 200; pid++)
 		for (uint64_t b = 0; b < 20; b++)
 			*hist_rows__add(&h) = row(pid, "worker", "read", 1ull << b, pid == 7 ? 1000000 : pid);
-	hist_rows__fold(&h, none, 1000);
+	hist_rows__fold(&h, &pass_tables[PT_syscall_latency], none, 1000);
 	for (size_t i = 0; i < h.nr; i++)
 		own += h.rows[i].tgid != 0;
 	assert_true(own <= 1000);
@@ -234,7 +237,7 @@ static void a_commands_rows_are_held_over_takes(void **state)
 		*hist_rows__add(&h) = row(ALIVE, "init", "read", 8, 5);
 		*hist_rows__add(&h) = row(0, name, "read", 8, 2);
 		*hist_rows__add(&h) = row(0, name, "execve", 1024, 1);
-		hist_hold__take(&hold, &h, now);
+		hist_hold__take(&hold, &pass_tables[PT_syscall_latency], &h, now);
 		/* the living process's row stays with the take */
 		assert_int_equal(h.nr, 1);
 		assert_int_equal(h.rows[0].tgid, ALIVE);
@@ -255,6 +258,7 @@ static void a_commands_rows_are_held_over_takes(void **state)
 	/* every count of the 25 takes, none twice */
 	assert_int_equal(p.sc_hist.rows[0].count + p.sc_hist.rows[2].count + p.sc_hist.rows[4].count, 50);
 	assert_int_equal(p.sc_hist.rows[1].count + p.sc_hist.rows[3].count + p.sc_hist.rows[5].count, 25);
+	assert_int_equal(p.sc_hist.rows[1].sum_us + p.sc_hist.rows[3].sum_us + p.sc_hist.rows[5].sum_us, 25 * 1024);
 	assert_false(hist_hold__due(&hold, now + HIST_HOLD_NS));
 	hist_hold__free(&hold);
 	pass__free_rows(&p);
@@ -270,9 +274,11 @@ static void wakeup_edges_fold_on_either_end(void **state)
 	for (uint32_t pid = 100; pid < 100 + ENDED; pid++) {
 		/* the shell wakes each child at its start, and each wakes the shell as it exits */
 		*wakeup_rows__add(&w) = (struct wakeup_row){ .waker_tgid = ALIVE, .waker = "bash", .wakee_tgid = pid,
-							       .wakee = "true", .count = 1, .blocked_us = 10 };
+							       .wakee = "true", .count = 1, .runq_us = 1,
+							       .blocked_us = 10 };
 		*wakeup_rows__add(&w) = (struct wakeup_row){ .waker_tgid = pid, .waker = "true", .wakee_tgid = ALIVE,
-							       .wakee = "bash", .count = 1, .blocked_us = 20 };
+							       .wakee = "bash", .count = 1, .runq_us = 2,
+							       .blocked_us = 20 };
 		dict__intern(fold, &pid, sizeof(pid), &added);
 	}
 	/* an interrupt's edge stays as it is */
@@ -283,6 +289,7 @@ static void wakeup_edges_fold_on_either_end(void **state)
 		if (!strcmp(w.rows[i].waker, "irq"))
 			continue;
 		assert_int_equal(w.rows[i].count, ENDED);
+		assert_int_equal(w.rows[i].runq_us, (uint64_t)ENDED * (w.rows[i].waker_tgid == ALIVE ? 1 : 2));
 		assert_int_equal(w.rows[i].blocked_us, (uint64_t)ENDED * (w.rows[i].waker_tgid == ALIVE ? 10 : 20));
 	}
 	free(w.rows);
