@@ -102,6 +102,17 @@ static int has_table(sqlite3 *db, const char *name)
 	return found;
 }
 
+/* The column the old syscall_latency named each syscall in. */
+static const char *syscall_name_column(void)
+{
+	const struct pass_table *t = &pass_tables[PT_syscall_latency];
+
+	for (size_t i = 0; i < t->ncolumns; i++)
+		if (t->columns[i].store == S_SYSCALL_KIND)
+			return t->columns[i].name;
+	return NULL;
+}
+
 /*
  * temp.syscall_map(name, nr): each syscall name of the old syscall_latency
  * table by its number: the one the file's own syscalls table gives it (the
@@ -114,6 +125,7 @@ static int map_syscall_names(sqlite3 *db)
 	sqlite3_stmt *names = NULL, *own = NULL, *held = NULL, *add = NULL, *map = NULL;
 	int64_t odd = 0;
 	int err = -1, rc;
+	char distinct[128];
 
 	if (exec_ok(db, "CREATE TEMP TABLE syscall_map (name TEXT UNIQUE, nr INTEGER NOT NULL)") ||
 	    sqlite3_prepare_v2(db, "SELECT min(0, coalesce(min(nr), 0)) FROM syscalls", -1, &own, NULL) ||
@@ -122,7 +134,9 @@ static int map_syscall_names(sqlite3 *db)
 	odd = sqlite3_column_int64(own, 0);
 	sqlite3_finalize(own);
 	own = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT syscall FROM syscall_latency", -1, &names, NULL) ||
+	snprintf(distinct, sizeof(distinct), "SELECT DISTINCT %s FROM %s", syscall_name_column(),
+		 pass_tables[PT_syscall_latency].name);
+	if (sqlite3_prepare_v2(db, distinct, -1, &names, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT min(nr) FROM syscalls WHERE name = ?1", -1, &own, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT 1 FROM syscalls WHERE nr = ?1", -1, &held, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO syscalls(nr, name) VALUES (?1, ?2)", -1, &add, NULL) ||
@@ -178,38 +192,127 @@ out:
 	return err;
 }
 
-/* What schema 9 moved: the histograms' and edges' rows by process and syscall id, and the views of their names. */
-static const char *const named_facts_copy[] = {
-	"CREATE INDEX processes_by_name ON processes(tgid, name)",
-	"INSERT INTO processes(tgid, name) SELECT tgid, pcomm FROM syscall_latency UNION "
-	"SELECT tgid, pcomm FROM runq_latency UNION SELECT waker_tgid, waker FROM wakeups UNION "
-	"SELECT wakee_tgid, wakee FROM wakeups",
-	"INSERT INTO syscall_latency_facts(pass, process, nr, le_us, count, sum_us) SELECT h.pass, pr.id, m.nr, h.le_us, h.count, h.sum_us "
-	"FROM syscall_latency h JOIN processes pr ON pr.tgid IS h.tgid AND pr.name IS h.pcomm "
-	"JOIN temp.syscall_map m ON m.name IS h.syscall ORDER BY h.rowid",
-	"INSERT INTO runq_latency_facts(pass, process, le_us, count, sum_us) SELECT h.pass, pr.id, h.le_us, h.count, h.sum_us "
-	"FROM runq_latency h JOIN processes pr ON pr.tgid IS h.tgid AND pr.name IS h.pcomm ORDER BY h.rowid",
-	"INSERT INTO wakeup_facts(pass, waker, wakee, count, runq_us, blocked_us) SELECT h.pass, wr.id, we.id, h.count, h.runq_us, h.blocked_us "
-	"FROM wakeups h JOIN processes wr ON wr.tgid IS h.waker_tgid AND wr.name IS h.waker "
-	"JOIN processes we ON we.tgid IS h.wakee_tgid AND we.name IS h.wakee ORDER BY h.rowid",
-	"DROP INDEX processes_by_name",
-	"DROP TABLE temp.syscall_map",
-	"DROP TABLE syscall_latency",
-	"DROP TABLE runq_latency",
-	"DROP TABLE wakeups",
-};
+/*
+ * The tables schema 9 moved: before, each row named its processes and
+ * syscall (the columns the view of each now gives); since, their rows are
+ * in facts by the ids of processes and syscalls.
+ */
+static const enum pass_table_id named_tables[] = { PT_syscall_latency, PT_runq_latency, PT_wakeups };
+
+/* The column of t that is part of the process kept in ref: the old table's name for it. */
+static const char *process_part(const struct pass_table *t, const char *ref, enum pass_part part)
+{
+	for (size_t i = 0; i < t->ncolumns; i++) {
+		const struct pass_column *c = &t->columns[i];
+
+		if (c->store == S_PROCESS_KIND && !strcmp(c->ref, ref) && c->part == part)
+			return c->name;
+	}
+	return NULL;
+}
+
+/* INSERT INTO processes every (tgid, name) the old tables name. */
+static void add_processes_sql(struct strbuf *b)
+{
+	const char *sep = "INSERT INTO processes(tgid, name) SELECT ";
+
+	for (size_t i = 0; i < ARRAY_SIZE(named_tables); i++) {
+		const struct pass_table *t = &pass_tables[named_tables[i]];
+		const struct pass_column *kept[64];
+		size_t n = pass_table_stored(t, kept, ARRAY_SIZE(kept));
+
+		for (size_t k = 0; k < n; k++) {
+			if (kept[k]->store != S_PROCESS_KIND)
+				continue;
+			strbuf_addf(b, "%s%s, %s FROM %s", sep, process_part(t, kept[k]->ref, PART_TGID),
+				    process_part(t, kept[k]->ref, PART_NAME), t->name);
+			sep = " UNION SELECT ";
+		}
+	}
+}
+
+/*
+ * The old table's rows copied into its facts, in their order, with the ids
+ * of their processes and syscalls (temp.syscall_map): of its own columns,
+ * those the old table has (one added since takes its default).  0, or -1.
+ */
+static int copy_named_sql(sqlite3 *db, const struct pass_table *t, struct strbuf *b)
+{
+	const struct pass_column *kept[64];
+	size_t n = pass_table_stored(t, kept, ARRAY_SIZE(kept));
+	struct strbuf values = { 0 }, joins = { 0 };
+	int err = 0;
+
+	strbuf_addf(b, "INSERT INTO %s(pass", t->facts);
+	strbuf_add(&values, "h.pass");
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct pass_column *c = kept[i];
+		const char *a = c->alias;
+		int has;
+
+		switch (c->store) {
+		case S_PROCESS_KIND:
+			strbuf_addf(b, ", %s", c->ref);
+			strbuf_addf(&values, ", %s.id", a);
+			strbuf_addf(&joins, " JOIN processes %s ON %s.tgid IS h.%s AND %s.name IS h.%s", a, a,
+				    process_part(t, c->ref, PART_TGID), a, process_part(t, c->ref, PART_NAME));
+			break;
+		case S_SYSCALL_KIND:
+			strbuf_addf(b, ", %s", c->ref);
+			strbuf_add(&values, ", m.nr");
+			strbuf_addf(&joins, " JOIN temp.syscall_map m ON m.name IS h.%s", c->name);
+			break;
+		case S_SELF_KIND:
+			has = has_column(db, t->name, c->name);
+			if (has > 0) {
+				strbuf_addf(b, ", %s", c->name);
+				strbuf_addf(&values, ", h.%s", c->name);
+			}
+			err = has < 0;
+			break;
+		default:
+			err = 1;	/* no other kind was kept by name */
+		}
+	}
+	strbuf_addf(b, ") SELECT %s FROM %s h%s ORDER BY h.rowid", strbuf_str(&values), t->name, strbuf_str(&joins));
+	strbuf_free(&values);
+	strbuf_free(&joins);
+	return err ? -1 : 0;
+}
+
+/* Each statement of the move in turn; 0, or -1. */
+static int move_named(sqlite3 *db)
+{
+	struct strbuf sql = { 0 };
+	int err = exec_ok(db, "CREATE INDEX processes_by_name ON processes(tgid, name)");
+
+	if (!err) {
+		add_processes_sql(&sql);
+		err = exec_ok(db, strbuf_str(&sql));
+	}
+	for (size_t i = 0; !err && i < ARRAY_SIZE(named_tables); i++) {
+		strbuf_free(&sql);
+		err = copy_named_sql(db, &pass_tables[named_tables[i]], &sql) || exec_ok(db, strbuf_str(&sql));
+	}
+	strbuf_free(&sql);
+	err = err || exec_ok(db, "DROP INDEX processes_by_name") || exec_ok(db, "DROP TABLE temp.syscall_map");
+	for (size_t i = 0; !err && i < ARRAY_SIZE(named_tables); i++) {
+		char drop[128];
+
+		snprintf(drop, sizeof(drop), "DROP TABLE %s", pass_tables[named_tables[i]].name);
+		err = exec_ok(db, drop);
+	}
+	return err ? -1 : 0;
+}
 
 static int name_facts(sqlite3 *db)
 {
-	int old = has_table(db, "syscall_latency");
+	int old = has_table(db, pass_tables[PT_syscall_latency].name);
 
 	if (old <= 0)
 		return old;
-	if (exec_ok(db, schema_named_facts_sql()) || map_syscall_names(db))
+	if (exec_ok(db, schema_named_facts_sql()) || map_syscall_names(db) || move_named(db))
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(named_facts_copy); i++)
-		if (exec_ok(db, named_facts_copy[i]))
-			return -1;
 	return exec_ok(db, schema_named_views_sql());
 }
 
