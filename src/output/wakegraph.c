@@ -75,8 +75,8 @@ static int by_blocked(const void *a, const void *b)
 	const struct wake_edge *x = a, *y = b;
 	int c;
 
-	if (x->blocked_us != y->blocked_us)
-		return x->blocked_us < y->blocked_us ? 1 : -1;
+	if (x->held_up_us != y->held_up_us)
+		return x->held_up_us < y->held_up_us ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	if ((c = by_name(x->waker, x->waker_len, y->waker, y->waker_len)) ||
@@ -127,14 +127,14 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 	int kernel[sizeof(kernel_wakers) / sizeof(kernel_wakers[0])] = { 0 };
 
 	for (size_t i = 0; i < n; i++) {
-		blocked += e[i].blocked_us;
+		blocked += e[i].held_up_us;
 		if (i >= drawn) {
-			left_blocked += e[i].blocked_us;
+			left_blocked += e[i].held_up_us;
 			left_count += e[i].count;
 			continue;
 		}
-		if (e[i].blocked_us > max_blocked)
-			max_blocked = e[i].blocked_us;
+		if (e[i].held_up_us > max_blocked)
+			max_blocked = e[i].held_up_us;
 		if (e[i].count > max_count)
 			max_count = e[i].count;
 		for (size_t k = 0; k < sizeof(kernel) / sizeof(kernel[0]); k++)
@@ -171,7 +171,7 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 	}
 	for (size_t i = 0; i < drawn; i++) {
 		/* as wide as the blocked time it ended; by wakeups where nothing was blocked */
-		double width = 1 + 7 * (max_blocked ? (double)e[i].blocked_us / (double)max_blocked :
+		double width = 1 + 7 * (max_blocked ? (double)e[i].held_up_us / (double)max_blocked :
 						      (double)e[i].count / (double)max_count);
 
 		fputc('\t', out);
@@ -181,15 +181,15 @@ int wakegraph__write_dot(FILE *out, const struct wake_edge *e, size_t n, size_t 
 		if (e[i].holds) {
 			fprintf(out, " [penwidth=%.2f, %slabel=\"%sheld up ", width,
 				e[i].cycle ? "color=\"#e00000\", " : "", e[i].cycle ? "deadlock: " : "");
-			put_us(out, e[i].blocked_us);
+			put_us(out, e[i].held_up_us);
 		} else {
 			fprintf(out, " [penwidth=%.2f, label=\"%llu wakeups\\nrunq ", width, (unsigned long long)e[i].count);
 			put_us(out, e[i].runq_us);
 			fputs(", blocked ", out);
-			put_us(out, e[i].blocked_us);
+			put_us(out, e[i].held_up_us);
 		}
 		fputs(" (", out);
-		put_share(out, e[i].blocked_us, blocked);
+		put_share(out, e[i].held_up_us, blocked);
 		/* an empty last line keeps the text clear of a wide edge */
 		fputs(")\\n \"];\n", out);
 	}

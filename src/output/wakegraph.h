@@ -18,11 +18,17 @@ struct wake_edge {
 	const char *waker, *wakee;	/* names, not NUL-terminated */
 	size_t waker_len, wakee_len;
 	int64_t waker_tgid, wakee_tgid;	/* -1: none (irq, timer, or a process gone) */
-	uint64_t count, runq_us, blocked_us;
+	uint64_t count, runq_us;
+	/*
+	 * What the edge weighs: the time its wakees were held up, asleep until
+	 * these wakeups (the wakeups table's weight: pass_tables.def), or the
+	 * waiter's time held up by the holder
+	 */
+	uint64_t held_up_us;
 	/*
 	 * holds: a holder -> waiter edge between threads (waker and wakee are
-	 * their names, the ids their tids; count their samples, blocked_us the
-	 * waiter's time held up); cycle: its waits closed a chain on itself
+	 * their names, the ids their tids; count their samples); cycle: its
+	 * waits closed a chain on itself
 	 */
 	unsigned int holds : 1, cycle : 1;
 	char *owned;			/* a name the edge owns, or NULL: freed by wakegraph__free() */

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dict.h"
+#include "pass_tables.h"
 #include "strbuf.h"
 #include "util.h"
 #include "wakegraph_select.h"
@@ -30,24 +31,32 @@ static size_t edge_key(const struct agg_value *v, unsigned char *key, size_t cap
 	return len;
 }
 
-/* The edges over the range: counts and run-queue sums, then the blocked sums by the same keys. */
+/*
+ * The edges over the range: the catalog's counts and run-queue sums, then
+ * the sums of what the table's definition weighs its rows by (the time
+ * held up), by the same keys.
+ */
 int wakegraph__select(const struct store_reader *set, const struct wake_selection *o, struct agg_result *r,
 		      struct wake_edge **out, size_t *n)
 {
 	static const char group[] = "waker,waker_tgid,wakee,wakee_tgid";
-	struct catalog blocked = catalog_wakeups;
+	const struct pass_column *weight = pass_table_weight(&pass_tables[PT_wakeups]);
+	struct catalog weighed = catalog_wakeups;
 	struct agg_query q = { .cat = &catalog_wakeups, .group = group, .filter = o->filter, .from_us = o->from_us,
 			       .to_us = o->to_us, .strict = o->strict };
 	struct agg_result rb;
 	struct agg_value v[4];
 	unsigned char key[1024];
+	char sum[64];
 	struct dict *keys;
 	int err = aggregate(set, &q, r);
 
 	if (err)
 		return err;
-	blocked.sum = "h.blocked_us";
-	q.cat = &blocked;
+	/* the catalog's rows are the table's view, as h */
+	snprintf(sum, sizeof(sum), "h.%s", weight->name);
+	weighed.sum = sum;
+	q.cat = &weighed;
 	err = aggregate(set, &q, &rb);
 	if (err) {
 		agg_result__free(r);
@@ -76,7 +85,7 @@ int wakegraph__select(const struct store_reader *set, const struct wake_selectio
 			.waker_tgid = v[1].type == SQLITE_INTEGER ? v[1].i : -1,
 			.wakee_tgid = v[3].type == SQLITE_INTEGER ? v[3].i : -1,
 			.count = r->rows[i].measure, .runq_us = r->rows[i].sum,
-			.blocked_us = id ? *dict__value(keys, id) : 0,
+			.held_up_us = id ? *dict__value(keys, id) : 0,
 		};
 	}
 	wakegraph__rank(*out, *n);
@@ -169,7 +178,7 @@ int wakegraph__select_holders(const struct store_reader *set, const struct wake_
 			};
 		}
 		e->count += r->rows[i].samples;
-		e->blocked_us += r->rows[i].measure;
+		e->held_up_us += r->rows[i].measure;
 		e->cycle |= v[3].type == SQLITE_INTEGER && v[3].i;
 	}
 	if (*n)

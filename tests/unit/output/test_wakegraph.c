@@ -34,16 +34,16 @@ static size_t busy_host(struct wake_edge *e)
 		e[i] = (struct wake_edge){
 			.waker = names[i][0], .waker_len = strlen(names[i][0]), .waker_tgid = 1000 + i,
 			.wakee = names[i][1], .wakee_len = strlen(names[i][1]), .wakee_tgid = 5000 + i,
-			.count = 10 + i % 7, .runq_us = 100, .blocked_us = 1000 + i,
+			.count = 10 + i % 7, .runq_us = 100, .held_up_us = 1000 + i,
 		};
 	}
 	/* long waits: what the graph is for */
 	for (size_t i = 0; i < 8; i++)
-		e[100 + i].blocked_us = 60000000 - i * 1000000;
+		e[100 + i].held_up_us = 60000000 - i * 1000000;
 	e[200] = (struct wake_edge){ .waker = "irq", .waker_len = 3, .waker_tgid = -1, .wakee = "postgres",
-				     .wakee_len = 8, .wakee_tgid = 42, .count = 67000, .blocked_us = 50000000 };
+				     .wakee_len = 8, .wakee_tgid = 42, .count = 67000, .held_up_us = 50000000 };
 	e[300].count = 1000000;
-	e[300].blocked_us = 10;
+	e[300].held_up_us = 10;
 	return BUSY;
 }
 
@@ -75,15 +75,15 @@ static void most_blocked_time_first(void **state)
 
 	(void)state;
 	wakegraph__rank(e, n);
-	assert_int_equal(e[0].blocked_us, 60000000);
+	assert_int_equal(e[0].held_up_us, 60000000);
 	assert_memory_equal(e[1].waker, "waker101", 8);
 	/* the interrupt ended 50 s of waits: next after the eight longest */
-	assert_int_equal(e[2].blocked_us, 58000000);
+	assert_int_equal(e[2].held_up_us, 58000000);
 	assert_int_equal(e[8].waker_tgid, -1);
 	/* a million wakeups that ended 10 us of waiting: last of all */
 	assert_int_equal(e[n - 1].count, 1000000);
 	for (size_t i = 1; i < n; i++)
-		assert_true(e[i - 1].blocked_us >= e[i].blocked_us);
+		assert_true(e[i - 1].held_up_us >= e[i].held_up_us);
 }
 
 static void the_rest_is_counted_in_a_note(void **state)
@@ -97,9 +97,9 @@ static void the_rest_is_counted_in_a_note(void **state)
 	(void)state;
 	wakegraph__rank(e, n);
 	for (size_t i = 0; i < n; i++) {
-		total += e[i].blocked_us;
+		total += e[i].held_up_us;
 		if (i >= WAKEGRAPH_EDGES) {
-			left += e[i].blocked_us;
+			left += e[i].held_up_us;
 			wakeups += e[i].count;
 		}
 	}
@@ -151,9 +151,9 @@ static void a_named_interrupt_is_its_own_node(void **state)
 {
 	struct wake_edge e[] = {
 		{ .waker = "softirq/NET_RX", .waker_len = 14, .waker_tgid = -1, .wakee = "redis", .wakee_len = 5,
-		  .wakee_tgid = 7, .count = 900, .blocked_us = 5000000 },
+		  .wakee_tgid = 7, .count = 900, .held_up_us = 5000000 },
 		{ .waker = "irq/24-virtio0-", .waker_len = 15, .waker_tgid = -1, .wakee = "postgres", .wakee_len = 8,
-		  .wakee_tgid = 42, .count = 10, .blocked_us = 1000 },
+		  .wakee_tgid = 42, .count = 10, .held_up_us = 1000 },
 	};
 	char *text;
 
@@ -174,11 +174,11 @@ static void a_holders_graph_says_who_held_whom_up(void **state)
 {
 	struct wake_edge e[] = {
 		{ .waker = "root", .waker_len = 4, .waker_tgid = 10, .wakee = "mid", .wakee_len = 3, .wakee_tgid = 11,
-		  .count = 30, .blocked_us = 3000000, .holds = 1 },
+		  .count = 30, .held_up_us = 3000000, .holds = 1 },
 		{ .waker = "dead2", .waker_len = 5, .waker_tgid = 21, .wakee = "dead1", .wakee_len = 5,
-		  .wakee_tgid = 20, .count = 20, .blocked_us = 2000000, .holds = 1, .cycle = 1 },
+		  .wakee_tgid = 20, .count = 20, .held_up_us = 2000000, .holds = 1, .cycle = 1 },
 		{ .waker = "a", .waker_len = 1, .waker_tgid = 30, .wakee = "b", .wakee_len = 1, .wakee_tgid = 31,
-		  .count = 7, .blocked_us = 700000, .holds = 1 },
+		  .count = 7, .held_up_us = 700000, .holds = 1 },
 	};
 	char *text;
 
