@@ -212,10 +212,13 @@ test_expect_success 'and the headline says how many of the active threads waited
 # A site where no wait has ended yet has no class, and its first wait
 # cannot wait for one to be kept: a server's first lock wait, begun after the
 # recording did, with no timeout, is kept however long it lasts, and its end
-# says what it was (the latch waiter's, 1.5 s, ended by the latch writer of
-# another process of the program).  An alarm's timer that ends such a wait
-# (a server's deadlock check) teaches its site nothing: the wait after it
-# is kept as the first was (the latch waiter's first 0.5 s end so).  A wait
+# says what it was (the latch waiter's last, ended by the latch writer of
+# another process of the program, 2 s after its first).  A timer that ends
+# a wait with a timeout there (its first, 0.3 s) says nothing of one with
+# none, and an alarm's timer that ends one with none (a server's deadlock
+# check: its second, at 0.8 s) teaches its site nothing.  (Its first, an
+# idle wait with a timeout, is left out past the grace: its end teaches its
+# site, and no record says so.)  A wait
 # with no timeout that never ends (the late idler's) is kept too, idle, in
 # one row; one begun before the recording (the idler's) is not kept past
 # the grace.

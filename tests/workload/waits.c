@@ -30,12 +30,12 @@
  *   idler       waits in epoll_wait, no timeout, on an eventfd nobody
  *               writes, from before "ready"
  *   then, once the process is sent SIGUSR1 (after the recording began):
- *   latchwaiter waits in epoll_wait, no timeout, on a Unix socket that
- *               latchwriter, a thread of another process of the same
- *               program, writes once, 1.5 s later: the first wait at its
- *               site; an alarm (a timer's signal, as a server's deadlock
- *               check) ends its first wait there after 0.5 s, and it waits
- *               again
+ *   latchwaiter waits in epoll_wait on a Unix socket that latchwriter, a
+ *               thread of another process of the same program, writes
+ *               once, 2 s later: first 0.3 s with a timeout, which runs
+ *               out, then with none; an alarm (a timer's signal, as a
+ *               server's deadlock check) ends that wait after 0.8 s, and it
+ *               waits again, with no timeout, until the write
  *   lateidler   as idler, from then on
  */
 #ifndef _GNU_SOURCE
@@ -204,19 +204,33 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* once_thread, its first wait ended by an alarm after 0.5 s: a signal to this thread alone */
+/*
+ * The latch waiter: a wait with a timeout that runs out after 0.3 s, then
+ * waits with none until the latch is written, the first ended by an alarm
+ * 0.8 s from the start: a signal to this thread alone.
+ */
 static void *alarmed_thread(void *arg)
 {
-	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM };
-	struct itimerspec half = { .it_value = { 0, 500000000 } };
+	struct reader *r = arg;
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM };
+	struct itimerspec alarm_at = { .it_value = { 0, 800000000 } };
 	struct sigaction sa = { .sa_handler = on_alarm };
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = r->fd };
 	timer_t timer;
 
-	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);	/* sigev_notify_thread_id, which glibc 2.36 lacks */
-	if (sigaction(SIGALRM, &sa, NULL) || timer_create(CLOCK_MONOTONIC, &ev, &timer) ||
-	    timer_settime(timer, 0, &half, NULL))
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);	/* sigev_notify_thread_id, which glibc 2.36 lacks */
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, r->fd, &ev) || sigaction(SIGALRM, &sa, NULL) ||
+	    timer_create(CLOCK_MONOTONIC, &sev, &timer) || timer_settime(timer, 0, &alarm_at, NULL))
 		die("alarm");
-	return once_thread(arg);
+	announce(r->role);
+	if (epoll_wait(ep, &ev, 1, 300))
+		die("a latch written before its time");
+	while (epoll_wait(ep, &ev, 1, -1) != 1)
+		;
+	for (;;)
+		pause();
+	return NULL;
 }
 
 /* SIGUSR1, or the deadline: 0 for the signal (blocked in every thread before they start) */
@@ -230,11 +244,11 @@ static int triggered(long seconds)
 	return sigtimedwait(&usr1, NULL, &t) == SIGUSR1 ? 0 : -1;
 }
 
-/* "fresh": the idler now; on SIGUSR1, the latch waiter, the late idler, and the latch's one write 1.5 s later. */
+/* "fresh": the idler now; on SIGUSR1, the latch waiter, the late idler, and the latch's one write 2 s later. */
 static int fresh(long seconds)
 {
 	static struct reader idler, late_idler, latch_waiter;
-	struct timespec later = { 1, 500000000 };
+	struct timespec later = { 2, 0 };
 	int latch_sv[2];
 	sigset_t usr1;
 	pid_t child;
