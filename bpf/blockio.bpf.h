@@ -4,10 +4,12 @@
  * that never completes, on a removed device say, is evicted, not leaked),
  * and at completion one increment of a latency histogram.  Block events are
  * thousands a second, not millions, so these hooks may read the clock.
- * Included by tract.bpf.c, which provides slot_of() and owner_tag().
  */
 #ifndef TRACT_BLOCKIO_BPF_H
 #define TRACT_BLOCKIO_BPF_H
+
+#include "common.bpf.h"
+#include "thread.bpf.h"
 
 #define REQ_OP_MASK 0xff
 #define INFLIGHT_MAX 8192	/* requests in flight on all devices at once: 832 KiB */

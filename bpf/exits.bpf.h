@@ -4,6 +4,11 @@
  * with its name and start.  Per process, not per event of its life: a
  * host that starts a hundred programs a second writes a hundred records.
  */
+#ifndef TRACT_EXITS_BPF_H
+#define TRACT_EXITS_BPF_H
+
+#include "common.bpf.h"
+#include "wait_ends.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -12,13 +17,6 @@ struct {
 
 /* records the ring had no room for: those processes' last rows may go unnamed */
 __u64 exits_lost;
-
-/*
- * Set before load where the tracepoint says whether the group is dead (its
- * second argument, from 6.16 on, where it comes before the kernel counts
- * the thread out); before that, the thread is counted out first.
- */
-const volatile __u8 exit_has_group_dead;
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tract_process_exit, struct task_struct *task)
@@ -48,3 +46,5 @@ int BPF_PROG(tract_process_exit, struct task_struct *task)
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }
+
+#endif

@@ -33,8 +33,8 @@
 #ifndef TRACT_HOLDER_BPF_H
 #define TRACT_HOLDER_BPF_H
 
-/* Set before load: 0 where bpf_copy_from_user_task() is missing (before 5.18). */
-const volatile __u8 user_holders = 1;
+#include "common.bpf.h"
+#include "thread.bpf.h"
 
 __u64 holders_named, holders_torn;
 

@@ -12,7 +12,7 @@
  * queues are learned as the sampler meets the CPUs' threads (a per-CPU
  * variable's address needs kallsyms to hold data symbols, which not every
  * kernel's does), so the first pass goes without, as does a pass whose
- * deadline had passed before the sampler slept: tract.bpf.c then tells the
+ * deadline had passed before the sampler slept: pass.bpf.h then tells the
  * moment from the threads' own times.  A CPU no pass has met yet (one just
  * brought online) shows nothing running.
  *
@@ -25,15 +25,12 @@
 #ifndef TRACT_MOMENT_BPF_H
 #define TRACT_MOMENT_BPF_H
 
-__u64 sampler_task;			/* the task that runs the passes, as a number */
-__u64 rq_of_cpu[TRACT_CPUS_MAX];	/* each CPU's run queue, once a pass met it */
-__u64 moment_task[TRACT_CPUS_MAX];	/* what each CPU ran at the moment, as a number */
-__u32 moment_tid[TRACT_CPUS_MAX];	/* ... and its tid, for a thread that moved since */
-__u64 moment_pass;			/* the pass those are the moment of */
-const volatile __u32 nr_cpus = 1;	/* possible CPUs */
-
-#include "moment_timer.bpf.h"
+#include "common.bpf.h"
+#include "window.bpf.h"
 #include "run_moment.bpf.h"
+
+/* What the moment reads (moment_task and the rest) is in common.bpf.h: the sampler and the window read it too. */
+__u64 rq_of_cpu[TRACT_CPUS_MAX];	/* each CPU's run queue, once a pass met it */
 
 static __always_inline void learn_rq(struct task_struct *task, __u32 cpu)
 {
@@ -79,24 +76,6 @@ static __always_inline void take_moment(struct hrtimer *t)
 	window_moment = moment_pass;
 	for (i = 0; i < TRACT_CPUS_MAX && i < nr_cpus; i++)
 		keep_runner(i, (struct task_struct *)moment_task[i], moment_tid[i], moment_pass);
-}
-
-/*
- * One program on the hook for the timer mark (wakeup.bpf.h), the moment
- * and each CPU's timer for the next (moment_timer.bpf.h): in the cold
- * interrupt a timer's expiry runs in, a second program costs as much as
- * the first.
- */
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
-{
-	struct timer_mark *mark = cpu_mark();
-
-	if (mark)
-		mark->running = 1;
-	take_moment(t);
-	arm_moment_timer(mark);
-	return 0;
 }
 
 #endif

@@ -32,10 +32,15 @@
 #ifndef TRACT_MOMENT_TIMER_BPF_H
 #define TRACT_MOMENT_TIMER_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+#include "window.bpf.h"
+#include "stacks.bpf.h"
+#include "window_ustack.bpf.h"
+#include "wakeup.bpf.h"
+
 #define CLOCK_MONOTONIC 1
 
-/* Set before load: the kernel has the timers' flags (6.7), and user stacks are copied for CFI unwinding. */
-const volatile __u8 moment_timers;
 /* Set by user space before the sampler sleeps: the moment of the next pass, in CLOCK_MONOTONIC ns. */
 __u64 moment_deadline;
 __u64 moment_timer_fires, moment_timer_copies, moment_timer_ns, moment_timer_errors;

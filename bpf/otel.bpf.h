@@ -12,6 +12,9 @@
 #ifndef TRACT_OTEL_BPF_H
 #define TRACT_OTEL_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TRACT_OTEL_PROCS);

@@ -10,6 +10,10 @@
 #ifndef TRACT_PROFILE_BPF_H
 #define TRACT_PROFILE_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+#include "stacks.bpf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, TRACT_PROFILE_STACKS);

@@ -39,6 +39,13 @@
 #ifndef TRACT_RUN_MOMENT_BPF_H
 #define TRACT_RUN_MOMENT_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+#include "window.bpf.h"
+#include "stacks.bpf.h"
+#include "window_ustack.bpf.h"
+#include "moment_timer.bpf.h"
+
 struct moment_run {
 	__u32 tid;		/* the CPU's runner at the moment (0: none, or its registers not read) */
 	__s32 nr;		/* the syscall it was in; -1: none */

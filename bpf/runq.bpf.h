@@ -10,13 +10,14 @@
  * tract's own threads are left out, and so is what they cost others: a
  * thread a tract thread preempted would have kept its CPU, and one queued
  * while tract held the CPU would have had it at once, so only the wait
- * before tract took the CPU counts.  Included by tract.bpf.c; sched_waking
- * (wakeup.bpf.h) stamps the wakeups.
+ * before tract took the CPU counts.  sched_waking (wakeup.bpf.h) stamps
+ * the wakeups; tract_sched_switch (tract.bpf.c) calls account_runq().
  */
 #ifndef TRACT_RUNQ_BPF_H
 #define TRACT_RUNQ_BPF_H
 
-const volatile __u8 runq_latency;
+#include "common.bpf.h"
+#include "thread.bpf.h"
 
 /* When a thread was queued, per slot as the other tracking tables; max_entries 1 when off. */
 struct runq_since {

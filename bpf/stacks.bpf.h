@@ -10,6 +10,10 @@
 #ifndef TRACT_STACKS_BPF_H
 #define TRACT_STACKS_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+#include "window.bpf.h"
+
 struct kstack_buf {
 	struct tract_kstack hdr;
 	__u64 ip[TRACT_KSTACK_MAX];
@@ -52,12 +56,6 @@ __u64 ustacks_taken;
 __u64 ustack_copies;		/* user stacks copied for CFI unwinding, and their bytes */
 __u64 ustack_copy_bytes;
 __u64 ustack_serial;
-/*
- * The deepest user stack walked: 127 frames, or fewer where the kernel's
- * verifier will not take so long a loop (6.1's gives up at a million
- * instructions).  Read-only, so the verifier knows it as a constant.
- */
-const volatile __u32 ustack_frames = TRACT_USTACK_MAX - 1;
 
 static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n, __u64 seed)
 {
@@ -89,11 +87,6 @@ static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n, __u64 seed)
  * code goes back to it as soon as it gets its CPU.
  */
 __u64 stacks_raced;
-
-static __always_inline __u64 switch_count(struct task_struct *task)
-{
-	return task->nvcsw + task->nivcsw;
-}
 
 static __always_inline bool raced(bool yes)
 {

@@ -15,6 +15,8 @@
 #ifndef TRACT_THREAD_BPF_H
 #define TRACT_THREAD_BPF_H
 
+#include "common.bpf.h"
+
 /* Written by the thread itself at sys_enter, and by the sampler. */
 struct tract_slot {
 	__u32 tag;		/* owner_tag() of the owning thread */
@@ -88,6 +90,58 @@ struct tract_still {
 };
 
 _Static_assert(sizeof(struct tract_still) == 128, "two cache lines");
+
+/* max_entries, as slot_mask (common.bpf.h), set before load from the kernel's pid_max */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tract_slot);
+} slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tract_waker);
+} wakers SEC(".maps");
+
+/* struct tract_still by still_index() */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set at load: the slots' count, at most STILL_MAX (source_bpf.c) */
+	__type(key, __u32);
+	__type(value, struct tract_still);
+} still_reads SEC(".maps");
+
+/*
+ * Fibonacci hashing spreads the consecutive tids of a process over the
+ * arrays, so threads on different CPUs rarely write the same cache line.
+ */
+static __always_inline __u32 slot_index(__u32 tid)
+{
+	return (tid * 2654435761u) & slot_mask;
+}
+
+/* A thread's entry in still_reads: its slot's, folded onto the cache's size. */
+static __always_inline __u32 still_index(__u32 tid)
+{
+	return slot_index(tid) & still_mask;
+}
+
+static __always_inline struct tract_slot *slot_of(__u32 tid)
+{
+	__u32 i = slot_index(tid);
+
+	return bpf_map_lookup_elem(&slots, &i);
+}
+
+static __always_inline struct tract_waker *waker_of(__u32 tid)
+{
+	__u32 i = slot_index(tid);
+
+	return bpf_map_lookup_elem(&wakers, &i);
+}
 
 /* A thread takes over a slot: nothing of the previous owner's is valid. */
 static __always_inline void claim_slot(struct tract_slot *s, __u32 tag)

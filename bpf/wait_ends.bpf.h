@@ -15,6 +15,9 @@
 #ifndef TRACT_WAIT_ENDS_BPF_H
 #define TRACT_WAIT_ENDS_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+
 /* A sampled wait, by still_index(): a host of more threads than entries loses some */
 struct wait_mark {
 	__u32 tag;		/* owner_tag() of the waiting thread */

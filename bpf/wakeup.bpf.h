@@ -9,17 +9,11 @@
 #ifndef TRACT_WAKEUP_BPF_H
 #define TRACT_WAKEUP_BPF_H
 
-/* wakeup edges (the default): sched_waking marks edges, and tract_sched_switch is loaded */
-const volatile __u8 wakeup_edges;
-
-/* x86_64 kernel stacks without KASAN; set before load */
-const volatile __u64 thread_size = 16384;
-/*
- * Telling the interrupt stack by a frame's address needs arithmetic on the
- * frame pointer, which verifiers before 6.2 or so refuse; user space turns
- * it off and loads again there.
- */
-const volatile __u8 irq_by_stack = 1;
+#include "common.bpf.h"
+#include "thread.bpf.h"
+#include "runq.bpf.h"
+#include "window.bpf.h"
+#include "wait_ends.bpf.h"
 
 /*
  * Per CPU: whether a timer callback runs.  The mark is set at a callback's

@@ -23,10 +23,11 @@
 #ifndef TRACT_WINDOW_BPF_H
 #define TRACT_WINDOW_BPF_H
 
+#include "common.bpf.h"
+#include "thread.bpf.h"
+
 __u64 window_moment;			/* the moment (its pass number) the open window is of */
 __u64 window_closed;			/* set by user space at the end of a pass: its moment */
-__u64 moment_clock[TRACT_CPUS_MAX];	/* each CPU's run-queue clock at the moment ... */
-__u64 moment_clock_task[TRACT_CPUS_MAX];	/* ... and its task clock */
 __u32 window_walks;			/* stacks walked in the open window: at most the table's size */
 __u64 window_stacks_kept;		/* stacks kept by wakeups in windows */
 __u64 window_stacks_missed;		/* ... and samples whose stack had gone (a table too small, or unreadable) */
@@ -75,14 +76,6 @@ static __always_inline bool window_open(void)
 {
 	return window_moment != window_closed;
 }
-
-/*
- * Whether a syscall's exit copies the user stack of a thread woken in the
- * window (window_ustack.bpf.h): it needs the exit's program (loaded with
- * the syscall latency) and CFI unwinding.  Constants, so the verifier
- * drops what they turn off, helpers older kernels lack included.
- */
-#define window_exit_copies (syscall_latency && take_ustacks && unwind_cfi)
 
 /* The moment_stacks entry of a thread, if it is of the open window and still its own. */
 static __always_inline struct moment_stack *moment_entry(__u32 tid)

@@ -12,13 +12,10 @@
 #ifndef TRACT_WINDOW_USTACK_BPF_H
 #define TRACT_WINDOW_USTACK_BPF_H
 
-/*
- * A ring of at least WINDOW_UCOPIES copies of 20 KiB (1.25 MiB, within the
- * memory bar), two a possible CPU on a larger host, where every busy CPU's
- * timer copies its runner's in each pass: its size less one, set at load.
- */
-#define WINDOW_UCOPIES 64
-const volatile __u32 window_ucopy_mask = WINDOW_UCOPIES - 1;
+#include "common.bpf.h"
+#include "thread.bpf.h"
+#include "window.bpf.h"
+#include "stacks.bpf.h"
 
 struct window_ucopy {
 	__u64 moment;		/* the window it was copied in ... */
@@ -30,6 +27,7 @@ struct window_ucopy {
 	__u8 bytes[TRACT_USTACK_COPY + TRACT_USTACK_FAR];	/* with Go's, the far ones (copy_far()) */
 };
 
+/* The ring: window_ucopy_mask + 1 copies, at least WINDOW_UCOPIES (common.bpf.h), set at load */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, WINDOW_UCOPIES);
@@ -110,13 +108,6 @@ static __always_inline void window_exit_copy(struct task_struct *task, struct pt
 	/* its user code runs next, with no count to tell when it moved on */
 	window_ucopy_put(task, regs, ms, TRACT_STILL_NONE);
 }
-
-/*
- * Whether a runner's switch out copies its user stack (window_switch_copy()):
- * tract_sched_switch is loaded with the wakeup edges or the run-queue
- * latency, and the copy is for CFI unwinding.
- */
-#define window_switch_copies (take_ustacks && unwind_cfi && (wakeup_edges || runq_latency))
 
 /*
  * At sched_switch, in an open window: prev ran user code at the moment on

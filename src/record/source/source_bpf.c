@@ -383,7 +383,7 @@ static uint64_t maps_full(const struct tract_bpf__bss *bss)
  * What the previous pass leaves to tidy, done before the sampler sleeps:
  * from its wakeup to its visit of a thread, a thread can wake and sleep
  * again, and is then seen as it is, not as it was at the pass's moment
- * (tract.bpf.c, "A pass is a snapshot").  The work here would lengthen
+ * (bpf/pass.bpf.h).  The work here would lengthen
  * that for every thread.
  */
 static void ready_pass(struct source_bpf *sb)
@@ -501,8 +501,8 @@ static void bpf_sums(struct sampler *base, struct pass *p)
 
 /*
  * The sampler's figures as it goes to sleep: from them and their values at
- * the next pass, the BPF side learns when the sampler woke (tract.bpf.c, "A
- * pass is a snapshot").  /proc/thread-self/schedstat holds its run_delay
+ * the next pass, the BPF side learns when the sampler woke
+ * (bpf/pass.bpf.h).  /proc/thread-self/schedstat holds its run_delay
  * and pcount; its time on a CPU there is as of its last accounting, where
  * CLOCK_THREAD_CPUTIME_ID brings it up to date, so that is read last.
  */
