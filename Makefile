@@ -252,6 +252,7 @@ test-unit: $(UNIT_TESTS)
 # above the recorder build and pass their tests without clang or bpftool
 test-layers:
 	$(Q)./scripts/check-layers.sh
+	$(Q)CLANG=$(CLANG) ARCH=$(ARCH) ./scripts/check-bpf-headers.sh
 	$(Q)$(MAKE) --no-print-directory OUT=build-nobpf CLANG=false BPFTOOL=false test-nobpf
 
 test-nobpf: $(NOBPF_TESTS)
