@@ -132,7 +132,13 @@ static __always_inline bool syscall_in(const volatile __u64 *set, __s32 nr)
  * What the sampler, the moment's interrupt (moment.bpf.h) and the parts
  * that show a thread as it was at the moment all read.
  */
-__u64 pass_seq;				/* passes begun */
+/*
+ * The pass in progress (struct tract_pass: what user space sets before it
+ * and what its first task found).  Only the sampler's program names it:
+ * the helpers it calls take it as an argument (pass.bpf.h, holder.bpf.h,
+ * mark_wait()); the moment's interrupt and timers read its number here.
+ */
+struct tract_pass pass;
 __u64 moment_pass;			/* the pass the moment_* below are the moment of */
 __u64 sampler_task;			/* the task that runs the passes, as a number */
 __u64 moment_task[TRACT_CPUS_MAX];	/* what each CPU ran at the moment, as a number */

@@ -54,7 +54,7 @@ struct {
 /* The latest pass that named a holder: no lookups at all in a pass with none named lately. */
 __u64 holder_marked_pass;
 
-static __always_inline void mark_holder(__u32 tid)
+static __always_inline void mark_holder(const struct tract_pass *p, __u32 tid)
 {
 	__u32 i = still_index(tid);
 	struct holder_mark *m = bpf_map_lookup_elem(&holder_marks, &i);
@@ -62,21 +62,21 @@ static __always_inline void mark_holder(__u32 tid)
 	if (!m)
 		return;
 	m->tid = tid;
-	m->pass = (__u32)pass_seq;
-	holder_marked_pass = pass_seq;
+	m->pass = (__u32)p->seq;
+	holder_marked_pass = p->seq;
 }
 
 /* Whether the thread was named a holder in this pass or the one before. */
-static __always_inline bool is_named_holder(__u32 tid)
+static __always_inline bool is_named_holder(const struct tract_pass *p, __u32 tid)
 {
 	__u32 i;
 	struct holder_mark *m;
 
-	if (!holder_marked_pass || holder_marked_pass + 1 < pass_seq)
+	if (!holder_marked_pass || holder_marked_pass + 1 < p->seq)
 		return false;
 	i = still_index(tid);
 	m = bpf_map_lookup_elem(&holder_marks, &i);
-	return m && m->tid == tid && (__u32)pass_seq - m->pass <= 1;
+	return m && m->tid == tid && (__u32)p->seq - m->pass <= 1;
 }
 
 struct holder_scratch_buf {
@@ -100,7 +100,7 @@ static __always_inline bool mutexes_differ(const struct tract_glibc_mutex *a, co
  * syscall's first argument is the futex word).  A subprogram of its own,
  * as otel_of_thread(): its ways out end in one state of the caller's.
  */
-static __noinline int user_lock_holder(struct task_struct *task, struct tract_sample *s)
+static __noinline int user_lock_holder(const struct tract_pass *p, struct task_struct *task, struct tract_sample *s)
 {
 	__u32 zero = 0, owner, kind, level;
 	struct holder_scratch_buf *b = bpf_map_lookup_elem(&holder_scratch, &zero);
@@ -133,7 +133,7 @@ static __noinline int user_lock_holder(struct task_struct *task, struct tract_sa
 	s->flags |= TRACT_SF_BLOCKER_USER;
 	/* a namespace's tid is not the host's: the tid may be another thread's here */
 	if (!level)
-		mark_holder(owner);
+		mark_holder(p, owner);
 	holders_named++;
 	return 0;
 }
@@ -157,7 +157,7 @@ struct semaphore___616 {
 #define RWSEM_OWNER_FLAGS_MASK 3ul
 
 /* The holder of the kernel lock the task blocks on, where its kernel records it. */
-static __noinline int kernel_lock_holder(struct task_struct *task, struct tract_sample *s)
+static __noinline int kernel_lock_holder(const struct tract_pass *p, struct task_struct *task, struct tract_sample *s)
 {
 	unsigned long blocker = 0, lock, owner = 0, count;
 	struct task_struct *holder;
@@ -198,7 +198,7 @@ static __noinline int kernel_lock_holder(struct task_struct *task, struct tract_
 	s->blocker_tid = tid;
 	s->blocker_kind = kind;
 	s->flags |= TRACT_SF_BLOCKER;
-	mark_holder(tid);
+	mark_holder(p, tid);
 	holders_named++;
 	return 0;
 }
@@ -237,7 +237,8 @@ static __always_inline __s32 pid_at(void *lock, unsigned long off)
  * list, enum tract_file_lock_wait): the lock of the file whose blocked
  * requests hold one of the task's process.
  */
-static __noinline int file_lock_holder(struct task_struct *task, struct tract_sample *s, int list)
+static __noinline int file_lock_holder(const struct tract_pass *p, struct task_struct *task, struct tract_sample *s,
+				       int list)
 {
 	unsigned long off_list, off_requests, off_member, off_pid;
 	unsigned int fd = (unsigned int)s->sc_args[0];
@@ -288,25 +289,25 @@ static __noinline int file_lock_holder(struct task_struct *task, struct tract_sa
 	s->blocker_tid = (__u32)holder;
 	s->blocker_kind = TRACT_BLOCKER_FILE_LOCK;
 	s->flags |= TRACT_SF_BLOCKER;
-	mark_holder((__u32)holder);
+	mark_holder(p, (__u32)holder);
 	holders_named++;
 	return 0;
 }
 
 /* The holder of what a thread off its CPU waits for, if any is recorded. */
-static __always_inline void read_holder(struct task_struct *task, struct tract_sample *s)
+static __always_inline void read_holder(const struct tract_pass *p, struct task_struct *task, struct tract_sample *s)
 {
 	if (s->state != TRACT_STATE_SLEEP && s->state != TRACT_STATE_DISK)
 		return;
-	kernel_lock_holder(task, s);
+	kernel_lock_holder(p, task, s);
 	if (!s->blocker_tid && (s->flags & TRACT_SF_IN_SYSCALL) && !(s->flags & TRACT_SF_KTHREAD) &&
 	    s->syscall_nr == TRACT_NR_FUTEX && tract_futex_is_lock(s->sc_args[1], s->sc_args[2]))
-		user_lock_holder(task, s);
+		user_lock_holder(p, task, s);
 	if (!s->blocker_tid && (s->flags & TRACT_SF_IN_SYSCALL) && !(s->flags & TRACT_SF_KTHREAD)) {
 		int list = tract_file_lock_wait(s->syscall_nr, s->sc_args);
 
 		if (list)
-			file_lock_holder(task, s, list);
+			file_lock_holder(p, task, s, list);
 	}
 }
 

@@ -71,7 +71,7 @@ static __always_inline void take_moment(struct hrtimer *t)
 		moment_clock[i] = rq ? BPF_CORE_READ(rq, clock) : 0;
 		moment_clock_task[i] = rq ? BPF_CORE_READ(rq, clock_task) : 0;
 	}
-	moment_pass = pass_seq + 1;
+	moment_pass = pass.seq + 1;
 	window_walks = 0;
 	window_moment = moment_pass;
 	for (i = 0; i < TRACT_CPUS_MAX && i < nr_cpus; i++)

@@ -87,7 +87,7 @@ static __always_inline void copy_at_timer(struct moment_timer *mt)
 	if (!tid || (task->flags & PF_KTHREAD) || task->tgid == self_tgid || !pid_selected(task->tgid) || !regs ||
 	    (long)regs->orig_ax >= 0 || (regs->cs & 3) != 3)
 		return;
-	serial = ucopy_put(task, regs, pass_seq + 1, still_user(task));
+	serial = ucopy_put(task, regs, pass.seq + 1, still_user(task));
 	if (!serial)
 		return;
 	slot = slot_of(tid);

@@ -29,12 +29,6 @@
 #include "thread.bpf.h"
 #include "run_moment.bpf.h"
 
-/* the sampler's time on a CPU and sched_info as it went to sleep */
-__u64 rest_run_ns, rest_run_delay, rest_pcount;
-__u64 pass_start;			/* when it woke for this pass */
-__u64 pass_arrival;			/* when it then got its CPU */
-__u32 observer_cpu;
-
 /*
  * At the first task of a pass: when the sampler woke.  Since then it has
  * waited for a CPU (its run_delay grew) and, if it was preempted or blocked
@@ -46,22 +40,22 @@ __u32 observer_cpu;
  * the arrival are often equal.  If it did not sleep at all, the pass began
  * now.
  */
-static __always_inline void note_pass_start(struct task_struct *me, __u64 now)
+static __always_inline void note_pass_start(struct tract_pass *p, struct task_struct *me, __u64 now)
 {
 	__u64 delay = me->sched_info.run_delay, arrival = me->sched_info.last_arrival;
 	__u64 ran = me->se.prev_sum_exec_runtime, back;
 
-	observer_cpu = me->thread_info.cpu;
-	pass_arrival = arrival;
-	pass_start = arrival;
-	if (!rest_pcount)
+	p->observer_cpu = me->thread_info.cpu;
+	p->arrival = arrival;
+	p->start = arrival;
+	if (!p->rest_pcount)
 		return;
-	if (me->sched_info.pcount == rest_pcount) {
-		pass_start = now;
-	} else if (delay >= rest_run_delay && ran >= rest_run_ns) {
-		back = (delay - rest_run_delay) + (ran - rest_run_ns);
+	if (me->sched_info.pcount == p->rest_pcount) {
+		p->start = now;
+	} else if (delay >= p->rest_run_delay && ran >= p->rest_run_ns) {
+		back = (delay - p->rest_run_delay) + (ran - p->rest_run_ns);
 		if (arrival > back)
-			pass_start = arrival - back;
+			p->start = arrival - back;
 	}
 }
 
@@ -101,8 +95,6 @@ struct cpu_view {
 	__u64 lag;		/* its run queue's clock less its task clock then */
 };
 
-bool at_moment;				/* this pass has each CPU's runner at its moment */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACT_CPUS_MAX);
@@ -119,21 +111,21 @@ struct {
 __u64 outside_pass[TRACT_CPUS_MAX];
 __u64 outside_arrival[TRACT_CPUS_MAX];
 
-static __always_inline struct cpu_view *view_of(struct task_struct *task, __u32 cpu)
+static __always_inline struct cpu_view *view_of(const struct tract_pass *p, struct task_struct *task, __u32 cpu)
 {
 	struct cpu_view *v = bpf_map_lookup_elem(&cpu_views, &cpu);
 	struct task_struct *curr;
 	struct rq *rq;
 
-	if (!v || v->pass == pass_seq)
+	if (!v || v->pass == p->seq)
 		return v;
 	rq = task->se.cfs_rq->rq;
 	/* the thread moved since its CPU was read: this run queue is another CPU's */
 	if (rq->cpu != cpu)
 		return NULL;
 	curr = rq->curr;
-	v->pass = pass_seq;
-	v->runner = cpu == observer_cpu ? 0 : (__u64)curr;
+	v->pass = p->seq;
+	v->runner = cpu == p->observer_cpu ? 0 : (__u64)curr;
 	/* sched_info_switch() keeps no times for the idle task */
 	v->since = !curr ? 0 : curr->pid ? curr->sched_info.last_arrival : ~0ull;
 	v->lag = rq->clock - rq->clock_task;
@@ -179,12 +171,11 @@ static __always_inline int woken_since(struct task_struct *task, __u64 start)
 }
 
 /*
- * Where the sample being made takes its stacks from: the thread as it is,
- * its wakeup in the window, or nowhere.  Kept in memory, not in a register
- * the verifier would carry, a value at a time, through every later loop.
+ * Where a sample takes its stacks from: the thread as it is, its wakeup in
+ * the window, what it ran at the moment, or nowhere.  as_at_pass_start()
+ * says which; the sampler keeps it in stacks_from (tract.bpf.c).
  */
 enum stacks_from { STACKS_NOW, STACKS_WINDOW, STACKS_WINDOW_KEPT, STACKS_NONE, STACKS_RAN };
-volatile __u8 stacks_from;
 
 /*
  * With each CPU's runner read at the moment (moment.bpf.h): those ran then,
@@ -193,10 +184,11 @@ volatile __u8 stacks_from;
  * slept in (window.bpf.h); one that got a CPU since and was not asleep then
  * was queued, and what it sleeps in now is not the moment's.
  */
-static __always_inline void as_at_moment(struct task_struct *task, struct tract_sample *s, __u32 cpu)
+static __always_inline enum stacks_from as_at_moment(const struct tract_pass *p, struct task_struct *task,
+						    struct tract_sample *s, __u32 cpu)
 {
 	struct tract_waker *w = waker_of(task->pid);
-	__u64 start = pass_start;
+	__u64 start = p->start;
 	int slept, then;
 
 	/* one that ran then on a CPU it has left for another is shown on that one */
@@ -206,15 +198,14 @@ static __always_inline void as_at_moment(struct task_struct *task, struct tract_
 	}
 	if (moment_task[cpu] == (__u64)task) {
 		s->flags |= TRACT_SF_AT_MOMENT;
-		/* what it ran then: run_moment.bpf.h */
-		stacks_from = STACKS_RAN;
 		if (s->state != TRACT_STATE_RUN) {
 			s->flags |= TRACT_SF_RAN_AT_START;
-			if (task->sched_info.last_queued == pass_arrival && cpu == observer_cpu)
+			if (task->sched_info.last_queued == p->arrival && cpu == p->observer_cpu)
 				s->flags |= TRACT_SF_PREEMPTED;
 		}
 		s->state = TRACT_STATE_RUN;
-		return;
+		/* what it ran then: run_moment.bpf.h */
+		return STACKS_RAN;
 	}
 	if (w && w->tag == owner_tag(task) && w->moment_woke == (__u32)moment_pass) {
 		if (s->state == TRACT_STATE_RUN) {
@@ -224,13 +215,11 @@ static __always_inline void as_at_moment(struct task_struct *task, struct tract_
 			s->flags |= TRACT_SF_WOKEN_SINCE;
 		}
 		s->state = w->moment_slept_in;
-		stacks_from = STACKS_WINDOW;
-		return;
+		return STACKS_WINDOW;
 	}
 	if (s->state != TRACT_STATE_RUN && moment_clock[cpu] && task->sched_info.last_arrival > moment_clock[cpu]) {
 		s->state = TRACT_STATE_RUNQ;
-		stacks_from = STACKS_NONE;
-		return;
+		return STACKS_NONE;
 	}
 	if (s->state == TRACT_STATE_RUN) {
 		/* it got its CPU since: then it was queued, or asleep */
@@ -241,11 +230,14 @@ static __always_inline void as_at_moment(struct task_struct *task, struct tract_
 		s->state = slept;
 		s->flags |= TRACT_SF_WOKEN_SINCE;
 	}
+	return STACKS_NOW;
 }
 
-static __always_inline void as_at_pass_start(struct task_struct *task, struct tract_sample *s)
+/* The sample s of task as the thread was at the pass's start, and where its stacks come from. */
+static __always_inline enum stacks_from as_at_pass_start(const struct tract_pass *p, struct task_struct *task,
+							 struct tract_sample *s)
 {
-	__u64 start = pass_start, arrived = task->sched_info.last_arrival;
+	__u64 start = p->start, arrived = task->sched_info.last_arrival;
 	__u32 cpu = task->thread_info.cpu;
 	struct cpu_view *v;
 	bool runner, changed;
@@ -254,30 +246,28 @@ static __always_inline void as_at_pass_start(struct task_struct *task, struct tr
 	/* one read of its CPU: the view, the row and user space all go by it */
 	s->cpu = cpu;
 	if (cpu >= TRACT_CPUS_MAX || s->state == TRACT_STATE_ZOMBIE)
-		return;
-	if (at_moment) {
-		as_at_moment(task, s, cpu);
-		return;
-	}
+		return STACKS_NOW;
+	if (p->at_moment)
+		return as_at_moment(p, task, s, cpu);
 	if (!start || !arrived)
-		return;
-	v = view_of(task, cpu);
+		return STACKS_NOW;
+	v = view_of(p, task, cpu);
 	if (!v)
-		return;
+		return STACKS_NOW;
 	runner = v->runner == (__u64)task;
 	/* the sampler holds its own CPU: what ran there then has left it */
-	changed = cpu == observer_cpu || v->since > start;
+	changed = cpu == p->observer_cpu || v->since > start;
 	if (runner || s->state == TRACT_STATE_RUN) {
 		if (arrived <= start) {
 			/* what ran on its CPU when the pass met it, since before the pass: RUN, wherever it is now */
 			if (runner) {
 				s->state = TRACT_STATE_RUN;
-				return;
+				return STACKS_NOW;
 			}
 			/* on its CPU since before the pass, and leaving it as the pass met the CPU */
 			s->state = TRACT_STATE_RUNQ;
 			s->flags |= TRACT_SF_RAN_AT_START;
-			return;
+			return STACKS_NOW;
 		}
 		/* it got its CPU after the pass began: then it was queued, or asleep */
 		s->start_state = woken_after(task, start) ? TRACT_STATE_SLEEP : TRACT_STATE_RUNQ;
@@ -289,18 +279,19 @@ static __always_inline void as_at_pass_start(struct task_struct *task, struct tr
 			/* and it was not on it when the pass met its CPU either */
 			s->state = s->start_state;
 		}
-		return;
+		return STACKS_NOW;
 	}
 	if (arrived > start || !changed)
-		return;
+		return STACKS_NOW;
 	if (left_since(task, s, v, start)) {
 		s->flags |= TRACT_SF_RAN_AT_START;
-		if (task->sched_info.last_queued == pass_arrival && cpu == observer_cpu)
+		if (task->sched_info.last_queued == p->arrival && cpu == p->observer_cpu)
 			s->flags |= TRACT_SF_PREEMPTED;
 	} else if (s->state == TRACT_STATE_RUNQ && (slept = woken_since(task, start)) >= 0) {
 		s->state = slept;
 		s->flags |= TRACT_SF_WOKEN_SINCE;
 	}
+	return STACKS_NOW;
 }
 
 /*
@@ -308,22 +299,22 @@ static __always_inline void as_at_pass_start(struct task_struct *task, struct tr
  * CPU when the pass began: user space must know, to not show a sampled
  * thread that got the CPU later as running then.
  */
-static __always_inline void note_outside(struct task_struct *task)
+static __always_inline void note_outside(const struct tract_pass *p, struct task_struct *task)
 {
 	struct tract_sample s = { .state = tract_decode_state(task_state_bits(task), task->exit_state,
 							     task->on_cpu) };
-	__u64 start = pass_start, arrived = task->sched_info.last_arrival;
+	__u64 start = p->start, arrived = task->sched_info.last_arrival;
 	__u32 cpu = task->thread_info.cpu, i = cpu & (TRACT_CPUS_MAX - 1);
 	struct cpu_view *v;
 
-	if (at_moment || !start || !arrived || arrived > start || cpu >= TRACT_CPUS_MAX || s.state == TRACT_STATE_RUN ||
+	if (p->at_moment || !start || !arrived || arrived > start || cpu >= TRACT_CPUS_MAX || s.state == TRACT_STATE_RUN ||
 	    s.state == TRACT_STATE_ZOMBIE || task == bpf_get_current_task_btf())
 		return;
-	v = view_of(task, cpu);
-	if (!v || (cpu != observer_cpu && v->since <= start) || !left_since(task, &s, v, start))
+	v = view_of(p, task, cpu);
+	if (!v || (cpu != p->observer_cpu && v->since <= start) || !left_since(task, &s, v, start))
 		return;
-	if (outside_pass[i] != pass_seq || outside_arrival[i] < arrived) {
-		outside_pass[i] = pass_seq;
+	if (outside_pass[i] != p->seq || outside_arrival[i] < arrived) {
+		outside_pass[i] = p->seq;
 		outside_arrival[i] = arrived;
 	}
 }

@@ -405,9 +405,11 @@ static __always_inline __u64 take_ustack_copy(struct seq_file *seq, struct task_
 }
 
 /*
- * Set for a sample whose kernel stack is the one its wakeup in the window
- * kept (window.bpf.h): kept in memory, not in a register the verifier would
- * carry through the user stack's loops.
+ * Set by the sampler for a sample whose kernel stack is the one its wakeup
+ * in the window kept (window.bpf.h).  take_stacks() reads it here, not as
+ * an argument: in a register the verifier would carry it through the user
+ * stack's loops (6.18's then walks the sampler in 491,000 instructions,
+ * against 309,000).
  */
 volatile bool kstack_given;
 

@@ -38,6 +38,18 @@ char LICENSE[] SEC("license") = "GPL";
 __u64 threads_visited;
 __u64 threads_selected;			/* of those, threads of the processes -p names */
 
+/*
+ * The sample being made's state when the sampler came to it (mark_wait()),
+ * and where it takes its stacks from (as_at_pass_start()).  Kept in
+ * memory, not in locals, and read where used: in a register the verifier
+ * carries a value through the rest of the sampler, a state for each.  As
+ * locals, 6.18's verifier gives up on the sampler at a million
+ * instructions (visited_state) or walks 2.3 times as many (stacks_from:
+ * 710,000, against 309,000), and 6.12's takes too long.
+ */
+volatile __u8 visited_state;
+volatile __u8 stacks_from;
+
 /* ---- programs on hooks several parts share ---- */
 
 /*
@@ -120,8 +132,8 @@ int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
 
 /* ---- the sampler ---- */
 
-/* Read once per pass, when the iterator shows its first task; and at the first pass */
-__u64 pass_now, first_pass_now;
+/* pass.now at the first pass */
+__u64 first_pass_now;
 
 /* The documented "active" policy: tract_is_active() of abi.h, shared with the /proc source. */
 static __always_inline bool is_active(const struct tract_sample *s)
@@ -137,7 +149,7 @@ static __always_inline bool is_active(const struct tract_sample *s)
 			      tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 		.site_idle = s->wait_class == TRACT_WAIT_SLEEPING || s->wait_class == TRACT_WAIT_INPUT,
 		.site_fresh = s->wait_class == TRACT_WAIT_UNKNOWN && (s->flags & TRACT_SF_STATE_TIME) &&
-			      s->state_ns < pass_now - first_pass_now && tract_wait_is_untimed(s->syscall_nr, s->sc_args),
+			      s->state_ns < pass.now - first_pass_now && tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 	};
 
 	if (all_threads)
@@ -310,7 +322,6 @@ static __always_inline void read_fd_file(struct task_struct *task, struct tract_
 	s->flags |= TRACT_SF_FD;
 }
 
-
 /* The sample being made, one a CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -336,13 +347,13 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		return 0;
 	__builtin_memset(s, 0, sizeof(*s));
 	if (ctx->meta->seq_num == 0) {
-		pass_now = rq_clock_of(bpf_get_current_task_btf());
+		pass.now = rq_clock_of(bpf_get_current_task_btf());
 		if (!first_pass_now)
-			first_pass_now = pass_now;
-		note_pass_start(bpf_get_current_task_btf(), pass_now);
-		pass_seq++;
+			first_pass_now = pass.now;
+		note_pass_start(&pass, bpf_get_current_task_btf(), pass.now);
+		pass.seq++;
 		sampler_task = (__u64)bpf_get_current_task_btf();
-		at_moment = moment_pass == pass_seq;
+		pass.at_moment = moment_pass == pass.seq;
 		/* objects of the previous pass may be gone and their addresses reused */
 		__builtin_memset(&seen, 0, sizeof(seen));
 		otel_leader = 0;
@@ -352,7 +363,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	learn_pt_regs(task);
 	s->tgid = task->tgid;
 	if (s->tgid == self_tgid || !pid_selected(s->tgid)) {
-		note_outside(task);
+		note_outside(&pass, task);
 		return 0;
 	}
 	threads_selected++;
@@ -362,14 +373,13 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s->state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
 	on_cpu = s->state == TRACT_STATE_RUN;
 	visited_state = s->state;
-	stacks_from = STACKS_NOW;
-	as_at_pass_start(task, s);
+	stacks_from = as_at_pass_start(&pass, task, s);
 	if (task->flags & PF_KTHREAD)
 		s->flags |= TRACT_SF_KTHREAD;
 	/* the cheap verdicts first: most threads of a host are asleep */
 	if (!all_threads && (s->state == TRACT_STATE_IDLE || s->state == TRACT_STATE_ZOMBIE ||
 			     ((s->flags & TRACT_SF_KTHREAD) && s->state == TRACT_STATE_SLEEP))) {
-		if (s->state != TRACT_STATE_ZOMBIE && is_named_holder(s->tid))
+		if (s->state != TRACT_STATE_ZOMBIE && is_named_holder(&pass, s->tid))
 			s->flags |= TRACT_SF_HOLDER;
 		else if (!(s->flags & TRACT_SF_RAN_AT_START))
 			return 0;
@@ -379,7 +389,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s->syscall_nr = -1;
 	tag = owner_tag(task);
 	switches = read_syscall(task, s, tag, !on_cpu && s->state != TRACT_STATE_RUN);
-	read_state_time(task, s, pass_now);
+	read_state_time(task, s, pass.now);
 	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL)) {
 		s->wait_class = site_class(task, s->syscall_nr, s->sc_args[0]);
 		/*
@@ -390,29 +400,29 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		if (s->wait_class == TRACT_WAIT_SLEEPING && tract_wait_is_untimed(s->syscall_nr, s->sc_args))
 			s->wait_class = TRACT_WAIT_UNKNOWN;
 	}
-	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass_now)
-		s->arrival_ns = pass_now - task->sched_info.last_arrival;
+	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass.now)
+		s->arrival_ns = pass.now - task->sched_info.last_arrival;
 	if (!(s->flags & TRACT_SF_HOLDER) && !is_active(s)) {
-		if (is_named_holder(s->tid))
+		if (is_named_holder(&pass, s->tid))
 			s->flags |= TRACT_SF_HOLDER;
 		else if (!(s->flags & TRACT_SF_RAN_AT_START)) {
 			if (s->flags & TRACT_SF_IN_SYSCALL)
-				mark_wait(task, tag, s, 1);
+				mark_wait(&pass, task, s, visited_state, 1);
 			return 0;
 		}
 		else
 			s->flags |= TRACT_SF_ONLY_IF_RAN;
 	}
-	read_holder(task, s);
+	read_holder(&pass, task, s);
 
 	slot = slot_of(s->tid);
-	read_tracked(task, slot, tag, s, pass_now);
+	read_tracked(task, slot, tag, s, pass.now);
 	/* what a thread on its CPU runs: its latest profile tick, of what it ran at the moment where that is known */
 	s->prof_kstack = s->prof_ustack = -1;
 	if (s->state == TRACT_STATE_RUN) {
-		const struct moment_run *run = stacks_from == STACKS_RAN ? run_at_moment(s, s->cpu, pass_now) : NULL;
+		const struct moment_run *run = stacks_from == STACKS_RAN ? run_at_moment(s, s->cpu, pass.now) : NULL;
 
-		read_profile(task, tag, s, pass_now, run, run ? run->nr : -1, run ? run->entry : 0);
+		read_profile(task, tag, s, pass.now, run, run ? run->nr : -1, run ? run->entry : 0);
 	}
 	if (s->state == TRACT_STATE_DISK)
 		read_io(slot, tag, s);
@@ -421,7 +431,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s->uid = task->real_cred->uid.val;
 	read_process(task, s);
 	read_otel(seq, task, s, on_cpu || s->state == TRACT_STATE_RUN, tag);
-	if (stacks_from == STACKS_WINDOW && window_syscall_left(task, slot, tag, s, pass_now))
+	if (stacks_from == STACKS_WINDOW && window_syscall_left(task, slot, tag, s, pass.now))
 		stacks_from = STACKS_WINDOW_KEPT;
 	read_fd_file(task, s);
 	__builtin_memcpy(s->comm, task->comm, sizeof(s->comm));
@@ -453,8 +463,8 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	if (bpf_seq_write(seq, s, sizeof(*s)))
 		return 0;
 	otel_remember();
-	mark_wait(task, tag, s, 0);
-	if (at_moment)
+	mark_wait(&pass, task, s, visited_state, 0);
+	if (pass.at_moment)
 		window_seen(s->tid, tag);
 	if (fresh_switches && slot) {
 		/* a thread with no syscall since tract started takes its slot here */

@@ -75,38 +75,27 @@ struct {
 __u64 wait_ends_lost;
 
 /*
- * The pass's time (its ts_us) in boot time, set by user space before each
- * pass: a wait's start is that less its sample's state_ns, as user space
- * has the sample's.  Samples of one wait give starts that differ by the
- * sampler's lateness at each pass; the earliest is kept, so that every
- * sample of the wait falls within it.
+ * After the sample s of task is written: a thread asleep when visited (in
+ * state visited), and in the same state as its sample shows, waits in what
+ * the sample shows.  Its start is the pass's time in boot time (boot_ns,
+ * which user space sets) less the sample's state_ns, as user space has the
+ * sample's: samples of one wait give starts that differ by the sampler's
+ * lateness at each pass; the earliest is kept, so that every sample of the
+ * wait falls within it.  With learn_only, s was left out (an idle
+ * syscall's wait past the grace): its end only teaches the class of its
+ * site, so that the next wait there is kept if a thread of the program
+ * ends it.
  */
-__u64 pass_boot_ns;
-
-/*
- * The state the thread being sampled was in when the sampler came to it.
- * Kept in memory, not in a register: a value the verifier would carry
- * through the rest of the sampler, one state for each, makes it too long
- * to verify on 6.12.
- */
-volatile __u8 visited_state;
-
-/*
- * After the sample s of task is written: a thread asleep when visited, and
- * in the same state as its sample shows, waits in what the sample shows.
- * With learn_only, s was left out (an idle syscall's wait past the grace):
- * its end only teaches the class of its site, so that the next wait there
- * is kept if a thread of the program ends it.
- */
-static __noinline void mark_wait(struct task_struct *task, __u32 tag, const struct tract_sample *s, __u32 learn_only)
+static __noinline void mark_wait(const struct tract_pass *p, struct task_struct *task, const struct tract_sample *s,
+				 __u8 visited, __u32 learn_only)
 {
-	__u32 i, pcount = (__u32)task->sched_info.pcount;
-	__u64 start = pass_boot_ns - s->state_ns;
-	__u8 visited = visited_state;
+	/* the tag is not an argument: a BPF call takes five */
+	__u32 i, pcount = (__u32)task->sched_info.pcount, tag = owner_tag(task);
+	__u64 boot_ns = p->boot_ns, start = boot_ns - s->state_ns;
 	struct wait_mark *m;
 
 	if ((visited != TRACT_STATE_SLEEP && visited != TRACT_STATE_DISK && visited != TRACT_STATE_IDLE) ||
-	    s->state != visited || !(s->flags & TRACT_SF_STATE_TIME) || s->state_ns >= pass_boot_ns)
+	    s->state != visited || !(s->flags & TRACT_SF_STATE_TIME) || s->state_ns >= boot_ns)
 		return;
 	i = still_index(s->tid);
 	m = bpf_map_lookup_elem(&wait_marks, &i);

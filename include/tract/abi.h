@@ -203,6 +203,26 @@ struct tract_sample {
  * last moments keeps a name, and what user space kept for it can go.
  */
 #define TRACT_EXITS_RING (64 * 1024)
+/*
+ * A pass of the sampler, the kernel side's global `pass` (bpf/pass.bpf.h):
+ * what user space sets before it, and what the pass's first task found.
+ */
+struct tract_pass {
+	/* set by user space: the sampler's time on a CPU and sched_info as it went to sleep ... */
+	__u64 rest_run_ns, rest_run_delay, rest_pcount;
+	__u64 boot_ns;		/* ... and the pass's time (its ts_us) in boot time (bpf/wait_ends.bpf.h) */
+	/* set by the pass */
+	__u64 seq;		/* passes begun */
+	__u64 now;		/* the sampler's run-queue clock at its first task */
+	__u64 start;		/* when the sampler woke for it */
+	__u64 arrival;		/* when it then got its CPU */
+	__u32 observer_cpu;	/* the CPU the sampler ran on */
+	__u8 at_moment;		/* each CPU's runner was read at its moment (bpf/moment.bpf.h) */
+	__u8 pad[3];
+};
+
+_Static_assert(sizeof(struct tract_pass) == 72, "tract_pass layout changed");
+
 struct tract_exit {
 	__u32 tgid;
 	__u32 pad;

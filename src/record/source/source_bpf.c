@@ -339,8 +339,8 @@ static void note_outside(struct source_bpf *sb)
 	for (size_t cpu = 0; cpu < TRACT_CPUS_MAX; cpu++) {
 		uint64_t at = bss->outside_arrival[cpu];
 
-		sb->outside_ns[cpu] = bss->outside_pass[cpu] == bss->pass_seq && at && at < bss->pass_now ?
-				      bss->pass_now - at : 0;
+		sb->outside_ns[cpu] = bss->outside_pass[cpu] == bss->pass.seq && at && at < bss->pass.now ?
+				      bss->pass.now - at : 0;
 	}
 }
 
@@ -416,7 +416,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	if (!sb->readied)
 		ready_pass(sb);
 	sb->readied = 0;
-	bss->pass_boot_ns = wait_ends__boot_ns_of(p->ts_us);
+	bss->pass.boot_ns = wait_ends__boot_ns_of(p->ts_us);
 	fd = bpf_iter_create(bpf_link__fd(sb->skel->links.tract_sample_pass));
 	if (fd < 0) {
 		err = -errno;
@@ -455,7 +455,7 @@ static int bpf_pass(struct sampler *base, struct pass *p)
 	}
 	p->visited = bss->threads_visited - visited0;
 	p->selected = bss->threads_selected - selected0;
-	p->moment_read = bss->at_moment;
+	p->moment_read = bss->pass.at_moment;
 	if (p->moment_read) {
 		p->displaced = observer__at_moment(p, bss->moment_tid, sb->skel->rodata->nr_cpus);
 	} else {
@@ -518,7 +518,7 @@ static void bpf_rest(struct sampler *base, uint64_t moment_ns)
 		ready_pass(sb);
 	/* every CPU's timer is set for it (bpf/moment_timer.bpf.h) */
 	sb->skel->bss->moment_deadline = moment_ns;
-	sb->skel->bss->rest_pcount = 0;
+	sb->skel->bss->pass.rest_pcount = 0;
 	if (sb->schedstat_fd < 0)
 		return;
 	n = pread(sb->schedstat_fd, buf, sizeof(buf) - 1, 0);
@@ -529,9 +529,9 @@ static void bpf_rest(struct sampler *base, uint64_t moment_ns)
 	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return;
 	run = (unsigned long long)ts.tv_sec * NSEC_PER_SEC + (unsigned long long)ts.tv_nsec;
-	sb->skel->bss->rest_run_ns = run;
-	sb->skel->bss->rest_run_delay = delay;
-	sb->skel->bss->rest_pcount = count;
+	sb->skel->bss->pass.rest_run_ns = run;
+	sb->skel->bss->pass.rest_run_delay = delay;
+	sb->skel->bss->pass.rest_pcount = count;
 }
 
 /* What the stacks copied for CFI unwinding cost, for -v. */

@@ -18,7 +18,7 @@ struct irqs;
 /* Over the wait_ends ring buffer's fd, naming interrupts by irqs; NULL after a message. */
 struct wait_ends *wait_ends__open(int ring_fd, struct irqs *irqs);
 void wait_ends__free(struct wait_ends *we);
-/* utc_us (a pass's ts_us) in boot time, for the kernel side's pass_boot_ns */
+/* utc_us (a pass's ts_us) in boot time, for the kernel side's pass.boot_ns */
 uint64_t wait_ends__boot_ns_of(uint64_t utc_us);
 /* The waits that ended since the last drain, into p's wait_ends rows. */
 void wait_ends__drain(struct wait_ends *we, struct pass *p);
