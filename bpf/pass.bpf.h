@@ -25,7 +25,6 @@
 #define TRACT_PASS_BPF_H
 
 #include "common.bpf.h"
-#include "core_fixes.bpf.h"
 #include "thread.bpf.h"
 #include "run_moment.bpf.h"
 
