@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "aggregate.h"
 #include "heatmap_select.h"
 
@@ -16,26 +17,27 @@ static int fill(const struct store_reader *set, const struct heatmap_selection *
 	const struct catalog *cat = o->kind == HEAT_SYSCALL ? &catalog_syscall : o->kind == HEAT_IO ? &catalog_io
 											  : &catalog_samples;
 	struct catalog_column tcol = { .name = "bucket" }, ecol = { .name = "latency" };
-	const struct catalog_column *io = catalog__find(&catalog_samples, "io_us");
-	const struct catalog_column *sc = catalog__find(&catalog_samples, "sc_us");
 	struct agg_query q = { .cat = cat, .filter = o->filter, .ncols = 2, .from_us = o->from_us, .to_us = o->to_us,
 			       .strict = o->strict };
-	char tsql[128], esql[512];
+	char tsql[128], esql[1024];
 	struct agg_result r;
 	struct agg_value v[2];
 	int err;
 
-	/* our own numbers and the catalog's SQL, no user text */
+	/* our own numbers, no user text */
 	catalog_time_index(&tcol, tsql, sizeof(tsql), h->from_us, h->bucket_us);
 	if (o->kind == HEAT_INFLIGHT) {
 		/* an age in [2^(e-1), 2^e) µs is bucket e; the block request's if there is one */
-		snprintf(esql, sizeof(esql), "log2_bucket(max(coalesce(%s, %s), 1)) + 1", io->sql, sc->sql);
-		ecol.joins = io->joins | sc->joins;
+		ecol.value = "log2_bucket(max(coalesce($1, $2), 1)) + 1";
+		ecol.inputs[0] = "io_us";
+		ecol.inputs[1] = "sc_us";
 	} else {
 		/* completions below le_us = 2^e */
-		snprintf(esql, sizeof(esql), "log2_bucket(h.le_us)");
+		ecol.value = "log2_bucket($1)";
+		ecol.inputs[0] = "le_us";
 	}
-	ecol.sql = esql;
+	if (catalog__make_column(cat, &ecol, esql, sizeof(esql)))
+		abort();	/* an input the catalog has not */
 	q.cols[0] = &tcol;
 	q.cols[1] = &ecol;
 	err = aggregate(set, &q, &r);

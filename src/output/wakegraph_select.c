@@ -47,15 +47,12 @@ int wakegraph__select(const struct store_reader *set, const struct wake_selectio
 	struct agg_result rb;
 	struct agg_value v[4];
 	unsigned char key[1024];
-	char sum[64];
 	struct dict *keys;
 	int err = aggregate(set, &q, r);
 
 	if (err)
 		return err;
-	/* the catalog's rows are the table's view, as h */
-	snprintf(sum, sizeof(sum), "h.%s", weight->name);
-	weighed.sum = sum;
+	weighed.sum = weight->name;
 	q.cat = &weighed;
 	err = aggregate(set, &q, &rb);
 	if (err) {

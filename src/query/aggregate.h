@@ -105,12 +105,6 @@ size_t agg_row_key(sqlite3_stmt *st, size_t ncols, unsigned char **buf, size_t *
 uint32_t agg_result__bucket_of(struct agg_result *r, int64_t key);
 void agg_result__add_group(struct agg_result *r, const unsigned char *key, size_t len, const uint64_t *sums,
 			   uint32_t bucket);
-/*
- * What the fleet's table gives column c of catalog cat from: its inputs'
- * names (up to max, each cut to 127 bytes) as ClickHouse reads them, how
- * many, or -ENOTSUP when it cannot.  For tests, without a server.
- */
-int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[512], size_t max);
 void agg_result__free(struct agg_result *r);
 /*
  * Rows by measure, largest first; ties by values so output is stable.  With

@@ -95,10 +95,29 @@ static char *expand_local(const char *s)
 	return strbuf_take(&b);
 }
 
-int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base)
+char *derived_apply(const char *value, const char *const *args, size_t n)
 {
 	struct strbuf b = { 0 };
-	const char *s = d->value;
+	const char *s = value ? value : "$1";
+
+	while (*s) {
+		unsigned int k;
+		int len;
+
+		if (*s == '$' && sscanf(s + 1, "%u%n", &k, &len) == 1 && k >= 1 && k <= n) {
+			strbuf_add(&b, args[k - 1]);
+			s += 1 + len;
+		} else {
+			strbuf_addn(&b, s++, 1);
+		}
+	}
+	return strbuf_take(&b);
+}
+
+int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base)
+{
+	const char *args[DERIVED_MAX_INPUTS];
+	size_t n;
 	int same_base = 1;
 
 	*joins = 0;
@@ -108,32 +127,19 @@ int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, c
 			*sql = expand_local(local_forms[i].sql);
 			return 0;
 		}
-	for (size_t k = 0; k < DERIVED_MAX_INPUTS && d->inputs[k]; k++) {
+	for (n = 0; n < DERIVED_MAX_INPUTS && d->inputs[n]; n++) {
 		struct derived_input in;
 
-		if (derived_input(d->inputs[k], &in))
+		if (derived_input(d->inputs[n], &in))
 			return -1;
 		*joins |= in.joins;
-		if (!k)
+		if (!n)
 			*base = in.base;
 		same_base &= in.base && *base && !strcmp(in.base, *base);
+		args[n] = in.sql;
 	}
 	if (!same_base)
 		*base = NULL;
-	/* $N: input N's SQL */
-	while (*s) {
-		struct derived_input in;
-		unsigned int n;
-		int len;
-
-		if (*s == '$' && sscanf(s + 1, "%u%n", &n, &len) == 1 && n >= 1 && n <= DERIVED_MAX_INPUTS &&
-		    d->inputs[n - 1] && !derived_input(d->inputs[n - 1], &in)) {
-			strbuf_add(&b, in.sql);
-			s += 1 + len;
-		} else {
-			strbuf_addn(&b, s++, 1);
-		}
-	}
-	*sql = strbuf_take(&b);
+	*sql = derived_apply(d->value, args, n);
 	return 0;
 }

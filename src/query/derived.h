@@ -38,8 +38,14 @@ int derived_input(const char *name, struct derived_input *out);
  * SQL, into *sql (malloc'd); the joins it needs, and its base: the one its
  * inputs share, else NULL.  0, or -1 for an unknown input.
  */
+int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base);
+
 /* A column that is its one input as it is has that input's type; else NULL. */
 const char *derived_type(const struct derived_column *d);
-int derived_local(const struct derived_column *d, char **sql, uint32_t *joins, const char **base);
+/*
+ * A value over $1, $2, ... (NULL: "$1") with each $N replaced by args[N - 1],
+ * in either store's SQL: malloc'd.  A $N past n stays as it is.
+ */
+char *derived_apply(const char *value, const char *const *args, size_t n);
 
 #endif

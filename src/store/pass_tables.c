@@ -210,8 +210,8 @@ struct pass_table pass_tables[NR_PASS_TABLES] = {
 #undef ROWS
 #undef ITSELF
 
-/* Each table's count of columns: the length of its run. */
-__attribute__((constructor)) static void count_columns(void)
+/* Each table's count of columns: the length of its run (before the constructors that read the tables). */
+__attribute__((constructor(101))) static void count_columns(void)
 {
 	for (size_t i = 0; i < NR_PASS_COLUMNS; i++)
 		pass_tables[table_of_column[i]].ncolumns++;

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Group-by over the fleet's store: one query to ClickHouse groups the
- * samples of the range by the values the group's columns follow from
- * (comm for comm_folded, the kernel stack's frames for wait), and tract
- * turns each of those groups into the columns' values with the same SQL
- * functions a local query uses, in an in-memory SQLite, merging groups that
- * come out alike.  So a column means the same on both stores, and the
- * server sends one row per distinct input, not per sample.
+ * Group-by over the fleet's store: one query to ClickHouse groups the rows
+ * of the range (the samples, or one of the pass's tables) by the inputs
+ * the group's columns are made of (catalog.h: comm for comm_folded, the
+ * kernel stack's frames for wait), and tract turns each of those groups
+ * into the columns' values, the catalog's value over $1... with the same
+ * SQL functions a local query uses, in an in-memory SQLite, merging groups
+ * that come out alike.  So a column means the same on both stores, and the
+ * server sends one row per distinct input, not per row.
  *
- * A filter runs in the server when every column it names is a value of
- * tract.samples (or host, or a stack's frames); one that names a derived
- * column is evaluated here on the groups, its columns' inputs grouped too.
+ * A filter runs in the server when every column it names is an input as
+ * it is (a column of the fleet's table, host, or a stack's frames); one
+ * that names a derived column is evaluated here on the groups, its
+ * columns' inputs grouped too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -65,11 +67,27 @@ static int needs_wait_ends(const char *input)
 	return strstr(input, "we_start_us") != NULL;
 }
 
-/* The host column, which only the fleet's samples have. */
+/* The host column, which only the fleet's tables have. */
 static const struct catalog_column host_column = {
-	"host", "host", 0, "the host that recorded the sample (--host of tract record)", NULL, 0, "TEXT", 0,
+	.name = "host", .sql = "host", .doc = "the host that recorded the sample (--host of tract record)",
+	.type = "TEXT", .inputs = { "host" },
 };
 
+/*
+ * An input of a catalog's columns (catalog__input()) as the fleet's tables
+ * have it: the column of the name, a stack's frames joined by its id, or a
+ * column of the ended wait a sample is in.
+ */
+static const char *fleet_input(const char *name)
+{
+	if (!strcmp(name, "kframes"))
+		return KFRAMES;
+	if (!strcmp(name, "uframes"))
+		return UFRAMES;
+	if (!strncmp(name, "wait_ends.", 10))
+		return wait_end_input(name + 10);
+	return name;
+}
 
 /* A column as the fleet's store has it: its inputs, and its value from them (NULL: the one input). */
 struct ch_column {
@@ -111,190 +129,23 @@ static void time_column(const struct catalog_column *c, struct ch_column *out)
 }
 
 /*
- * The fleet's tables by the local catalogs: its name in ClickHouse, and
- * what the catalog's SQL names (alias.column) as that table's columns.
- * The samples' own columns are tract.samples' by their names.
+ * The column as the fleet's store gives it: its inputs as the fleet's
+ * tables have them, its value over them as the catalog has it.  0, or
+ * -ENOTSUP for a column of no inputs.
  */
-struct ch_name {
-	const char *sql, *name;
-};
-
-static const struct ch_name pass_table_names[] = {
-	{ "p.ts_us", "ts_us" }, { "p.weight_us", "weight_us" },
-	{ "t.pcomm", "pcomm" }, { "t.comm", "comm" }, { "t.tid", "tid" }, { "t.tgid", "tgid" },
-	{ "us.frames", UFRAMES }, { "ks.frames", KFRAMES },
-};
-
-/* h.name over a local view of one of the pass's tables: the fleet's table has the column by its name. */
-static const char *pass_column_name(const char *sql)
-{
-	if (strncmp(sql, "h.", 2))
-		return NULL;
-	for (size_t t = 0; t < NR_PASS_TABLES; t++)
-		for (size_t i = 0; i < pass_tables[t].ncolumns; i++)
-			if (!strcmp(pass_tables[t].columns[i].name, sql + 2))
-				return pass_tables[t].columns[i].name;
-	return NULL;
-}
-
-static const struct {
-	const struct catalog *cat;
-	const char *table;
-} tables[] = {
-	{ &catalog_samples, "tract.samples" }, { &catalog_io, "tract.io_latency" },
-	{ &catalog_syscall, "tract.syscall_latency" }, { &catalog_runq, "tract.runq_latency" },
-	{ &catalog_profile, "tract.profile" }, { &catalog_wakeups, "tract.wakeups" },
-};
-
-static int is_samples(const struct catalog *cat)
-{
-	return !strcmp(cat->name, catalog_samples.name);
-}
-
-static const char *table_of(const struct catalog *cat)
-{
-	/* by name: a caller may query a copy of a catalog that sums another column */
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
-		if (!strcmp(tables[i].cat->name, cat->name))
-			return tables[i].table;
-	return NULL;
-}
-
-/* A name the catalog's SQL uses, as the fleet's table has it; NULL if it has none. */
-static const char *name_of(const struct catalog *cat, const char *sql)
-{
-	if (is_samples(cat)) {
-		if (!strcmp(sql, "p.ts_us") || !strcmp(sql, "p.weight_us"))
-			return sql + 2;
-		for (size_t i = 0; i < cat->ncolumns; i++)
-			if (cat->columns[i].type && !strcmp(cat->columns[i].sql, sql))
-				return cat->columns[i].name;
-		/* a coarse time as SQLite keeps it (f.sc_us in COARSE_US): the fleet has it in µs */
-		for (size_t i = 0; i < NR_SAMPLE_COLUMNS; i++)
-			if (column_coarse_us(&sample_columns[i]) && !strncmp(sql, "f.", 2) &&
-			    !strcmp(sql + 2, column_stored_name(&sample_columns[i])))
-				return sample_columns[i].name;
-		return NULL;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(pass_table_names); i++)
-		if (!strcmp(pass_table_names[i].sql, sql))
-			return pass_table_names[i].name;
-	if (pass_column_name(sql))
-		return pass_column_name(sql);
-	return NULL;
-}
-
-/*
- * A column of the samples whose SQL is more than a name (a time so far,
- * gone on with the clock in a repeat: COARSE_US), where s begins with it
- * whole: its name, and its SQL's length in *n.  NULL where none does.
- */
-static const char *whole_column_at(const struct catalog *cat, const char *s, size_t *n)
-{
-	for (size_t i = 0; is_samples(cat) && i < NR_SAMPLE_COLUMNS; i++) {
-		const struct sample_column *c = &sample_columns[i];
-		size_t len = strlen(c->sql);
-
-		if (column_coarse_us(c) && !strncmp(s, c->sql, len)) {
-			*n = len;
-			return c->name;
-		}
-	}
-	return NULL;
-}
-
-/*
- * A column the catalog makes of others (a histogram's pcomm_folded, a
- * heatmap's age bucket): each name it uses (alias.column) becomes an input,
- * its value the column's SQL over them.  One that is just a name is that
- * name in the server.
- */
-static int made_of_names(const struct catalog *cat, const struct catalog_column *c, struct ch_column *out)
-{
-	struct strbuf b = { 0 };
-	const char *s = c->sql;
-
-	while (*s) {
-		size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz_.0123456789");
-		char word[64];
-		const char *name = whole_column_at(cat, s, &n);
-
-		if (!n) {
-			strbuf_addn(&b, s++, 1);
-			continue;
-		}
-		/* a quoted literal passes whole: its words are not names */
-		if (!name && n < sizeof(word) && memchr(s, '.', n) && s[0] >= 'a') {
-			memcpy(word, s, n);
-			word[n] = '\0';
-			name = name_of(cat, word);
-		}
-		if (name) {
-			size_t k;
-
-			for (k = 0; k < out->ninputs && strcmp(out->inputs[k], name); k++)
-				;
-			if (k == out->ninputs) {
-				if (k == ARRAY_SIZE(out->inputs)) {
-					strbuf_free(&b);
-					return -ENOTSUP;
-				}
-				out->inputs[out->ninputs++] = name;
-			}
-			strbuf_addf(&b, "$%zu", k + 1);
-		} else {
-			strbuf_addn(&b, s, n);
-		}
-		s += n;
-	}
-	out->local = strbuf_take(&b);
-	if (!out->ninputs) {
-		free(out->local);
-		out->local = NULL;
-		return -ENOTSUP;
-	}
-	if (!strcmp(out->local, "$1")) {
-		free(out->local);
-		out->local = NULL;
-	}
-	return 0;
-}
-
-/* 0, or -ENOTSUP when the fleet's store cannot give the column. */
-static int ch_column_of(const struct catalog *cat, const struct catalog_column *c, struct ch_column *out)
+static int ch_column_of(const struct catalog_column *c, struct ch_column *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (c->bucket_us) {
 		time_column(c, out);
 		return 0;
 	}
-	if (c == &host_column) {
-		out->inputs[0] = "host";
-		out->ninputs = 1;
-		return 0;
-	}
-	/* a derived column: its value over the inputs tract.samples has by their names (a stack's frames joined) */
-	for (size_t i = 0; is_samples(cat) && i < NR_DERIVED; i++) {
-		const struct derived_column *d = &derived_columns[i];
-
-		if (strcmp(c->name, d->name))
-			continue;
-		for (; out->ninputs < DERIVED_MAX_INPUTS && d->inputs[out->ninputs]; out->ninputs++) {
-			const char *in = d->inputs[out->ninputs];
-
-			out->inputs[out->ninputs] = !strcmp(in, "kframes") ? KFRAMES : !strcmp(in, "uframes") ? UFRAMES :
-						    !strncmp(in, "wait_ends.", 10) ? wait_end_input(in + 10) : in;
-		}
-		out->local = strcmp(d->value, "$1") ? xstrdup(d->value) : NULL;
-		return 0;
-	}
-	/* a column of the samples view is a column of tract.samples, by the same name */
-	if (is_samples(cat) && c->type) {
-		out->inputs[0] = c->name;
-		out->ninputs = 1;
-		return 0;
-	}
-	return made_of_names(cat, c, out);
+	for (; out->ninputs < DERIVED_MAX_INPUTS && c->inputs[out->ninputs]; out->ninputs++)
+		out->inputs[out->ninputs] = fleet_input(c->inputs[out->ninputs]);
+	if (!out->ninputs)
+		return -ENOTSUP;
+	out->local = c->value && strcmp(c->value, "$1") ? xstrdup(c->value) : NULL;
+	return 0;
 }
 
 static void ch_column_free(struct ch_column *c)
@@ -304,10 +155,10 @@ static void ch_column_free(struct ch_column *c)
 	free(c->bucket_input);
 }
 
-int ch_aggregate__inputs(const struct catalog *cat, const struct catalog_column *c, char (*names)[512], size_t max)
+int ch_aggregate__inputs(const struct catalog_column *c, char (*names)[512], size_t max)
 {
 	struct ch_column col;
-	int n = ch_column_of(cat, c, &col);
+	int n = ch_column_of(c, &col);
 
 	for (size_t i = 0; !n && i < col.ninputs && i < max; i++)
 		snprintf(names[i], sizeof(names[i]), "%s", col.inputs[i]);
@@ -351,23 +202,18 @@ static size_t add_input(struct ch_plan *p, const char *input)
 /* The column's value over the plan's inputs (f.iN), its inputs added; NULL when there are too many. */
 static char *local_sql(struct ch_plan *p, const struct ch_column *c)
 {
-	char *sql = xstrdup(c->local ? c->local : "$1");
+	char args[DERIVED_MAX_INPUTS][24];
+	const char *argv[DERIVED_MAX_INPUTS];
 
-	for (size_t k = c->ninputs; k-- > 0;) {
-		char from[24], to[32], *next;
+	for (size_t k = 0; k < c->ninputs; k++) {
 		size_t i = add_input(p, c->inputs[k]);
 
-		if (i == (size_t)-1) {
-			free(sql);
+		if (i == (size_t)-1)
 			return NULL;
-		}
-		snprintf(from, sizeof(from), "$%zu", k + 1);
-		snprintf(to, sizeof(to), "f.i%zu", i + 1);
-		next = replace_all(sql, from, to);
-		free(sql);
-		sql = next;
+		snprintf(args[k], sizeof(args[k]), "f.i%zu", i + 1);
+		argv[k] = args[k];
 	}
-	return sql;
+	return derived_apply(c->local, argv, c->ninputs);
 }
 
 /* The filter's columns: the catalog's and host, each with the SQL of one side. */
@@ -405,7 +251,7 @@ static int make_filter_columns(const struct catalog *cat, struct ch_plan *p, int
 
 		f->cols[i] = i < cat->ncolumns ? base[i] : (struct expr_column){ .name = "host" };
 		f->cols[i].sql = "NULL";
-		if (ch_column_of(cat, c, &cc))
+		if (ch_column_of(c, &cc))
 			continue;
 		if (server && !cc.local && cc.ninputs == 1)
 			f->owned[i] = xstrdup(cc.inputs[0]);
@@ -556,7 +402,7 @@ static int plan_values(const struct agg_result *r, struct ch_plan *p)
 		struct ch_column cc;
 		char *sql;
 
-		if (ch_column_of(r->cat, r->cols[c], &cc)) {
+		if (ch_column_of(r->cols[c], &cc)) {
 			tract_err("column '%s' cannot be read from ClickHouse", r->cols[c]->name);
 			return -ENOTSUP;
 		}
@@ -566,8 +412,8 @@ static int plan_values(const struct agg_result *r, struct ch_plan *p)
 
 			p->time_input = add_input(p, cc.inputs[0]);
 			snprintf(to, sizeof(to), "f.i%zu", p->time_input + 1);
-			p->time_key = replace_all(cc.bucket_key, "$1", to);
-			p->time_key_alone = replace_all(cc.bucket_key, "$1", "f.i1");
+			p->time_key = derived_apply(cc.bucket_key, (const char *[]){ to }, 1);
+			p->time_key_alone = derived_apply(cc.bucket_key, (const char *[]){ "f.i1" }, 1);
 		}
 		ch_column_free(&cc);
 		if (!sql) {
@@ -590,7 +436,7 @@ static int add_from(const struct ch_store *s, const struct agg_query *q, const s
 {
 	struct strbuf range = { 0 }, from = { 0 };
 
-	strbuf_addf(&range, "%s WHERE ts_us >= %llu AND ts_us < %llu", table_of(q->cat),
+	strbuf_addf(&range, "tract.%s WHERE ts_us >= %llu AND ts_us < %llu", q->cat->table,
 		    (unsigned long long)q->from_us, (unsigned long long)q->to_us);
 	ch_store__host_filter(s, &range);
 	if (!p->kstacks && !p->ustacks && !p->wait_ends) {
@@ -652,8 +498,8 @@ static char *group_sql(const struct ch_store *s, const struct agg_query *q, cons
 	strbuf_add(&sql, "SELECT ");
 	for (size_t i = 0; i < p->ninputs; i++)
 		strbuf_addf(&sql, "%s AS i%zu, ", p->inputs[i], i + 1);
-	strbuf_addf(&sql, "sum(%s), count(), %s%s%s FROM ", name_of(q->cat, q->cat->measure),
-		    q->cat->sum ? "sum(" : "", q->cat->sum ? name_of(q->cat, q->cat->sum) : "0", q->cat->sum ? ")" : "");
+	strbuf_addf(&sql, "sum(%s), count(), %s%s%s FROM ", fleet_input(q->cat->measure), q->cat->sum ? "sum(" : "",
+		    q->cat->sum ? fleet_input(q->cat->sum) : "0", q->cat->sum ? ")" : "");
 	where = add_from(s, q, p, &sql);
 	if (p->server_filter.len)
 		strbuf_addf(&sql, " %s (%s)", where ? "AND" : "WHERE", strbuf_str(&p->server_filter));
@@ -826,6 +672,29 @@ static int read_passes(struct ch_store *s, sqlite3 *db, const struct agg_query *
 	return err;
 }
 
+int ch_aggregate__sql(const struct agg_query *q, char **server, char **local)
+{
+	struct ch_plan plan = { 0 };
+	struct agg_query grouped;
+	struct agg_result r = { 0 };
+	int err = parse_group(q, &grouped);
+
+	*server = *local = NULL;
+	if (!err)
+		err = agg_result__start(&grouped, &r);
+	if (!err)
+		err = plan_values(&r, &plan);
+	if (!err)
+		err = plan_filter(q, &plan);
+	if (!err) {
+		*server = group_sql(NULL, q, &plan);
+		*local = local_statement(&plan);
+	}
+	free_plan(&plan);
+	agg_result__free(&r);
+	return err;
+}
+
 int ch_aggregate(const struct store_reader *set, const struct agg_query *q, struct agg_result *r)
 {
 	struct ch_store *s = ch_store__of(set);
@@ -838,7 +707,7 @@ int ch_aggregate(const struct store_reader *set, const struct agg_query *q, stru
 
 	/* what the caller frees, whatever fails */
 	memset(r, 0, sizeof(*r));
-	if (!table_of(q->cat)) {
+	if (!q->cat->table) {
 		tract_err("the %s table is not in ClickHouse", q->cat->name);
 		return -ENOTSUP;
 	}

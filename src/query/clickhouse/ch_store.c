@@ -141,7 +141,7 @@ int ch_store__select_readonly(struct ch_store *s, const char *sql, struct ch_tab
 
 void ch_store__host_filter(const struct ch_store *s, struct strbuf *sql)
 {
-	if (!s->host)
+	if (!s || !s->host)
 		return;
 	strbuf_add(sql, " AND host = ");
 	ch_quote(sql, s->host, strlen(s->host));

@@ -29,7 +29,7 @@ struct ch_store *ch_store__of(const struct store_reader *r);
 int ch_store__select(struct ch_store *s, const char *sql, struct ch_table *t);
 /* The same for SQL that is not tract's (--sql): the server refuses anything but reading. */
 int ch_store__select_readonly(struct ch_store *s, const char *sql, struct ch_table *t);
-/* " AND host = '...'" when the reader is narrowed to a host, appended to sql. */
+/* " AND host = '...'" when the reader is narrowed to a host, appended to sql (s NULL: every host). */
 void ch_store__host_filter(const struct ch_store *s, struct strbuf *sql);
 
 #endif

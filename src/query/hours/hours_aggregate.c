@@ -142,6 +142,7 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 {
 	uint32_t scan_joins = filter ? catalog__joins_of(q->cat, filter->used) : 0, lookup_joins = 0;
 	struct strbuf sql = { 0 }, look = { 0 };
+	struct derived_input measure, sum = { 0 };
 	size_t i, time_base = (size_t)-1;
 
 	memset(pl, 0, sizeof(*pl));
@@ -158,11 +159,14 @@ static void make_plan(const struct agg_query *q, const struct agg_result *r, con
 		else
 			scan_joins |= r->cols[c]->joins;
 	}
-	/* phase 1: the bases and the weight of every fact in range */
+	/* phase 1: the bases and the weight of every fact in range (and the sum), with the joins they need */
 	strbuf_add(&sql, "SELECT ");
 	for (i = 0; i < pl->nbase; i++)
 		strbuf_addf(&sql, "%s, ", pl->base[i]);
-	strbuf_addf(&sql, "%s%s%s FROM %s", q->cat->measure, q->cat->sum ? ", " : "", q->cat->sum ? q->cat->sum : "",
+	if (catalog__input(q->cat, q->cat->measure, &measure) || (q->cat->sum && catalog__input(q->cat, q->cat->sum, &sum)))
+		abort();	/* a catalog that sums no input of its own */
+	scan_joins |= measure.joins | sum.joins;
+	strbuf_addf(&sql, "%s%s%s FROM %s", measure.sql, q->cat->sum ? ", " : "", q->cat->sum ? sum.sql : "",
 		    q->cat->from);
 	catalog__joins_sql(q->cat, scan_joins, &sql);
 	strbuf_add(&sql, " WHERE p.ts_us >= ?1 AND p.ts_us < ?2");

@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 #include "aggregate.h"
 #include "catalog.h"
+#include "ch_read.h"
 #include "ch_schema.h"
 #include "derived.h"
 #include "schema.h"
@@ -104,7 +105,7 @@ static void every_column_comes_from_the_fleets_table(void **state)
 
 		for (size_t i = 0; i < cat->ncolumns; i++) {
 			char names[16][512];
-			int n = ch_aggregate__inputs(cat, &cat->columns[i], names, 16);
+			int n = ch_aggregate__inputs(&cat->columns[i], names, 16);
 
 			if (n <= 0)
 				fail_msg("%s.%s: the fleet's store cannot give it (%d)", cat->name, cat->columns[i].name, n);
