@@ -103,6 +103,8 @@ int catalog__input(const struct catalog *cat, const char *name, struct derived_i
  * for an input the catalog has not.
  */
 int catalog__make_column(const struct catalog *cat, struct catalog_column *c, char *sql, size_t size);
+/* The same, its SQL malloc'd in *sql (held by a catalog made at start); 0, or -1 */
+int catalog__column_sql(const struct catalog *cat, struct catalog_column *c, char **sql);
 /* The column named name (case-insensitive), or NULL. */
 const struct catalog_column *catalog__find(const struct catalog *c, const char *name);
 /* The column list as the filter compiler takes it; an array of c->ncolumns. */
