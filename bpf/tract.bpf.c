@@ -149,7 +149,8 @@ static __always_inline bool is_active(const struct tract_sample *s)
 			      tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 		.site_idle = s->wait_class == TRACT_WAIT_SLEEPING || s->wait_class == TRACT_WAIT_INPUT,
 		.site_fresh = s->wait_class == TRACT_WAIT_UNKNOWN && (s->flags & TRACT_SF_STATE_TIME) &&
-			      s->state_ns < pass.now - first_pass_now && tract_wait_is_untimed(s->syscall_nr, s->sc_args),
+			      pass.now > first_pass_now && s->state_ns < pass.now - first_pass_now &&
+			      s->state_ns < TRACT_FRESH_KEEP_NS && tract_wait_is_untimed(s->syscall_nr, s->sc_args),
 	};
 
 	if (all_threads)
@@ -390,16 +391,9 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	tag = owner_tag(task);
 	switches = read_syscall(task, s, tag, !on_cpu && s->state != TRACT_STATE_RUN);
 	read_state_time(task, s, pass.now);
-	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL)) {
-		s->wait_class = site_class(task, s->syscall_nr, s->sc_args[0]);
-		/*
-		 * A timer ends a wait at a site where a timeout ran out: a nap.  A wait
-		 * there with no timeout is no nap (a runtime parks its threads on one
-		 * condition variable with and without a timeout): not known yet.
-		 */
-		if (s->wait_class == TRACT_WAIT_SLEEPING && tract_wait_is_untimed(s->syscall_nr, s->sc_args))
-			s->wait_class = TRACT_WAIT_UNKNOWN;
-	}
+	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL))
+		s->wait_class = site_class(task, s->syscall_nr, s->sc_args[0],
+					   tract_wait_is_untimed(s->syscall_nr, s->sc_args));
 	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass.now)
 		s->arrival_ns = pass.now - task->sched_info.last_arrival;
 	if (!(s->flags & TRACT_SF_HOLDER) && !is_active(s)) {

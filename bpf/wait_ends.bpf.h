@@ -36,8 +36,19 @@ struct wait_mark {
  * did, its first lock wait as theirs.  The value holds a bit for each
  * class seen (1 << class) and TRACT_WAIT_CROSS: one timer that ends a
  * latch's wait (a deadlock check) does not unlearn that other workers end
- * them.
+ * them.  A timer's end is a nap's for the waits like it: SITE_NAPS_TIMED
+ * where a timeout ran out, SITE_NAPS_UNTIMED where a wait with none was
+ * ended by a timer's event (a timerfd); a wait with no timeout ended by a
+ * signal a timer sent (an alarm: a server's deadlock check in its lock
+ * wait) teaches nothing.  A runtime parks a thread on one condition
+ * variable with and without a timeout: the timeouts make no nap of the
+ * waits with none.
  */
+#define SITE_NAPS_TIMED (1 << TRACT_WAIT_SLEEPING)
+#define SITE_NAPS_UNTIMED 0x20
+_Static_assert(!(SITE_NAPS_UNTIMED & (TRACT_WAIT_CROSS | (1 << TRACT_WAIT_BLOCKED) | (1 << TRACT_WAIT_SLEEPING) |
+					(1 << TRACT_WAIT_INPUT))), "a bit of its own");
+
 struct wait_site {
 	__u64 program;		/* its executable's inode, as a number; the tgid where it has none */
 	__u64 arg0;
@@ -117,9 +128,10 @@ static __noinline void mark_wait(const struct tract_pass *p, struct task_struct 
 /*
  * The class a wait at task's site would have, by what has ended waits
  * there: blocked (| TRACT_WAIT_CROSS where another process of the program
- * has) before input before sleeping; TRACT_WAIT_UNKNOWN where none has.
+ * has) before input before sleeping (for a wait with a timeout, or
+ * untimed with none, as the naps there were); TRACT_WAIT_UNKNOWN where none has.
  */
-static __noinline __u8 site_class(struct task_struct *task, __s32 nr, __u64 arg0)
+static __noinline __u8 site_class(struct task_struct *task, __s32 nr, __u64 arg0, __u32 untimed)
 {
 	struct wait_site k = { .program = program_of(task), .nr = nr, .arg0 = arg0 };
 	__u8 *c = bpf_map_lookup_elem(&wait_sites, &k), seen;
@@ -131,9 +143,20 @@ static __noinline __u8 site_class(struct task_struct *task, __s32 nr, __u64 arg0
 		return TRACT_WAIT_BLOCKED | (seen & TRACT_WAIT_CROSS);
 	if (seen & (1 << TRACT_WAIT_INPUT))
 		return TRACT_WAIT_INPUT;
-	if (seen & (1 << TRACT_WAIT_SLEEPING))
+	if (seen & (untimed ? SITE_NAPS_UNTIMED : SITE_NAPS_TIMED))
 		return TRACT_WAIT_SLEEPING;
 	return TRACT_WAIT_UNKNOWN;
+}
+
+/*
+ * A signal is queued for p, to it or to its process: a wakeup by a timer is
+ * the signal's (an alarm), not the timer's own event.  (TIF_SIGPENDING
+ * would say it exactly, but its bit is a #define that differs by
+ * architecture and version.)
+ */
+static __always_inline bool signal_queued(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, pending.signal.sig[0]) || BPF_CORE_READ(p, signal, shared_pending.signal.sig[0]);
 }
 
 /* Two processes run the same program: their executables are one file (workers of a server). */
@@ -183,13 +206,13 @@ static __noinline void write_wait_end(struct task_struct *p, struct task_struct 
 	if (site.nr >= 0) {
 		__u8 *known = bpf_map_lookup_elem(&wait_sites, &site);
 
-		/*
-		 * A timer that ends a wait with no timeout is an alarm's signal (a
-		 * server's deadlock check in its lock wait): no nap, it teaches nothing.
-		 */
 		seen = (known ? *known : 0) | (class & TRACT_WAIT_CROSS);
-		if (class != TRACT_WAIT_SLEEPING || !m->untimed)
+		if ((class & TRACT_WAIT_CLASS_MASK) != TRACT_WAIT_SLEEPING)
 			seen |= 1 << (class & TRACT_WAIT_CLASS_MASK);
+		else if (!m->untimed)
+			seen |= SITE_NAPS_TIMED;
+		else if (!signal_queued(p))
+			seen |= SITE_NAPS_UNTIMED;
 		if (seen && (!known || *known != seen))
 			bpf_map_update_elem(&wait_sites, &site, &seen, BPF_ANY);
 	}

@@ -660,6 +660,12 @@ static inline __u32 tract_pi_futex_owner(__u32 word, __u32 waiter_tid)
 
 /* --idle-grace unless given: an idle wait younger than this is active (activity reads it so too). */
 #define TRACT_IDLE_GRACE_DEFAULT_NS 10000000ull
+/*
+ * How long a wait at a site where none has ended is kept for that (site_fresh):
+ * a first lock wait's minute, not an idle thread's life (a runtime's parked
+ * threads, a server's acceptor that no client reaches)
+ */
+#define TRACT_FRESH_KEEP_NS 60000000000ull
 
 /* What the active policy looks at in a thread. */
 struct tract_policy_facts {
@@ -671,8 +677,9 @@ struct tract_policy_facts {
 	__u8 has_state_time;		/* state_ns is known (not from /proc) */
 	__u8 site_keeps;		/* its site's waits ended by another process of the program, and it has no timeout */
 	__u8 site_idle;			/* ... by a timer, an interrupt or another program (not from /proc) */
-	__u8 site_fresh;		/* no wait has ended at its site yet, its wait has no timeout and began
-					   since the recording did (not from /proc) */
+	__u8 site_fresh;		/* no wait has ended at its site yet, its wait has no timeout, began
+					   since the recording did and is younger than TRACT_FRESH_KEEP_NS
+					   (not from /proc) */
 	__u64 state_ns;			/* time in the state so far */
 	__u64 idle_grace_ns;
 };
@@ -702,8 +709,8 @@ static inline int tract_is_active(const struct tract_policy_facts *f)
 	 * An idle syscall's wait is kept however long it lasts where such waits
 	 * end by another worker process, and where none has ended yet, so that
 	 * a server's first lock wait is kept whole: its end says what it was.
-	 * (A wait begun before the recording, or one with a timeout, which
-	 * soon teaches its site, is not kept for that.)
+	 * (A wait begun before the recording, one with a timeout, which soon
+	 * teaches its site, or one past its first minute is not kept for that.)
 	 */
 	if (f->state == TRACT_STATE_SLEEP && f->in_syscall &&
 	    (!f->idle_syscall || f->lock_wait || f->site_keeps || f->site_fresh))

@@ -37,6 +37,8 @@
  *               server's deadlock check) ends that wait after 0.8 s, and it
  *               waits again, with no timeout, until the write
  *   lateidler   as idler, from then on
+ *   ticker      waits in epoll_wait, no timeout, on a timerfd that fires
+ *               every 300 ms, from then on
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -54,6 +56,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -233,6 +236,24 @@ static void *alarmed_thread(void *arg)
 	return NULL;
 }
 
+/* Waits in epoll_wait, with no timeout, on a timerfd that fires every 300 ms, forever. */
+static void *ticker_thread(void *arg)
+{
+	struct itimerspec every = { .it_interval = { 0, PERIOD_NS }, .it_value = { 0, PERIOD_NS } };
+	int tfd = timerfd_create(CLOCK_MONOTONIC, 0), ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = tfd };
+	uint64_t n;
+
+	(void)arg;
+	if (tfd < 0 || ep < 0 || timerfd_settime(tfd, 0, &every, NULL) || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev))
+		die("ticker");
+	announce("ticker");
+	for (;;)
+		if (epoll_wait(ep, &ev, 1, -1) == 1 && read(tfd, &n, sizeof(n)) < 0)
+			die("ticker");
+	return NULL;
+}
+
 /* SIGUSR1, or the deadline: 0 for the signal (blocked in every thread before they start) */
 static int triggered(long seconds)
 {
@@ -281,11 +302,12 @@ static int fresh(long seconds)
 	printf("ready\n");
 	if (!triggered(seconds)) {
 		kill(child, SIGUSR1);
-		pthread_barrier_init(&announced, NULL, 3);
+		pthread_barrier_init(&announced, NULL, 4);
 		latch_waiter = (struct reader){ "latchwaiter", latch_sv[0] };
 		late_idler = (struct reader){ "lateidler", eventfd(0, 0) };
 		start(alarmed_thread, &latch_waiter);
 		start(once_thread, &late_idler);
+		start(ticker_thread, NULL);
 		pthread_barrier_wait(&announced);
 		printf("triggered\n");
 		sleep((unsigned int)seconds);
