@@ -123,8 +123,10 @@ int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
 {
 	struct timer_mark *mark = cpu_mark();
 
-	if (mark)
+	if (mark) {
 		mark->running = 1;
+		mark->timer = (__u64)t;
+	}
 	take_moment(t);
 	arm_moment_timer(mark);
 	return 0;

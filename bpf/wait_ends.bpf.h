@@ -38,9 +38,9 @@ struct wait_mark {
  * latch's wait (a deadlock check) does not unlearn that other workers end
  * them.  A timer's end is a nap's for the waits like it: SITE_NAPS_TIMED
  * where a timeout ran out, SITE_NAPS_UNTIMED where a wait with none was
- * ended by a timer's event (a timerfd); a wait with no timeout ended by a
- * signal a timer sent (an alarm: a server's deadlock check in its lock
- * wait) teaches nothing.  A runtime parks a thread on one condition
+ * ended by a timer's own event (a timerfd's); a wait with no timeout ended
+ * by another timer (a signal it sends, an alarm: a server's deadlock check
+ * in its lock wait) teaches nothing.  A runtime parks a thread on one condition
  * variable with and without a timeout: the timeouts make no nap of the
  * waits with none.
  */
@@ -148,17 +148,6 @@ static __noinline __u8 site_class(struct task_struct *task, __s32 nr, __u64 arg0
 	return TRACT_WAIT_UNKNOWN;
 }
 
-/*
- * A signal is queued for p, to it or to its process: a wakeup by a timer is
- * the signal's (an alarm), not the timer's own event.  (TIF_SIGPENDING
- * would say it exactly, but its bit is a #define that differs by
- * architecture and version.)
- */
-static __always_inline bool signal_queued(struct task_struct *p)
-{
-	return BPF_CORE_READ(p, pending.signal.sig[0]) || BPF_CORE_READ(p, signal, shared_pending.signal.sig[0]);
-}
-
 /* Two processes run the same program: their executables are one file (workers of a server). */
 static __always_inline bool same_program(struct task_struct *a, struct task_struct *b)
 {
@@ -191,7 +180,7 @@ static __always_inline __u8 class_of_end(struct task_struct *p, struct task_stru
  * frame 64 bytes or more, a private stack from 6.13 (wakeup.bpf.h).
  */
 static __noinline void write_wait_end(struct task_struct *p, struct task_struct *cur, __u32 label,
-				      struct wait_mark *m)
+				      struct wait_mark *m, __u32 timer_event)
 {
 	struct wait_site site = { .program = program_of(p), .nr = m->nr, .arg0 = m->arg0 };
 	__u64 start = m->start_ns;
@@ -211,7 +200,7 @@ static __noinline void write_wait_end(struct task_struct *p, struct task_struct 
 			seen |= 1 << (class & TRACT_WAIT_CLASS_MASK);
 		else if (!m->untimed)
 			seen |= SITE_NAPS_TIMED;
-		else if (!signal_queued(p))
+		else if (timer_event)
 			seen |= SITE_NAPS_UNTIMED;
 		if (seen && (!known || *known != seen))
 			bpf_map_update_elem(&wait_sites, &site, &seen, BPF_ANY);
@@ -240,14 +229,17 @@ static __noinline void write_wait_end(struct task_struct *p, struct task_struct 
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-/* At every wakeup (sched_waking), in the waker's context: label as waker_label() gave it. */
-static __always_inline void end_wait(struct task_struct *p, struct task_struct *cur, __u32 label)
+/*
+ * At every wakeup (sched_waking), in the waker's context: label as
+ * waker_label() gave it; timer_event: a timer's own event (a timerfd's).
+ */
+static __always_inline void end_wait(struct task_struct *p, struct task_struct *cur, __u32 label, __u32 timer_event)
 {
 	__u32 i = still_index(p->pid);
 	struct wait_mark *m = bpf_map_lookup_elem(&wait_marks, &i);
 
 	if (m && m->start_ns && m->tag == owner_tag(p))
-		write_wait_end(p, cur, label, m);
+		write_wait_end(p, cur, label, m, timer_event);
 }
 
 /* A thread that exits: its mark, if it left one, goes with it. */

@@ -40,7 +40,8 @@ struct timer_mark {
 	__u32 pad0;
 	/* the moment this CPU's timer is set for (moment_timer.bpf.h): checked at every hrtimer expiry, in this line */
 	__u64 moment_armed;
-	__u8 pad[40];
+	__u64 timer;		/* the hrtimer whose expiry runs (while running) */
+	__u8 pad[32];
 };
 
 /*
@@ -171,6 +172,22 @@ static __noinline __u32 waker_label(struct task_struct *cur)
 	return 0;
 }
 
+/*
+ * A timer's wakeup is its own event where the hrtimer running is a
+ * timerfd's, not a signal it sends (an alarm), which wakes a thread
+ * asleep with no timeout for a handler to run.
+ */
+static __always_inline __u32 timerfd_event(void)
+{
+	struct timer_mark *mark = cpu_mark();
+	struct hrtimer *t;
+
+	if (!timerfd_fn || !mark || !mark->timer)
+		return 0;
+	t = (struct hrtimer *)mark->timer;
+	return (__u64)BPF_CORE_READ(t, function) == timerfd_fn;
+}
+
 /* Runs in the waker's context, before the wakee is queued. */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tract_sched_waking, struct task_struct *p)
@@ -179,7 +196,7 @@ int BPF_PROG(tract_sched_waking, struct task_struct *p)
 	struct tract_waker *w = waker_of(p->pid);
 	__u32 label = waker_label(cur);
 
-	end_wait(p, cur, label);
+	end_wait(p, cur, label, label == TRACT_WAKER_TIMER && timerfd_event());
 	if (!w)
 		return 0;
 	if (w->tag != owner_tag(p))

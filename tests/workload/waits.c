@@ -55,6 +55,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/syscall.h>
@@ -210,7 +211,9 @@ static void on_alarm(int sig)
 /*
  * The latch waiter: a wait with a timeout that runs out after 0.3 s, then
  * waits with none until the latch is written, the first ended by an alarm
- * 0.8 s from the start: a signal to this thread alone.
+ * 0.8 s from the start: a signal to this thread alone.  Its epoll set holds
+ * a signalfd too, as a server's latch does: every signal sent to the
+ * thread wakes a signalfd's waiters, before it is queued.
  */
 static void *alarmed_thread(void *arg)
 {
@@ -218,12 +221,18 @@ static void *alarmed_thread(void *arg)
 	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM };
 	struct itimerspec alarm_at = { .it_value = { 0, 800000000 } };
 	struct sigaction sa = { .sa_handler = on_alarm };
-	int ep = epoll_create1(0);
+	int ep = epoll_create1(0), sfd;
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = r->fd };
+	sigset_t usr2;
 	timer_t timer;
 
 	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);	/* sigev_notify_thread_id, which glibc 2.36 lacks */
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, r->fd, &ev) || sigaction(SIGALRM, &sa, NULL) ||
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	sfd = signalfd(-1, &usr2, 0);
+	if (ep < 0 || sfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, r->fd, &ev) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &(struct epoll_event){ .events = EPOLLIN, .data.fd = sfd }) ||
+	    sigaction(SIGALRM, &sa, NULL) ||
 	    timer_create(CLOCK_MONOTONIC, &sev, &timer) || timer_settime(timer, 0, &alarm_at, NULL))
 		die("alarm");
 	announce(r->role);

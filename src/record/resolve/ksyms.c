@@ -92,6 +92,22 @@ static int read_kallsyms(struct ksyms *ks)
 	return 0;
 }
 
+uint64_t ksyms__address(const char *path, const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr, found = 0;
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && (type == 't' || type == 'T') &&
+		    !strcmp(sym, name))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
 struct ksyms *ksyms__load(const char *path)
 {
 	struct ksyms *ks = xcalloc(1, sizeof(*ks));

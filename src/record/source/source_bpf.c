@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "cgroups.h"
 #include "chains.h"
+#include "ksyms.h"
 #include "nspid.h"
 #include "files.h"
 #include "irqs.h"
@@ -846,6 +847,8 @@ static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack
 		return NULL;
 	}
 	skel->rodata->irq_by_stack = irq_by_stack;
+	/* a timerfd's expiry is its own event, which a wait's site learns from (wait_ends.bpf.h) */
+	skel->rodata->timerfd_fn = ksyms__address(NULL, "timerfd_tmrproc");
 	skel->rodata->ustack_frames = ustack_frames;
 	*err = configure(skel, cfg);
 	if (!*err)
