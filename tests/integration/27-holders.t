@@ -11,39 +11,94 @@ need_root_bpf
 LOCKS=${LOCKS:-$(dirname "$WORKLOAD")/locks}
 [ -x "$LOCKS" ] || test_bug_ "no lock workload at $LOCKS (make all builds it)"
 
-# run_locks MODE ARGS...: the lock workload in the background until the test
-# ends it, its roles' tids in $WORK/MODE.out (role=tid)
-run_locks() {
-	rl_mode=$1
+# start_locks MODE ARGS...: the lock workload in the background until the
+# test ends it, its roles' tids in $WORK/MODE.out (role=tid); its pid in
+# $WORK/MODE.pid, the pid recorded (the same, but for the namespace's)
+start_locks() {
+	sl_mode=$1
 	shift
-	"$LOCKS" "$rl_mode" 600 "$@" > "$WORK/$rl_mode.out" 2> "$WORK/$rl_mode.err" &
-	WL_PID=$!
-	wait_ready "$WORK/$rl_mode.out"
+	"$LOCKS" "$sl_mode" 600 "$@" > "$WORK/$sl_mode.out" 2> "$WORK/$sl_mode.err" &
+	bg_started $!
+	echo $! > "$WORK/$sl_mode.pid"
 }
 
 # tid_of MODE ROLE: the tid the workload printed for ROLE
 tid_of() { sed -n "s/^$2=//p" "$WORK/$1.out"; }
 
-# record_locks MODE: 3 s of the workload at 10 Hz into $WORK/MODE.store; the
-# store's one file in DB, its passes in PASSES
+# record_locks MODE...: 3 s of each mode's workload at 10 Hz into
+# $WORK/MODE.store, all at once: their threads sleep or wait, so the
+# recordings take no CPU from each other
 record_locks() {
-	"$TRACT" record -F 10 -d 3 -p "$WL_PID" -o "$WORK/$1.store" 2> "$WORK/$1.rec.err"
-	rl_rc=$?
-	stop_workload
+	rl_pids=
+	for rl_mode; do
+		"$TRACT" record -F 10 -d 3 -p "$(cat "$WORK/$rl_mode.pid")" -o "$WORK/$rl_mode.store" \
+			2> "$WORK/$rl_mode.rec.err" &
+		rl_pids="$rl_pids $!"
+	done
+	# shellcheck disable=SC2086
+	wait $rl_pids
+}
+
+# recorded MODE: the mode's store's one file in DB, its passes in PASSES
+recorded() {
 	DB=$(one_store "$WORK/$1.store")
 	PASSES=$(q "$DB" "select count(*) from passes")
-	return $rl_rc
 }
 
 # samples_where COND: the samples that meet COND
 samples_where() { q "$DB" "select count(*) from samples where $1"; }
 
+# Every shape below started at once and recorded at once, then checked one
+# by one.  The kernel's shape needs userfaultfd, which a system may refuse.
+for mode in hold chain deadlock pi fake; do
+	start_locks $mode
+done
+start_locks file "$WORK/file.lock"
+start_locks kernel 3 "$WORK/locked.dat"
+# in a pid namespace of its own: unshare ignores TERM while its child runs,
+# and the child, the namespace's init, ignores it too: the child is killed
+# (KILL) once recorded, with unshare should the test end first
+# (--kill-child), and ends by itself in 60 s whatever happens
+ns=0
+if command -v unshare > /dev/null && unshare -p -f --kill-child true 2> /dev/null; then
+	unshare -p -f --kill-child "$LOCKS" hold 60 > "$WORK/ns.out" 2> "$WORK/ns.err" &
+	NS_UNSHARE=$!
+	bg_started $NS_UNSHARE
+	ns=1
+fi
+recording="hold chain deadlock pi fake file"
+for mode in $recording; do
+	wait_ready "$WORK/$mode.out" || exit 1
+done
+kernel=0
+wait_ready "$WORK/kernel.out" && kernel=1 && recording="$recording kernel"
+if [ $ns = 1 ]; then
+	wait_ready "$WORK/ns.out" || exit 1
+	# the workload's own pid on the host: unshare's child; its threads by name
+	NS_PID=$(pgrep -P "$NS_UNSHARE" | head -n 1)
+	echo "$NS_PID" > "$WORK/ns.pid"
+	host_tid() { grep -lx "$1" /proc/"$NS_PID"/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|'; }
+	NA=$(host_tid holder)
+	NB=$(host_tid waiter1)
+	recording="$recording ns"
+fi
+# shellcheck disable=SC2086
+record_locks $recording
+for mode in $recording; do
+	if [ "$mode" = ns ]; then
+		kill -KILL "$NS_PID"
+		wait "$NS_UNSHARE" 2> /dev/null
+	else
+		kill "$(cat "$WORK/$mode.pid")"
+		wait "$(cat "$WORK/$mode.pid")" 2> /dev/null
+	fi
+done
+
 # ---- glibc's pthread_mutex_t: holder sleeps holding it, waiter1 and waiter2 wait ----
-run_locks hold || exit 1
+recorded hold
 A=$(tid_of hold holder)
 B=$(tid_of hold waiter1)
 C=$(tid_of hold waiter2)
-record_locks hold
 ok "a recording of the mutex's waiters has passes" at_least "$PASSES" 10
 ok "waiter1 is in every pass, blocked by the holder" \
 	test "$(samples_where "tid = $B and blocker_tid = $A and chain_root_tid = $A and chain_len = 1 and chain_cycle = 0")" = "$PASSES"
@@ -98,11 +153,10 @@ else
 fi
 
 # ---- a chain: top waits for mid, who holds m1 and waits for root, who holds m2 ----
-run_locks chain || exit 1
+recorded chain
 ROOT=$(tid_of chain root)
 MID=$(tid_of chain mid)
 TOP=$(tid_of chain top)
-record_locks chain
 ok "the chain's middle waits for its root in every pass" \
 	test "$(samples_where "tid = $MID and blocker_tid = $ROOT and chain_root_tid = $ROOT and chain_len = 1")" = "$PASSES"
 ok "the chain's top names mid its holder and root its root, two links away, in every pass" \
@@ -118,11 +172,10 @@ test_expect_success "wakes --holders draws the chain: root -> mid -> top, and no
 '
 
 # ---- a deadlock: dead1 holds m1 and waits for m2, dead2 the other way round ----
-run_locks deadlock || exit 1
+recorded deadlock
 D1=$(tid_of deadlock dead1)
 D2=$(tid_of deadlock dead2)
 LOW=$((D1 < D2 ? D1 : D2))
-record_locks deadlock
 ok "dead1 waits for dead2 in every pass, marked a cycle" \
 	test "$(samples_where "tid = $D1 and blocker_tid = $D2 and chain_cycle = 1 and chain_len = 2")" = "$PASSES"
 ok "dead2 waits for dead1 in every pass, marked a cycle" \
@@ -142,43 +195,24 @@ test_expect_success "wakes --holders with no waiter named: exit 1, saying so" '
 '
 
 # ---- a PI mutex: the owner's tid is the futex word ----
-run_locks pi || exit 1
+recorded pi
 PH=$(tid_of pi piholder)
 PW=$(tid_of pi piwaiter)
-record_locks pi
 ok "a PI mutex's waiter is in every pass" test "$(samples_where "tid = $PW and syscall = 'futex'")" = "$PASSES"
 ok "... blocked by its owner" test "$(samples_where "tid = $PW and blocker_tid = $PH and chain_root_tid = $PH")" = "$PASSES"
 
 # ---- words that wait as glibc's mutex does but are none, naming a live thread of theirs ----
-run_locks fake || exit 1
+recorded fake
 F1=$(tid_of fake fake1)
 F2=$(tid_of fake fake2)
-record_locks fake
 ok "a lock word counting no user names no holder, though a live thread's tid is where __owner would be" \
 	test "$(samples_where "tid = $F1 and syscall = 'futex'")" = "$PASSES" -a "$(samples_where "tid = $F1 and blocker_tid is not null")" = 0
 ok "nor one whose kind has bits glibc never sets" \
 	test "$(samples_where "tid = $F2 and syscall = 'futex'")" = "$PASSES" -a "$(samples_where "tid = $F2 and blocker_tid is not null")" = 0
 
 # ---- a process in a pid namespace of its own: glibc names the holder by the namespace's tid ----
-if command -v unshare > /dev/null && unshare -p -f --kill-child true 2> /dev/null; then
-	# unshare ignores TERM while its child runs, and the child, the
-	# namespace's init, ignores it too: the child is killed (KILL) once
-	# recorded, with unshare should the test end first (--kill-child), and
-	# ends by itself in 60 s whatever happens
-	unshare -p -f --kill-child "$LOCKS" hold 60 > "$WORK/ns.out" 2> "$WORK/ns.err" &
-	WL_PID=$!
-	wait_ready "$WORK/ns.out" || exit 1
-	# the workload's own pid on the host: unshare's child; its threads by name
-	NS_PID=$(pgrep -P "$WL_PID" | head -n 1)
-	host_tid() { grep -lx "$1" /proc/"$NS_PID"/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|'; }
-	NA=$(host_tid holder)
-	NB=$(host_tid waiter1)
-	"$TRACT" record -F 10 -d 3 -p "$NS_PID" -o "$WORK/ns.store" 2> "$WORK/ns.rec.err"
-	kill -KILL "$NS_PID"
-	wait "$WL_PID" 2> /dev/null
-	WL_PID=
-	DB=$(one_store "$WORK/ns.store")
-	PASSES=$(q "$DB" "select count(*) from passes")
+if [ $ns = 1 ]; then
+	recorded ns
 	ok "in a pid namespace, the waiter is named its holder by the host's tid, not the namespace's ($(tid_of ns holder))" \
 		test "$(samples_where "tid = $NB and blocker_tid = $NA")" = "$PASSES"
 	ok "and no tid of the namespace's is taken for a host's" test "$(samples_where "blocker_tid is not null and blocker_tid != $NA")" = 0
@@ -188,11 +222,10 @@ else
 fi
 
 # ---- file locks: a process holds a file's fcntl and flock locks, threads of another wait ----
-run_locks file "$WORK/file.lock" || exit 1
+recorded file
 FH=$(tid_of file fholder)
 FW=$(tid_of file fwaiter)
 FLW=$(tid_of file flwaiter)
-record_locks file
 ok "file: fcntl(F_SETLKW)'s waiter is in every pass, blocked by the process holding the lock" \
 	test "$(samples_where "tid = $FW and syscall = 'fcntl' and blocker_tid = $FH and chain_root_tid = $FH")" = "$PASSES"
 ok "file: flock's waiter too" \
@@ -206,7 +239,7 @@ test_expect_success "file: a file lock's wait is activity lock" '
 
 # ---- the kernel's own lock: writers of one file wait for its inode lock ----
 # kholder writes from a page whose fault never ends, holding the file's lock
-if ! run_locks kernel 3 "$WORK/locked.dat"; then
+if [ $kernel = 0 ]; then
 	for t in "kernel: writers wait, blocked by the lock's holder" "kernel: in every pass" \
 		 "kernel: each writer, the holder its root" "kernel: the holder itself is kept" \
 		 "kernel: no notice" "kernel: only the holder is named"; do
@@ -214,8 +247,8 @@ if ! run_locks kernel 3 "$WORK/locked.dat"; then
 	done
 	exit 0
 fi
+recorded kernel
 KH=$(tid_of kernel kholder)
-record_locks kernel
 KW=$(for r in kwaiter1 kwaiter2 kwaiter3; do tid_of kernel $r; done | paste -sd,)
 if grep -q "does not record who holds a kernel lock" "$WORK/kernel.rec.err"; then
 	ok "kernel: without task_struct.blocker, one notice says so" \
