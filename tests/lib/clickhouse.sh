@@ -5,7 +5,7 @@
 #                                     start one in DIR (a fresh directory), wait until it answers;
 #                                     CONFIG is more of config.xml (remote_servers), USERS more users
 #   ch_query HTTP_PORT SQL            run SQL, print the result (exit 1 on an error answer)
-#   ch_stop DIR                       stop it (TERM, then KILL after 30 s)
+#   ch_stop DIR...                    stop them, all at once (TERM, then KILL after 30 s)
 # ch_stop_all, as an EXIT trap, stops every server ch_start started.
 CH_DIRS=
 ch_start() {
@@ -19,8 +19,10 @@ ch_start() {
 <default_profile>default</default_profile><default_database>default</default_database><timezone>UTC</timezone>
 <mark_cache_size>536870912</mark_cache_size>$more_config</yandex>
 XML
+	# poll_interval: a connection waiting for its next query (another
+	# shard's, kept in its pool) sees a stopping server within 1 s, not 10
 	cat > "$d/users.xml" <<XML
-<yandex><profiles><default><max_memory_usage>4000000000</max_memory_usage></default><readonly><readonly>1</readonly></readonly></profiles>
+<yandex><profiles><default><max_memory_usage>4000000000</max_memory_usage><poll_interval>1</poll_interval></default><readonly><readonly>1</readonly></readonly></profiles>
 <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>$more_users</users>
 <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas></yandex>
 XML
@@ -44,12 +46,26 @@ ch_query() {
 }
 
 ch_stop() {
-	pid=$(cat "$1/pid" 2> /dev/null) || return 0
-	kill -TERM "$pid" 2> /dev/null
-	for _ in $(seq 300); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.1; done
-	kill -KILL "$pid" 2> /dev/null
+	# a server takes a second or more to stop: TERM to every one first
+	cs_pids=
+	for cs_d; do
+		cs_pid=$(cat "$cs_d/pid" 2> /dev/null) || continue
+		# once gone, its pid may be another process's
+		rm -f "$cs_d/pid"
+		kill -TERM "$cs_pid" 2> /dev/null && cs_pids="$cs_pids $cs_pid"
+	done
+	for _ in $(seq 300); do
+		cs_left=
+		for cs_pid in $cs_pids; do kill -0 "$cs_pid" 2> /dev/null && cs_left="$cs_left $cs_pid"; done
+		[ -n "$cs_left" ] || return 0
+		cs_pids=$cs_left
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $cs_pids 2> /dev/null
 }
 
 ch_stop_all() {
-	for d in $CH_DIRS; do ch_stop "$d"; done
+	# shellcheck disable=SC2086
+	ch_stop $CH_DIRS
 }
