@@ -44,6 +44,13 @@ ok "the server killed mid-recording and started again: the recorder exits $rc" t
 ok "every local row arrives exactly once ($(in_server killed); local $(in_store "$WORK/k"))" \
 	test "$(in_server killed)" = "$(in_store "$WORK/k")"
 
+# ---- a full spool: no server at all, 8 s of passes into a spool of 1 MiB ----
+# (beside the server that never answers below, which mostly waits)
+"$TRACT" record -F 100 -d 8 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host full --spool-max 1M \
+	-o "$WORK/f" 2> "$WORK/f.err" &
+full=$!
+bg_started $full
+
 # ---- a server that takes the rows and never answers ----
 perl "$(dirname "$0")/../lib/silent_proxy.pl" 18430 $P > "$WORK/proxy.out" 2>&1 &
 proxy=$!
@@ -93,9 +100,8 @@ wait $rec
 ok "batches sent without an answer are counted before they go again: nothing doubled ($(in_server silent); local $(in_store "$WORK/s"))" \
 	test "$(in_server silent)" = "$(in_store "$WORK/s")"
 
-# ---- a full spool ----
-"$TRACT" record -F 100 -d 8 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host full --spool-max 1M \
-	-o "$WORK/f" 2> "$WORK/f.err"
+# ---- the full spool, recorded beside the above ----
+wait $full
 rc=$?
 kb=$(du -sk "$WORK/f/spool" | cut -f1)
 test_expect_success "a full spool: the recorder exits $rc, the spool stays near its bound (${kb} KiB)" '
