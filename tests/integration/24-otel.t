@@ -14,16 +14,31 @@ need_root_bpf
 [ -n "${OTEL:-}" ] && [ -x "$OTEL/otel_desc" ] || skip_all "needs the thread-context test programs ('make' builds them in build/otel)"
 N=4
 
-# run PROGRAM ARGS...: record it for 2 s into $WORK/NAME (NAME the program's, unless set)
+# run PROGRAM ARGS...: start it, and record it for 2 s into $WORK/NAME (NAME
+# the program's, unless set) in the background, beside the others run so far
+RUN_PROGS=
+RUN_RECS=
 run() {
 	name=${NAME:-$(basename "$1")}
 	"$@" $N > "$WORK/$name.out" 2>&1 &
-	prog=$!
-	for _ in $(seq 50); do grep -q '^ready' "$WORK/$name.out" && break; sleep 0.1; done
+	RUN_PROGS="$RUN_PROGS $!"
+	bg_started $!
+	# (its output file may not be there yet)
+	for _ in $(seq 50); do grep -qs '^ready' "$WORK/$name.out" && break; sleep 0.1; done
 	pid=$(sed -n 's/^ready pid=//p' "$WORK/$name.out")
-	"$TRACT" record -v -F 10 -d 2 -p "$pid" -o "$WORK/$name" 2> "$WORK/$name.err"
-	kill "$prog"
-	wait "$prog" 2> /dev/null
+	"$TRACT" record -v -F 10 -d 2 -p "$pid" -o "$WORK/$name" 2> "$WORK/$name.err" &
+	RUN_RECS="$RUN_RECS $!"
+}
+# recorded: every recording run started is done, and its program ended
+recorded() {
+	# shellcheck disable=SC2086
+	wait $RUN_RECS
+	# shellcheck disable=SC2086
+	kill $RUN_PROGS
+	# shellcheck disable=SC2086
+	wait $RUN_PROGS 2> /dev/null
+	RUN_PROGS=
+	RUN_RECS=
 }
 
 # each thread: its samples, with the right ids, with other ids: "comm samples right wrong"
@@ -47,11 +62,15 @@ check() {
 		FS='|' "$WORK/$1.ids"
 }
 
+# the programs' threads wait in read(): recorded at once, they take no CPU
+# from each other; the one with a thread on its CPU (--attrs) after them
 for variant in desc gd ie exe; do
 	run "$OTEL/otel_$variant"
 done
 run "$OTEL/otel_dlopen" --dlopen "$OTEL/libotel_dl.so"
+recorded
 NAME=otel_attrs run "$OTEL/otel_desc" --attrs
+recorded
 ok "TLSDESC in a library: every thread's ids exactly, none for the detached and the silent" check otel_desc
 ok "general-dynamic (dynamic TLS, through the DTV)" check otel_gd
 ok "initial-exec" check otel_ie
