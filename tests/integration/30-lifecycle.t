@@ -13,10 +13,18 @@ start_workload --only spin,futex,pingpong || exit 1
 # store in DIR has what SQL asks for
 recording() { wait_attached "$1" && wait_stored "$2" "$3"; }
 
+# the recorders for SIGINT, SIGTERM and a -d started at once, each then
+# checked in turn (loading the programs is most of a short recording's time)
 for sig in INT TERM; do
 	"$TRACT" record -F 20 -p "$WL_PID" -o "$WORK/$sig" 2> "$WORK/$sig.err" &
-	rec=$!
-	bg_started $rec
+	echo $! > "$WORK/$sig.pid"
+	bg_started $!
+done
+"$TRACT" record -F 20 -d 1 -p "$WL_PID" -o "$WORK/duration" 2> "$WORK/duration.err" &
+duration=$!
+bg_started $duration
+for sig in INT TERM; do
+	rec=$(cat "$WORK/$sig.pid")
 	# signalled once it has stored passes: they must be whole
 	ok "the recorder attaches and stores passes (SIG$sig)" \
 		recording $rec "$WORK/$sig" 'select count(*) >= 10 from passes'
@@ -33,7 +41,7 @@ for sig in INT TERM; do
 	'
 done
 
-"$TRACT" record -F 20 -d 1 -p "$WL_PID" -o "$WORK/duration" 2> "$WORK/duration.err"
+wait $duration
 db=$(one_store "$WORK/duration")
 ok "a recording that ran its -d says so in its last pass" \
 	test_holds "$(q "$db" "select stop from passes order by ts_us desc limit 1")" = duration
