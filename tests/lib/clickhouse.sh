@@ -6,7 +6,8 @@
 #                                     CONFIG is more of config.xml (remote_servers), USERS more users
 #   ch_query HTTP_PORT SQL            run SQL, print the result (exit 1 on an error answer)
 #   ch_stop DIR...                    stop them, all at once (TERM, then KILL after 30 s)
-# ch_stop_all, as an EXIT trap, stops every server ch_start started.
+# ch_stop_all, as an EXIT trap, stops every server ch_start started (KILL
+# after 3 s: their data goes with the test).
 CH_DIRS=
 ch_start() {
 	d=$1 http=$2 tcp=$3 more_config=${4:-} more_users=${5:-}
@@ -46,6 +47,7 @@ ch_query() {
 }
 
 ch_stop() {
+	cs_tenths=${CH_STOP_TENTHS:-300}
 	# a server takes a second or more to stop: TERM to every one first
 	cs_pids=
 	for cs_d; do
@@ -54,7 +56,7 @@ ch_stop() {
 		rm -f "$cs_d/pid"
 		kill -TERM "$cs_pid" 2> /dev/null && cs_pids="$cs_pids $cs_pid"
 	done
-	for _ in $(seq 300); do
+	for _ in $(seq "$cs_tenths"); do
 		cs_left=
 		for cs_pid in $cs_pids; do kill -0 "$cs_pid" 2> /dev/null && cs_left="$cs_left $cs_pid"; done
 		[ -n "$cs_left" ] || return 0
@@ -66,6 +68,8 @@ ch_stop() {
 }
 
 ch_stop_all() {
+	# a connection another shard keeps in its pool can hold a stopping
+	# server up to 10 s, which nothing here needs to wait out
 	# shellcheck disable=SC2086
-	ch_stop $CH_DIRS
+	CH_STOP_TENTHS=30 ch_stop $CH_DIRS
 }
