@@ -34,15 +34,7 @@
 	}
 #include "pass_tables.def"
 #undef PASS_COLUMN
-#undef P_U64
-#undef P_NONZERO
-#undef P_WITH
-#undef P_COUNT
-#undef P_SUM
-#undef P_WEIGHT
-#undef P_TEXT
-#undef P_NAME
-#undef P_STACK
+#include "pass_values_end.h"
 
 /* The kinds again, set in a row from text. */
 #define U64(dst) ({ uint64_t u_; int e_ = column_parse_u64(in, &u_); if (!e_) dst = u_; e_; })
@@ -67,15 +59,7 @@
 #include "pass_tables.def"
 #undef PASS_COLUMN
 #undef U64
-#undef P_U64
-#undef P_NONZERO
-#undef P_WITH
-#undef P_COUNT
-#undef P_SUM
-#undef P_WEIGHT
-#undef P_TEXT
-#undef P_NAME
-#undef P_STACK
+#include "pass_values_end.h"
 
 /*
  * The kinds once more, as TOTAL(kind, add): whether rows that merge add the
@@ -148,15 +132,7 @@ static const struct pass_column all_columns[NR_PASS_COLUMNS] = {
 #undef PASS_COLUMN
 #undef TOTAL
 };
-#undef P_U64
-#undef P_NONZERO
-#undef P_WITH
-#undef P_COUNT
-#undef P_SUM
-#undef P_WEIGHT
-#undef P_TEXT
-#undef P_NAME
-#undef P_STACK
+#include "pass_values_end.h"
 #undef S_SELF
 #undef S_PROCESS
 #undef S_THREAD

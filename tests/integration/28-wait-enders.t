@@ -222,6 +222,8 @@ test_expect_success 'and the headline says how many of the active threads waited
 # recording (the idler's) is not kept past the grace.  A timer's event that
 # ends a wait with no timeout (the ticker's timerfd) makes naps of its
 # site's waits with none: the ticker's next waits are idle from their start.
+# (An hour's file gives an ender only to the samples it holds: the activities
+# are of the samples that name one, as a recording across the hour has them.)
 "$WAITS" 600 fresh > "$WORK/fresh.out" 2>&1 &
 WL_PID=$!
 wait_ready "$WORK/fresh.out" || exit 1
@@ -247,7 +249,7 @@ test_expect_success 'a first wait at a site with no class, begun since the recor
 	test_holds "$(q "$FDB" "select count(*) from samples s join wait_ends w on w.tid = s.tid and w.wait_class = '"'blocked'"'
 				 and s.ts_us between w.start_us and w.end_us where s.tid = $FRESHWAITER
 				 and s.state_us >= 100000")" -ge 5 &&
-	"$TRACT" query -D "$WORK/fresh" --from @0 -w "tid = $FRESHWAITER and syscall = epoll_wait and state_us >= 100ms" \
+	"$TRACT" query -D "$WORK/fresh" --from @0 -w "tid = $FRESHWAITER and syscall = epoll_wait and state_us >= 100ms and ender is not null" \
 		-g activity,ender --format csv -n 0 | sed 1d | cut -d, -f1,2 | tr -d "\"\r" | sort -u > "$WORK/fresh.act" &&
 	printf "blocked,latchwriter\nsleep,timer\n" > "$WORK/fresh.expect" &&
 	test_cmp "$WORK/fresh.expect" "$WORK/fresh.act"
