@@ -75,7 +75,11 @@ b_user=$(runs 'burst%' "s.syscall is null")
 b_stack=$(runs 'burst%' "k.frames is not null")
 b_named=$(runs 'burst%' "s.syscall is null and k.frames like '%;workload_burst'")
 b_wrong=$(runs 'burst%' "s.syscall is null and k.frames like '%sleep%'")
-echo "# bursts: $b_run RUN, $b_user in user code, $b_stack with a user stack, $b_named of those in user code in workload_burst"
+echo "# bursts: $b_run RUN, $b_user in user code, $b_stack with a user stack, $b_named of those in user code in workload_burst, $b_wrong in the sleep"
+q "$db" "select s.ts_us, s.tid, k.frames from samples s join stacks k on k.id = s.ustack_id
+	where s.comm like 'burst%' and s.state = 'RUN' and s.syscall is null
+	and k.frames like '%sleep%'" | sed 's/^/#   in the sleep: /'
+
 # tenths of the RUN samples that must have a user stack
 tenths=9
 if grep -q 'cannot set a timer on each CPU' "$WORK/bursts.err"; then
@@ -89,5 +93,12 @@ test_expect_success "at least $tenths tenths of their RUN samples have a user st
 test_expect_success "... and at least $tenths tenths of those in user code name workload_burst, where they run it" '
 	at_least "$((b_named * 10))" "$((b_user * tenths))"
 '
-test_expect_success 'none in user code shows the stack of the sleep it went to next' 'test "$b_wrong" -eq 0'
+# A stack copied at the next syscall's entry instead of at the moment would
+# show the sleep on most of them.  A few may be there rightly: the moment can
+# find a thread in the C library's sleep wrapper, before its syscall or on the
+# way back from it once the syscall's exit has been seen (1 of 56 beside five
+# busy loops on two CPUs), so the bar is one in twenty.
+test_expect_success 'hardly any in user code shows the stack of the sleep it went to next' '
+	at_most "$((b_wrong * 20))" "$b_user"
+'
 done_testing
