@@ -22,6 +22,10 @@ MOUNTS=
 bg_started() { BG_PIDS="$BG_PIDS $1"; }
 # tmux_started NAME: a tmux session of the test, killed by cleanup
 tmux_started() { TMUX_SESSIONS="$TMUX_SESSIONS $1"; }
+# Every tmux of a test talks to a server of the test's own, its socket in
+# WORK: two runs of the suite at once, or a test run inside a user's tmux,
+# never share sessions.
+tmux() { command tmux -S "$WORK/tmux.socket" "$@"; }
 # mounted DIR: a file system the test mounted, unmounted by cleanup
 mounted() { MOUNTS="$MOUNTS $1"; }
 
@@ -53,6 +57,7 @@ cleanup() {
 	# shellcheck disable=SC2046,SC2086
 	end_children $BG_PIDS $WL_PID $(ps -o pid= --ppid $$ 2> /dev/null)
 	for cl_s in $TMUX_SESSIONS; do tmux kill-session -t "=$cl_s" 2> /dev/null; done
+	[ -n "$TMUX_SESSIONS" ] && tmux kill-server 2> /dev/null
 	for cl_m in $MOUNTS; do umount "$cl_m" 2> /dev/null || umount -l "$cl_m" 2> /dev/null; done
 	if [ -n "${TRACT_KEEP:-}" ]; then
 		echo "# kept $WORK" >&2
