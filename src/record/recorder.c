@@ -340,6 +340,15 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	char password[512] = "";
 	int err, lock = -1, dir = -1;
 
+	/*
+	 * At the sampler's weight from the start: loading the programs is
+	 * seconds of the verifier's CPU, and at the default weight a host whose
+	 * CPUs are busy gives it a share of one (8.6 s before the first pass
+	 * beside five runnable threads on two CPUs, 1.4 s at this weight).
+	 * Before the writer thread exists: capabilities are per thread, and it
+	 * inherits them; it takes the default weight back.
+	 */
+	raise_sampler_priority();
 	ks = ksyms__load(NULL);
 	if (!ks && o->sampler.kstacks)
 		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
@@ -378,8 +387,6 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		err = 1;
 		goto cleanup;
 	}
-	/* before the writer thread exists: capabilities are per thread, and it inherits them */
-	raise_sampler_priority();
 	/* never record with more privilege than it needs: the rest is done as the recorder's user */
 	if (drop_privileges(&user, !strcmp(store.source, "proc") && o->sampler.kstacks) ||
 	    ((o->store || o->ch_url) && (store_check_writable(o->dir) || (lock = store_lock(o->dir)) < 0))) {
