@@ -344,7 +344,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	 * At the sampler's weight from the start: loading the programs is
 	 * seconds of the verifier's CPU, and at the default weight a host whose
 	 * CPUs are busy gives it a share of one (8.6 s before the first pass
-	 * beside five runnable threads on two CPUs, 1.4 s at this weight).
+	 * beside the test workload, whose threads keep two CPUs busy; 3.2 to
+	 * 4.5 s at this weight).
 	 * Before the writer thread exists: capabilities are per thread, and it
 	 * inherits them; it takes the default weight back.
 	 */
