@@ -233,6 +233,46 @@ static __always_inline __s32 pid_at(void *lock, unsigned long off)
 }
 
 /*
+ * The walk of a file's locks and the requests each one holds up, in steps
+ * of bpf_loop(), which the verifier checks once each, not once for each of
+ * the 8 x 8 places in the walk (a quarter of the sampler's verification).
+ */
+struct lock_walk {
+	unsigned long off_list, off_requests, off_member, off_pid;
+	void *head, *held, *lock, *requests, *waiter;
+	__s32 tgid, holder;
+};
+
+/* A request the lock holds up: the task's process's ends the walk, naming the lock's owner. */
+static long lock_waiter_step(__u64 j, struct lock_walk *w)
+{
+	void *waiter = w->waiter;
+
+	if (!waiter || waiter == w->requests)
+		return 1;
+	if (pid_at(waiter - w->off_member, w->off_pid) == w->tgid) {
+		w->holder = pid_at(w->lock, w->off_pid);
+		return 1;
+	}
+	w->waiter = next_of(waiter);
+	return 0;
+}
+
+static long held_lock_step(__u64 i, struct lock_walk *w)
+{
+	void *held = w->held;
+
+	if (!held || held == w->head || w->holder)
+		return 1;
+	w->lock = held - w->off_list;
+	w->requests = w->lock + w->off_requests;
+	w->waiter = next_of(w->requests);
+	bpf_loop(FILE_LOCK_WAITERS, lock_waiter_step, w, 0);
+	w->held = next_of(held);
+	return 0;
+}
+
+/*
  * The holder of the file lock the task waits for in fcntl or flock (which:
  * list, enum tract_file_lock_wait): the lock of the file whose blocked
  * requests hold one of the task's process.
@@ -240,24 +280,23 @@ static __always_inline __s32 pid_at(void *lock, unsigned long off)
 static __noinline int file_lock_holder(const struct tract_pass *p, struct task_struct *task, struct tract_sample *s,
 				       int list)
 {
-	unsigned long off_list, off_requests, off_member, off_pid;
 	unsigned int fd = (unsigned int)s->sc_args[0];
 	struct file_lock_context *ctx;
 	struct fdtable *fdt;
 	struct file **fds, *file = NULL;
-	void *head, *held, *waiter;
-	__s32 holder = 0;
+	struct lock_walk w = { 0 };
+	__s32 holder;
 
 	if (bpf_core_type_exists(struct file_lock_core)) {
-		off_list = bpf_core_field_offset(struct file_lock_core, flc_list);
-		off_requests = bpf_core_field_offset(struct file_lock_core, flc_blocked_requests);
-		off_member = bpf_core_field_offset(struct file_lock_core, flc_blocked_member);
-		off_pid = bpf_core_field_offset(struct file_lock_core, flc_pid);
+		w.off_list = bpf_core_field_offset(struct file_lock_core, flc_list);
+		w.off_requests = bpf_core_field_offset(struct file_lock_core, flc_blocked_requests);
+		w.off_member = bpf_core_field_offset(struct file_lock_core, flc_blocked_member);
+		w.off_pid = bpf_core_field_offset(struct file_lock_core, flc_pid);
 	} else {
-		off_list = bpf_core_field_offset(struct file_lock___old, fl_list);
-		off_requests = bpf_core_field_offset(struct file_lock___old, fl_blocked_requests);
-		off_member = bpf_core_field_offset(struct file_lock___old, fl_blocked_member);
-		off_pid = bpf_core_field_offset(struct file_lock___old, fl_pid);
+		w.off_list = bpf_core_field_offset(struct file_lock___old, fl_list);
+		w.off_requests = bpf_core_field_offset(struct file_lock___old, fl_blocked_requests);
+		w.off_member = bpf_core_field_offset(struct file_lock___old, fl_blocked_member);
+		w.off_pid = bpf_core_field_offset(struct file_lock___old, fl_pid);
 	}
 	fdt = BPF_CORE_READ(task, files, fdt);
 	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
@@ -269,21 +308,11 @@ static __noinline int file_lock_holder(const struct tract_pass *p, struct task_s
 	ctx = BPF_CORE_READ(file, f_inode, i_flctx);
 	if (!ctx)
 		return 0;
-	head = list == TRACT_FILE_LOCK_FLOCK ? (void *)&ctx->flc_flock : (void *)&ctx->flc_posix;
-	held = next_of(head);
-	for (int i = 0; i < FILE_LOCKS_HELD && held && held != head && !holder; i++) {
-		void *lock = held - off_list, *requests = lock + off_requests;
-
-		waiter = next_of(requests);
-		for (int j = 0; j < FILE_LOCK_WAITERS && waiter && waiter != requests; j++) {
-			if (pid_at(waiter - off_member, off_pid) == task->tgid) {
-				holder = pid_at(lock, off_pid);
-				break;
-			}
-			waiter = next_of(waiter);
-		}
-		held = next_of(held);
-	}
+	w.head = list == TRACT_FILE_LOCK_FLOCK ? (void *)&ctx->flc_flock : (void *)&ctx->flc_posix;
+	w.held = next_of(w.head);
+	w.tgid = task->tgid;
+	bpf_loop(FILE_LOCKS_HELD, held_lock_step, &w, 0);
+	holder = w.holder;
 	if (holder <= 0 || holder == task->tgid)
 		return 0;
 	s->blocker_tid = (__u32)holder;

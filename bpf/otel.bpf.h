@@ -139,14 +139,15 @@ static __always_inline int otel_read_thread(struct task_struct *task, __u32 tgid
 {
 	struct otel_found *out = &b->found;
 	struct tract_otel_proc *p;
-	__u64 var;
+	__u64 var, mm;
 
 	p = bpf_map_lookup_elem(&otel_procs, &tgid);
 	if (!p || p->start_ns != start_ns)
 		return 0;
+	mm = (__u64)BPF_CORE_READ(task, mm);	/* not walked: read_process() says why */
 	if (!p->mm)
-		p->mm = (__u64)task->mm;
-	else if (p->mm != (__u64)task->mm)
+		p->mm = mm;
+	else if (p->mm != mm)
 		return 0;
 	var = otel_var(task, p, &b->dtv, &b->len, &b->block);
 	if (!var || otel_read_head(task, var, &b->rec, &b->h))
@@ -186,18 +187,19 @@ static __noinline int otel_of_thread(struct task_struct *task, struct otel_scrat
 	struct otel_found *f = &b->found;
 	__u32 i = still_index(task->pid);
 	struct tract_still *c;
-	__u64 switches = switch_count(task);
+	__u64 switches = switch_count(task), leader;
 
 	b->read = b->remember = 0;
 	b->attrs.h.len = 0;
 	if (task->flags & PF_KTHREAD)
 		return 0;
 	/* threads of a process come together: one lookup for the lot, and nothing more where it publishes nothing */
-	if (otel_leader != (__u64)task->group_leader) {
+	leader = (__u64)BPF_CORE_READ(task, group_leader);
+	if (otel_leader != leader) {
 		__u32 tgid = task->tgid;
 		struct tract_otel_proc *p = bpf_map_lookup_elem(&otel_procs, &tgid);
 
-		otel_leader = (__u64)task->group_leader;
+		otel_leader = leader;
 		otel_leader_published = p && p->start_ns == start_ns;
 	}
 	if (!otel_leader_published)

@@ -16,7 +16,7 @@
 
 struct kstack_buf {
 	struct tract_kstack hdr;
-	__u64 ip[TRACT_KSTACK_MAX];
+	__u64 ip[TRACT_KSTACK_MAX + 1];	/* a spare slot: hash_step() masks its index to 128 */
 };
 
 struct ustack_buf {
@@ -57,18 +57,34 @@ __u64 ustack_copies;		/* user stacks copied for CFI unwinding, and their bytes *
 __u64 ustack_copy_bytes;
 __u64 ustack_serial;
 
+struct hash_walk {
+	const __u64 *ip;
+	__u32 n;
+	__u64 h;
+};
+
+static long hash_step(__u64 i, struct hash_walk *w)
+{
+	if (i >= w->n)
+		return 1;
+	w->h ^= w->ip[i & (TRACT_USTACK_MAX - 1)];
+	w->h *= 0x100000001b3ull;
+	w->h ^= w->h >> 29;
+	return 0;
+}
+
+/*
+ * A stack's id: its frames hashed, in steps of bpf_loop(), which the
+ * verifier checks once, not once a frame for every way into the hash.
+ */
 static __always_inline __u64 hash_frames(const __u64 *ip, __u32 n, __u64 seed)
 {
-	__u64 h = 0xcbf29ce484222325ull ^ seed;
+	struct hash_walk w = { .ip = ip, .n = n, .h = 0xcbf29ce484222325ull ^ seed };
 
-	for (__u32 i = 0; i < TRACT_KSTACK_MAX && i < n; i++) {
-		h ^= ip[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
+	bpf_loop(TRACT_KSTACK_MAX, hash_step, &w, 0);
 	/* the top bit tells copies' ids apart */
-	h &= ~TRACT_COPY_ID;
-	return h ? h : 1;
+	w.h &= ~TRACT_COPY_ID;
+	return w.h ? w.h : 1;
 }
 
 /*
@@ -121,7 +137,7 @@ static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struc
 
 	if (!buf)
 		return 0;
-	len = bpf_get_task_stack(task, buf->ip, sizeof(buf->ip), 0);
+	len = bpf_get_task_stack(task, buf->ip, TRACT_KSTACK_MAX * sizeof(__u64), 0);
 	if (raced(switch_count(task) != switches || (len <= 0 && task->on_cpu)))
 		return 0;
 	if (len <= 0) {
@@ -149,50 +165,72 @@ static __always_inline __u64 take_kstack(struct seq_file *seq, struct task_struc
  * stops at a misaligned or non-increasing bp, an unreadable frame or after
  * 127 frames: code built without frame pointers ends the stack there
  * rather than producing garbage beyond it, and the stack says it was cut.
+ * A step of bpf_loop(), which the verifier checks once, not once for each
+ * of the walk's 127 ways out.  The count and the cut are kept in the map,
+ * where the verifier knows no values: on its stack it would know each
+ * step's count exactly, and check the steps after each apart.
  */
+struct fp_walk {
+	struct task_struct *task;
+	struct ustack_buf *buf;
+	__u64 bp;
+};
+
+static long fp_step(__u64 i, struct fp_walk *w)
+{
+	struct ustack_buf *buf = w->buf;
+	__u64 frame[2], bp = w->bp;
+	__u32 n;
+
+	if (!bp) {
+		buf->hdr.cut = 0;
+		return 1;
+	}
+	if ((bp & 7) || bpf_copy_from_user_task(frame, sizeof(frame), (void *)bp, w->task, 0))
+		return 1;
+	if (!frame[1]) {
+		buf->hdr.cut = 0;
+		return 1;
+	}
+	n = buf->hdr.nr_frames;
+	buf->ip[n & (TRACT_USTACK_MAX - 1)] = frame[1];
+	buf->hdr.nr_frames = n + 1;
+	if (!frame[0]) {
+		buf->hdr.cut = 0;
+		return 1;
+	}
+	if (frame[0] <= bp)
+		return 1;
+	w->bp = frame[0];
+	return 0;
+}
+
 static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struct *task, __u64 switches,
 					 const struct tract_sample *s)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u32 zero = 0, n = 1;
+	__u32 zero = 0, n, steps = ustack_frames;
 	struct ustack_buf *buf = bpf_map_lookup_elem(&ustack_scratch, &zero);
-	__u64 bp, sp, frame[2];
-	__u32 cut = 1;
+	struct fp_walk w = { .task = task };
 
 	if (!buf || !regs)
 		return 0;
 	buf->ip[0] = regs->ip;
-	bp = regs->bp;
-	sp = regs->sp;
+	buf->hdr.nr_frames = 1;
+	buf->hdr.cut = 1;
+	w.buf = buf;
+	w.bp = regs->bp;
 	/* 127 frames at most: the last slot of the buffer stays free */
-	for (int i = 1; i < TRACT_USTACK_MAX - 1 && i < ustack_frames; i++) {
-		if (!bp) {
-			cut = 0;
-			break;
-		}
-		if ((bp & 7) || bpf_copy_from_user_task(frame, sizeof(frame), (void *)bp, task, 0))
-			break;
-		if (!frame[1]) {
-			cut = 0;
-			break;
-		}
-		buf->ip[n & (TRACT_USTACK_MAX - 1)] = frame[1];
-		n++;
-		if (!frame[0]) {
-			cut = 0;
-			break;
-		}
-		if (frame[0] <= bp)
-			break;
-		bp = frame[0];
-	}
-	if (user_moved(task, switches, regs, buf->ip[0], sp, s))
+	if (steps > TRACT_USTACK_MAX - 1)
+		steps = TRACT_USTACK_MAX - 1;
+	if (steps > 1)
+		bpf_loop(steps - 1, fp_step, &w, 0);
+	if (user_moved(task, switches, regs, buf->ip[0], regs->sp, s))
 		return 0;
 	buf->hdr.kind = TRACT_REC_USTACK;
-	buf->hdr.nr_frames = n;
 	buf->hdr.tgid = task->tgid;
-	buf->hdr.cut = cut;
-	buf->hdr.hash = hash_frames(buf->ip, n, (__u64)task->tgid << 32 | cut);
+	n = buf->hdr.nr_frames;
+	buf->hdr.hash = hash_frames(buf->ip, n, (__u64)task->tgid << 32 | buf->hdr.cut);
 	if (n > TRACT_USTACK_MAX ||
 	    bpf_seq_write(seq, buf, sizeof(buf->hdr) + (n & (2 * TRACT_USTACK_MAX - 1)) * sizeof(__u64)))
 		return 0;
@@ -503,7 +541,7 @@ static __always_inline __u64 take_window_kstack(struct seq_file *seq, struct tas
 	struct kstack_buf *buf = bpf_map_lookup_elem(&kstack_scratch, &zero);
 
 	if (!buf || !ms || !ms->hdr.nr_frames ||
-	    bpf_probe_read_kernel(buf->ip, sizeof(buf->ip), ms->ip) || ms->moment != window_moment || ms->tid != tid) {
+	    bpf_probe_read_kernel(buf->ip, TRACT_KSTACK_MAX * sizeof(__u64), ms->ip) || ms->moment != window_moment || ms->tid != tid) {
 		if (take_kstacks)
 			window_stacks_missed++;
 		return 0;

@@ -280,16 +280,26 @@ struct {
 	char pcomm[TRACT_COMM_LEN];
 } seen;
 
+/*
+ * The task's pointers to what it shares are read with BPF_CORE_READ(), not
+ * walked: 6.18's verifier checks each walk from a trusted pointer with a
+ * search of the kernel's BTF by name, some 1 ms, once for every way the
+ * sampler reaches it (these walks, its uid's, its rq's and OpenTelemetry's
+ * were 600 of them: two thirds of its verification).
+ */
 static __always_inline void read_process(struct task_struct *task, struct tract_sample *s)
 {
-	if ((__u64)task->group_leader != seen.leader) {
-		seen.leader = (__u64)task->group_leader;
-		seen.proc_start_ns = task->group_leader->start_boottime;
-		__builtin_memcpy(seen.pcomm, task->group_leader->comm, sizeof(seen.pcomm));
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+	struct css_set *cgroups = BPF_CORE_READ(task, cgroups);
+
+	if ((__u64)leader != seen.leader) {
+		seen.leader = (__u64)leader;
+		seen.proc_start_ns = BPF_CORE_READ(leader, start_boottime);
+		bpf_core_read(seen.pcomm, sizeof(seen.pcomm), &leader->comm);
 	}
-	if ((__u64)task->cgroups != seen.css_set) {
-		seen.css_set = (__u64)task->cgroups;
-		seen.cgroup_id = task->cgroups->dfl_cgrp->kn->id;
+	if ((__u64)cgroups != seen.css_set) {
+		seen.css_set = (__u64)cgroups;
+		seen.cgroup_id = BPF_CORE_READ(cgroups, dfl_cgrp, kn, id);
 	}
 	s->proc_start_ns = seen.proc_start_ns;
 	s->cgroup_id = seen.cgroup_id;
@@ -305,17 +315,19 @@ static __always_inline void read_fd_file(struct task_struct *task, struct tract_
 {
 	__u64 fd = s->sc_args[0];
 	struct file *file = NULL;
+	struct files_struct *files;
 	struct fdtable *fdt;
 
 	if (!(s->flags & TRACT_SF_IN_SYSCALL) || !syscall_in(fd_syscalls, s->syscall_nr))
 		return;
-	if ((__u64)task->files != seen.files) {
-		fdt = task->files->fdt;
+	files = BPF_CORE_READ(task, files);
+	if ((__u64)files != seen.files) {
+		fdt = BPF_CORE_READ(files, fdt);
 		if (!fdt)
 			return;
-		seen.files = (__u64)task->files;
-		seen.fd_array = (__u64)fdt->fd;
-		seen.max_fds = fdt->max_fds;
+		seen.files = (__u64)files;
+		seen.fd_array = (__u64)BPF_CORE_READ(fdt, fd);
+		seen.max_fds = BPF_CORE_READ(fdt, max_fds);
 	}
 	if (fd >= seen.max_fds)
 		return;
@@ -424,7 +436,7 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		read_io(slot, tag, s);
 	if (s->state == TRACT_STATE_DISK && !(s->flags & TRACT_SF_IO))
 		read_bio(task, tag, s);
-	s->uid = task->real_cred->uid.val;
+	s->uid = BPF_CORE_READ(task, real_cred, uid.val);	/* not walked: read_process() says why */
 	read_process(task, s);
 	read_otel(seq, task, s, on_cpu || s->state == TRACT_STATE_RUN, tag);
 	if (stacks_from == STACKS_WINDOW && window_syscall_left(task, slot, tag, s, pass.now))
