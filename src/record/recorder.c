@@ -356,6 +356,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	if (o->sampler.ustacks)
 		us = usyms__new(0);
 	res.stacks = stackdict__new(ks, us);
+	res.ksyms = ks;
 	res.procs = procinfo__new(NULL);
 	res.cgroups = cgroups__new();
 	res.files = files__new(NULL);

@@ -29,6 +29,7 @@ struct sampler_config {
 };
 
 struct sampler;
+struct ksyms;
 
 struct sampler_ops {
 	const char *name;
@@ -81,6 +82,7 @@ struct resolvers {
 	struct blockdevs *blockdevs;
 	struct proctitles *titles;	/* NULL: no process titles (--no-titles) */
 	struct irqs *irqs;		/* the wakers that are no thread */
+	const struct ksyms *ksyms;	/* the kernel's symbols; NULL where they are hidden */
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

@@ -20,7 +20,7 @@ const char *ksyms__lookup(const struct ksyms *ks, uint64_t addr, uint64_t *offse
  * looked up before are invalid after.
  */
 const char *ksyms__name(struct ksyms *ks, uint64_t addr);
-/* The address of the kernel's text symbol name in path (NULL: /proc/kallsyms); 0 where it has none or hides it. */
-uint64_t ksyms__address(const char *path, const char *name);
+/* The address of the code symbol name (of the kernel's text, a module's or a BPF program's); 0 where it has none. */
+uint64_t ksyms__address(const struct ksyms *ks, const char *name);
 
 #endif

@@ -837,7 +837,8 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 }
 
 /* Open, configure and load the object; NULL with *err set on failure. */
-static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack, uint32_t ustack_frames, int *err)
+static struct tract_bpf *load(const struct sampler_config *cfg, const struct ksyms *ks, int irq_by_stack,
+			      uint32_t ustack_frames, int *err)
 {
 	struct tract_bpf *skel = tract_bpf__open();
 
@@ -848,7 +849,7 @@ static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack
 	}
 	skel->rodata->irq_by_stack = irq_by_stack;
 	/* a timerfd's expiry is its own event, which a wait's site learns from (wait_ends.bpf.h) */
-	skel->rodata->timerfd_fn = ksyms__address(NULL, "timerfd_tmrproc");
+	skel->rodata->timerfd_fn = ksyms__address(ks, "timerfd_tmrproc");
 	skel->rodata->ustack_frames = ustack_frames;
 	*err = configure(skel, cfg);
 	if (!*err)
@@ -879,11 +880,11 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	 * refusal for size retries with 31.
 	 */
 	frames = kernel_before(6, 12) ? 31 : TRACT_USTACK_MAX - 1;
-	skel = load(cfg, 1, frames, &err);
+	skel = load(cfg, res->ksyms, 1, frames, &err);
 	if (!skel && err == -E2BIG && frames > 31)
-		skel = load(cfg, 1, frames = 31, &err);
+		skel = load(cfg, res->ksyms, 1, frames = 31, &err);
 	if (!skel && err == -EINVAL) {
-		skel = load(cfg, 0, frames, &err);
+		skel = load(cfg, res->ksyms, 0, frames, &err);
 		if (skel)
 			tract_warn("this kernel's verifier refuses the interrupt-stack check; "
 				   "wakeups by interrupts of kernel code name the interrupted task");

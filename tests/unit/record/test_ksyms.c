@@ -67,10 +67,37 @@ static void the_tail_of_a_long_line_is_no_symbol(void **state)
 	ksyms__free(ks);
 }
 
+/* a code symbol's address by its name, in the table read once */
+static void addresses_by_name(void **state)
+{
+	char path[] = "/tmp/tract-test-ksyms-XXXXXX";
+	struct ksyms *ks;
+
+	(void)state;
+	ks = load("ffffffff81000000 T _text\n"
+		  "ffffffff81000100 t timerfd_tmrproc\n"
+		  "ffffffff81002000 D some_data\n"
+		  "not a line at all\n"
+		  "ffffffff8100zz00 t broken_address\n"
+		  "ffffffff81003000 tt two_letters\n"
+		  "ffffffff81e00000 T _etext\n"
+		  "ffffffffc0001000 t ext4_sync_fs\t[ext4]\n", path);
+	assert_int_equal(ksyms__address(ks, "timerfd_tmrproc"), 0xffffffff81000100ull);
+	assert_int_equal(ksyms__address(ks, "ext4_sync_fs"), 0xffffffffc0001000ull);
+	/* data, lines that are no symbol, a name it does not have, no table */
+	assert_int_equal(ksyms__address(ks, "some_data"), 0);
+	assert_int_equal(ksyms__address(ks, "broken_address"), 0);
+	assert_int_equal(ksyms__address(ks, "two_letters"), 0);
+	assert_int_equal(ksyms__address(ks, "ext4"), 0);
+	assert_int_equal(ksyms__address(NULL, "timerfd_tmrproc"), 0);
+	ksyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(functions_and_their_offsets),
+		cmocka_unit_test(addresses_by_name),
 		cmocka_unit_test(the_tail_of_a_long_line_is_no_symbol),
 	};
 	return cmocka_run_group_tests_name("ksyms", tests, NULL, NULL);
