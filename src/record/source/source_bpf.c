@@ -698,9 +698,8 @@ static int allocate_as_used(struct tract_bpf *skel)
 }
 
 /* Whether the kernel's sched_process_exit tracepoint passes group_dead (6.16 on): its BTF says. */
-static int exit_has_group_dead(void)
+static int exit_has_group_dead(const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_type *t;
 	int id, has = 0;
 
@@ -713,7 +712,6 @@ static int exit_has_group_dead(void)
 		/* void *ctx, the task, group_dead */
 		has = btf_is_func_proto(t) && btf_vlen(t) == 3;
 	}
-	btf__free(btf);
 	return has;
 }
 
@@ -735,16 +733,14 @@ static int btf_has_member(const struct btf *btf, const char *type, const char *m
  * keeps with CONFIG_DETECT_HUNG_TASK_BLOCKER from 6.16 (6.15: mutexes only):
  * one notice where it has none, and the sampler reads nothing there.
  */
-static void note_kernel_holders(void)
+static void note_kernel_holders(const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	static int said;
 	int has;
 
 	if (!btf)
 		return;
 	has = btf_has_member(btf, "task_struct", "blocker") || btf_has_member(btf, "task_struct", "blocker_mutex");
-	btf__free(btf);
 	if (!has && !said++)
 		tract_warn("this kernel does not record who holds a kernel lock (task_struct.blocker, Linux 6.16 "
 			     "with CONFIG_DETECT_HUNG_TASK_BLOCKER): blocker_tid names holders of user-space locks only");
@@ -755,9 +751,11 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	struct tract_bpf__rodata *ro = skel->rodata;
 	uint32_t slots = slot_count();
 	uint32_t still = slots < STILL_MAX ? slots : STILL_MAX;	/* the caches' entries */
+	/* read once: a tenth of a second each time */
+	struct btf *vmlinux = btf__load_vmlinux_btf();
 
 	ro->self_tgid = getpid();
-	ro->exit_has_group_dead = exit_has_group_dead();
+	ro->exit_has_group_dead = exit_has_group_dead(vmlinux);
 	ro->all_threads = cfg->all_threads;
 	ro->take_kstacks = cfg->kstacks;
 	ro->take_ustacks = cfg->ustacks;
@@ -789,7 +787,8 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	}
 	/* the C library's lock words are read by the same helper */
 	ro->user_holders = !kernel_before(5, 18);
-	note_kernel_holders();
+	note_kernel_holders(vmlinux);
+	btf__free(vmlinux);
 	ro->idle_grace_ns = cfg->idle_grace_ns;
 	ro->nr_pids = cfg->nr_pids;
 	memcpy((void *)ro->pids, cfg->pids, sizeof(cfg->pids));
