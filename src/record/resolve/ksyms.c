@@ -37,9 +37,10 @@ static void add_sym(struct ksyms *ks, uint64_t addr, const char *name, int code)
 {
 	size_t len = strlen(name) + 1;
 
-	ARRAY_GROW(ks->syms, ks->nr, ks->cap, 65536);
-	if (ks->names_len + len > ks->names_cap) {
-		ks->names_cap = ks->names_cap ? ks->names_cap * 2 : 1 << 22;
+	/* small at first, doubling: a host's 200,000 symbols take a few reallocations, a short file none */
+	ARRAY_GROW(ks->syms, ks->nr, ks->cap, 1024);
+	while (ks->names_len + len > ks->names_cap) {
+		ks->names_cap = ks->names_cap ? ks->names_cap * 2 : 1 << 16;
 		ks->names = xrealloc(ks->names, ks->names_cap);
 	}
 	memcpy(ks->names + ks->names_len, name, len);
