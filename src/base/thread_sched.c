@@ -15,12 +15,22 @@ struct thread_sched_attr {
 	uint64_t sched_runtime, sched_deadline, sched_period;
 };
 
+/* the nice value the calling thread had before the first change: the process's, as its user started it */
+static int first_nice;
+static int first_nice_read;
+
 int thread_sched_set(int nice, uint64_t slice_ns)
 {
 	/* SCHED_OTHER; for it, sched_runtime is the slice */
 	struct thread_sched_attr attr = { .size = sizeof(attr), .sched_nice = nice, .sched_runtime = slice_ns };
+	int err = 0, was;
 
-	int err = 0;
+	if (!first_nice_read) {
+		errno = 0;
+		was = getpriority(PRIO_PROCESS, 0);
+		first_nice = errno ? 0 : was;
+		first_nice_read = 1;
+	}
 
 	/* on its own first: a kernel that refuses the slice still takes the nice value */
 	if (setpriority(PRIO_PROCESS, 0, nice)) {
@@ -34,4 +44,9 @@ int thread_sched_set(int nice, uint64_t slice_ns)
 	if (syscall(SYS_sched_setattr, 0, &attr, 0))
 		return err ? err : -errno;
 	return err;
+}
+
+int thread_sched_reset(void)
+{
+	return thread_sched_set(first_nice_read ? first_nice : 0, 0);
 }

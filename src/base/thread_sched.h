@@ -12,5 +12,11 @@
  * a refused nice value does not stop the slice.
  */
 int thread_sched_set(int nice, uint64_t slice_ns);
+/*
+ * Back to the nice value the process had before its first change and the
+ * kernel's slice: for a thread the sampler's thread started after raising
+ * its own, which it inherited.  Lowering a priority needs no privilege.
+ */
+int thread_sched_reset(void);
 
 #endif

@@ -47,8 +47,8 @@ static void *writer_main(void *arg)
 	struct writer *w = arg;
 	int dropped;
 
-	/* the sampler's higher priority and short slice are its own; giving them up needs no privilege */
-	thread_sched_set(0, 0);
+	/* the sampler's higher priority and short slice are its own: back to the weight tract was started at */
+	thread_sched_reset();
 	/*
 	 * It writes the store, which belongs to the recorder's user, and ships
 	 * it: only a way through directories that user may not search (root's
