@@ -351,7 +351,9 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	 */
 	raise_sampler_priority();
 	ks = ksyms__load(NULL);
-	if (!ks && o->sampler.kstacks)
+	if (!ks && o->sampler.kstacks && errno == EPERM)
+		tract_warn("%s", "the kernel hides its symbols' addresses (kernel.kptr_restrict): kernel stacks show addresses");
+	else if (!ks && o->sampler.kstacks)
 		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
 	if (o->sampler.ustacks)
 		us = usyms__new(0);

@@ -34,6 +34,20 @@ wait $rec
 ok "it records all the same: exe paths of the sampled process are named" \
 	test "$(q "$(one_store "$WORK/caps")" "select count(*) from samples where exe like '%/workload'")" -gt 0
 
+# ---- the kernel's symbols hidden (kernel.kptr_restrict) ----------------------
+# /proc/kallsyms as such a host shows it, every address 0, in a mount
+# namespace of the recorder's own
+sed 's/^[0-9a-f]*/0000000000000000/' /proc/kallsyms > "$WORK/kallsyms.hidden"
+unshare -m sh -c 'mount --bind "$1" /proc/kallsyms && exec "$2" record -F 10 -d 1 -p "$3" -o "$4"' \
+	sh "$WORK/kallsyms.hidden" "$TRACT" "$WL_PID" "$WORK/hidden" 2> "$WORK/hidden.err"
+rc=$?
+test_expect_success "the kernel's symbols hidden: it records (exit $rc), and says once each what that costs" '
+	test_holds "$rc" -eq 0 &&
+	test_holds "$(grep -c "hides its symbols. addresses (kernel.kptr_restrict)" "$WORK/hidden.err")" -eq 1 &&
+	test_holds "$(grep -c "a timerfd.s expiry is not told from an alarm.s" "$WORK/hidden.err")" -eq 1 &&
+	test_holds "$(q "$(one_store "$WORK/hidden")" "select count(*) from samples")" -gt 0
+'
+
 # ---- a group that may read the store ------------------------------------------
 "$TRACT" record -F 10 -d 1 --group nogroup -p "$WL_PID" -o "$WORK/shared" 2> /dev/null
 ok "--group makes the store directory setgid to the group, 2750" \

@@ -849,6 +849,13 @@ static struct tract_bpf *load(const struct sampler_config *cfg, const struct ksy
 	skel->rodata->irq_by_stack = irq_by_stack;
 	/* a timerfd's expiry is its own event, which a wait's site learns from (wait_ends.bpf.h) */
 	skel->rodata->timerfd_fn = ksyms__address(ks, "timerfd_tmrproc");
+	if (!skel->rodata->timerfd_fn) {
+		static int said;
+
+		if (!said++)
+			tract_warn("%s", "without the kernel's symbols a timerfd's expiry is not told from an alarm's: "
+				   "waits with no timeout that timers end are active, each for its first minute at most");
+	}
 	skel->rodata->ustack_frames = ustack_frames;
 	*err = configure(skel, cfg);
 	if (!*err)
