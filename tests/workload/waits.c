@@ -186,6 +186,18 @@ static void *reaper_thread(void *arg)
 	return NULL;
 }
 
+/* A process of the workload's own: 0 in it, its pid in the workload; it ends with the workload, however that ends. */
+static pid_t fork_partner(void)
+{
+	pid_t child = fork();
+
+	if (child < 0)
+		die("fork");
+	if (child == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1))
+		exit(1);
+	return child;
+}
+
 /* Waits in epoll_wait on fd, with no timeout, until something comes: once, by a thread named role. */
 static void *once_thread(void *arg)
 {
@@ -288,12 +300,8 @@ static int fresh(long seconds)
 	sigaddset(&usr1, SIGUSR1);
 	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL) || socketpair(AF_UNIX, SOCK_STREAM, 0, latch_sv))
 		die("socketpair");
-	child = fork();
-	if (child < 0)
-		die("fork");
+	child = fork_partner();
 	if (child == 0) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
-			exit(1);
 		pthread_setname_np(pthread_self(), "latchwriter");
 		printf("latchwriter=%ld\n", (long)getpid());
 		if (triggered(seconds))
@@ -388,13 +396,8 @@ int main(int argc, char **argv)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, unix_sv) || socketpair(AF_UNIX, SOCK_STREAM, 0, latch_sv) ||
 	    pipe(ready))
 		die("socketpair");
-	child = fork();
-	if (child < 0)
-		die("fork");
+	child = fork_partner();
 	if (child == 0) {
-		/* it ends with the workload, however that ends */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
-			exit(1);
 		printf("writers=%ld\n", (long)getpid());
 		pthread_setname_np(pthread_self(), "waits-writers");
 		close(tcp_in);
