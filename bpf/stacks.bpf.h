@@ -212,10 +212,12 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 	__u32 zero = 0, n, steps = ustack_frames;
 	struct ustack_buf *buf = bpf_map_lookup_elem(&ustack_scratch, &zero);
 	struct fp_walk w = { .task = task };
+	__u64 sp;
 
 	if (!buf || !regs)
 		return 0;
 	buf->ip[0] = regs->ip;
+	sp = regs->sp;
 	buf->hdr.nr_frames = 1;
 	buf->hdr.cut = 1;
 	w.buf = buf;
@@ -225,7 +227,7 @@ static __always_inline __u64 take_ustack(struct seq_file *seq, struct task_struc
 		steps = TRACT_USTACK_MAX - 1;
 	if (steps > 1)
 		bpf_loop(steps - 1, fp_step, &w, 0);
-	if (user_moved(task, switches, regs, buf->ip[0], regs->sp, s))
+	if (user_moved(task, switches, regs, buf->ip[0], sp, s))
 		return 0;
 	buf->hdr.kind = TRACT_REC_USTACK;
 	buf->hdr.tgid = task->tgid;
