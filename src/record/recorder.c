@@ -95,7 +95,7 @@ struct record_totals {
 
 /*
  * The sampler thread gets a higher weight (nice -10, this thread only; the
- * writer keeps the default): when every CPU is busy, that is when the passes
+ * writer keeps the nice value tract was started with): when every CPU is busy, that is when the passes
  * matter most, and a pass costs milliseconds.  It also asks for a short
  * slice: a waking task with a shorter slice than the running one preempts
  * it, where otherwise the running task keeps its CPU to the end of its own
@@ -347,7 +347,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	 * 8.6 s before the first pass beside the test workload, whose threads
 	 * keep two CPUs busy; 3.2 to 4.5 s at this weight).
 	 * Before the writer thread exists: capabilities are per thread, and it
-	 * inherits them; it takes the default weight back.
+	 * inherits them; it takes the weight tract was started with back.
 	 */
 	raise_sampler_priority();
 	ks = ksyms__load(NULL);
