@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The recorder's own CPU per pass at 1 pass a second, beside N threads
+# The recorder's own CPU per pass at RATE passes a second (1), beside N threads
 # (bench/threads.c) that each wait in a pipe read (every pass stores N
 # rows), or with MODE=idle in an idle pool (visited and skipped, as the
 # reference sampler skips sleeping threads by default).  ROUNDS
@@ -14,7 +14,7 @@
 # With perf, a third window samples the sampler thread to say how much of
 # its time is in user space.  Prints the medians over the rounds:
 #   "total_ms sampler_ms writer_ms scan_ms sampler_user_pct passes"
-# Usage: [MODE=idle] sampler_cost.sh TRACT THREADS_BIN N [ROUNDS] [WINDOW].  Needs root.
+# Usage: [MODE=idle] [RATE=HZ] sampler_cost.sh TRACT THREADS_BIN N [ROUNDS] [WINDOW].  Needs root.
 set -u
 TRACT=$1 THREADS=$2 N=$3 ROUNDS=${4:-5} WINDOW=${5:-16}
 tmp=$(mktemp -d /var/tmp/tract-sampler-cost.XXXXXX)
@@ -70,7 +70,7 @@ for r in $(seq "$ROUNDS"); do
 	tp=$!; pids+=("$tp")
 	for _ in $(seq 400); do grep -q ready "$tmp/threads.out" && break; sleep 0.05; done
 	store=$tmp/store-$r
-	"$TRACT" record -F 1 -p "$tp" -o "$store" 2> "$tmp/record.err" > /dev/null &
+	"$TRACT" record -F "${RATE:-1}" -p "$tp" -o "$store" 2> "$tmp/record.err" > /dev/null &
 	rec=$!; pids+=("$rec")
 	for _ in $(seq 400); do ls "$store"/*.db > /dev/null 2>&1 && break; sleep 0.05; done
 	sleep 4
