@@ -183,11 +183,11 @@ $(OUT)/fuzz/fuzz_otel: tests/fuzz/fuzz_otel.c $(FUZZ_OTEL_OBJS) $(FUZZ_LIBS) | $
 # the record layer's parsers of what users supply (ELF files, /proc), with the layers below it
 FUZZ_RECORD := fuzz_elf fuzz_cfi fuzz_ksyms fuzz_proc fuzz_perfmap fuzz_gopclntab fuzz_python
 FUZZ_RECORD_LIBS := $(call layer_libs,$(uses_record))
-$(FUZZ_RECORD:%=$(OUT)/fuzz/%): $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_RECORD_LIBS) | $(OUT)
+$(FUZZ_RECORD:%=$(OUT)/fuzz/%): $(OUT)/fuzz/%: tests/fuzz/%.c tests/fuzz/scratch.h $(FUZZ_RECORD_LIBS) | $(OUT)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(OUT)/fuzz
 	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -fsanitize=fuzzer $< $(FUZZ_RECORD_LIBS) $(LIBS) -o $@
-$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBS) | $(OUT)
+$(OUT)/fuzz/%: tests/fuzz/%.c tests/fuzz/scratch.h $(FUZZ_LIBS) | $(OUT)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(OUT)/fuzz
 	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -fsanitize=fuzzer $< $(FUZZ_LIBS) $(LIBS) -o $@

@@ -15,6 +15,7 @@
 #include "csv_reader.h"
 #include "hours.h"
 #include "util.h"
+#include "scratch.h"
 
 #define HOUR_US 1796526000000000ull	/* 2026-12-06 03:00 */
 
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sqlite3 *db = NULL;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/tract-fuzz-csv.XXXXXX");
+		fuzz_scratch(dir, sizeof(dir), "csv");
 		if (!mkdtemp(dir))
 			abort();
 		/* damaged files make a message each: kept, not printed */

@@ -20,6 +20,7 @@
 #include "otel_tls.h"
 #include "unwind.h"
 #include "usyms.h"
+#include "scratch.h"
 
 #define START 0x400000ull
 #define STACK 0x7ffff000ull
@@ -96,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!root[0]) {
 		char path[192];
 
-		snprintf(root, sizeof(root), "/tmp/tract-fuzz-elf.XXXXXX");
+		fuzz_scratch(root, sizeof(root), "elf");
 		if (!mkdtemp(root))
 			abort();
 		snprintf(path, sizeof(path), "%s/1", root);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ksyms.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!path[0]) {
 		int fd;
 
-		snprintf(path, sizeof(path), "/tmp/tract-fuzz-ksyms.XXXXXX");
+		fuzz_scratch(path, sizeof(path), "ksyms");
 		fd = mkstemp(path);
 		if (fd < 0)
 			abort();

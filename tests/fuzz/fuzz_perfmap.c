@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "perfmap.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd;
 
 	if (!path[0]) {
-		snprintf(path, sizeof(path), "/tmp/tract-fuzz-perfmap.XXXXXX");
+		fuzz_scratch(path, sizeof(path), "perfmap");
 		fd = mkstemp(path);
 		if (fd < 0)
 			abort();

@@ -24,6 +24,7 @@
 #include "proc_stat.h"
 #include "proctitle.h"
 #include "usyms.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -68,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f;
 
 	if (!root[0]) {
-		snprintf(root, sizeof(root), "/tmp/tract-fuzz-proc.XXXXXX");
+		fuzz_scratch(root, sizeof(root), "proc");
 		if (!mkdtemp(root))
 			abort();
 		snprintf(file, sizeof(file), "%s/1", root);

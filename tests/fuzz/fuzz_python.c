@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "python.h"
 #include "tract/abi.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -146,7 +147,7 @@ static void set_up(void)
 {
 	char path[256];
 
-	snprintf(root, sizeof(root), "/tmp/tract-fuzz-python-XXXXXX");
+	fuzz_scratch(root, sizeof(root), "python");
 	if (!mkdtemp(root))
 		abort();
 	snprintf(path, sizeof(path), "%s/1", root);

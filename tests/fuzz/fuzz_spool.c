@@ -17,6 +17,7 @@
 #include "ch_gaps.h"
 #include "ch_spool.h"
 #include "util.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t from, to, n, bytes;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/tract-fuzz-spool.XXXXXX");
+		fuzz_scratch(dir, sizeof(dir), "spool");
 		if (!mkdtemp(dir))
 			abort();
 		tract_hold_errors(1);

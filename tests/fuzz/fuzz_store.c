@@ -14,6 +14,7 @@
 #include "rawsql.h"
 #include "reader.h"
 #include "util.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f, *null = fopen("/dev/null", "w");
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/tract-fuzz.XXXXXX");
+		fuzz_scratch(dir, sizeof(dir), "store");
 		if (!mkdtemp(dir))
 			abort();
 		snprintf(path, sizeof(path), "%s/tract-20260101-00.db", dir);
