@@ -68,8 +68,18 @@ share_at_least() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(b > 0 && a 
 # the loop's lines: "for i in range(n)" (7) and "s += i * i" (8); spin calls it from line 13
 run=$(samples pyspin RUN)
 named=$(samples pyspin RUN "%;spin ($APP:13);compute ($APP:_)%")
-ok "the spinning thread's RUN samples name compute() with its file and line ($named of $run)" \
-	share_at_least "$named" "$run" 0.7
+# Python frames are left off (native kept) where the thread had moved on
+# between the moment and the reading: the spinner gives the GIL to the
+# others and takes it back several times a second, so more of its samples
+# keep native frames only the later a busy host lets the recorder read
+# them (here 2 to 11 in 30 when quiet, 12 or more in two loaded runs).
+# Those with Python frames must name compute(), and a third of the samples
+# at least must have them.
+framed=$(samples pyspin RUN "%($APP:%")
+ok "the spinning thread's RUN samples with Python frames name compute() with its file and line ($named of $framed; $run samples)" \
+	share_at_least "$named" "$framed" 0.9
+ok "and a third of its RUN samples at least have them ($framed of $run)" \
+	share_at_least "$framed" "$run" 0.33
 lines=$(q "$db" "select count(*) from samples s join stacks k on k.id = s.ustack_id where s.comm = 'pyspin'
 	and k.frames like '%compute ($APP:_)%' and k.frames not like '%compute ($APP:7)%'
 	and k.frames not like '%compute ($APP:8)%'")
