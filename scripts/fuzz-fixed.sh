@@ -27,7 +27,8 @@ if [ "${1:-}" = --one ]; then
 	mkdir -p "$corpus"
 	# the files a target makes of its inputs, in memory where there is a
 	# tmpfs: on a disk mounted with discard, each one deleted waits for the
-	# device (three quarters of the spool's and the store's targets' time)
+	# device (half to three quarters of the spool's, /proc's and Python's
+	# targets' time)
 	scratch=$(mktemp -d "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/tract-fuzz.XXXXXX")
 	trap 'rm -rf "$scratch"' EXIT
 	export TMPDIR=$scratch
