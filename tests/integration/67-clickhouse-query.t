@@ -134,4 +134,36 @@ test_expect_success "a host name is a value too: no such host, exit $rc" '
 	test_holds "$rc" -eq 1 &&
 	test_grep "no passes of host" "$WORK/host.err"
 '
+
+# a thread's waits overlap by the sampler's lateness (a wait's start is
+# estimated back from the pass's time): a sample in two is the later's, as
+# a local store has it.  Host gamma is a copy of alpha's samples and passes,
+# with two waits made up around each of two samples of a thread, stored
+# the earlier first at one and the later first at the other.
+copy_host() {
+	cols=$(ch_query $P "SELECT arrayStringConcat(groupArray(name), ', ')
+		FROM system.columns WHERE database = 'tract' AND table = '$1_local'" | sed "s/^host,/'gamma',/") &&
+		ch_query $P "INSERT INTO tract.$1_local SELECT $cols FROM tract.$1_local WHERE host = 'alpha'"
+}
+overlapped() {
+	copy_host samples && copy_host passes || return 1
+	# shellcheck disable=SC2046
+	set -- $(ch_query $P "SELECT tid, groupArray(ts_us)[1], groupArray(ts_us)[11] FROM (SELECT tid, ts_us
+		FROM tract.samples_local WHERE host = 'gamma' ORDER BY tid, ts_us) GROUP BY tid HAVING count() > 11 ORDER BY tid LIMIT 1")
+	[ -n "${3:-}" ] || { echo "# no thread of gamma with 12 samples"; return 1; }
+	# one part each, the earlier wait its first row at one sample and its last at the other;
+	# a few microseconds each: passes can come a millisecond apart
+	for at in "$2 0 1" "$3 1 0"; do
+		# shellcheck disable=SC2086
+		set -- "$1" "$2" "$3" $at
+		ch_query $P "INSERT INTO tract.wait_ends_local (host, ts_us, tid, tgid, start_us, end_us, ender, wait_class) VALUES
+			('gamma', $(($4 + $5)), $1, $1, $(($4 - 3)), $(($4 + 1)), 'earlier', 'blocked'),
+			('gamma', $(($4 + $6)), $1, $1, $(($4 - 1)), $(($4 + 3)), 'later', 'blocked')" || return 1
+	done
+	got=$("$TRACT" query --clickhouse "$URL" --host gamma $range -w "tid = $1 and ender is not null" -g ender --format csv |
+		tr -d '\r' | awk -F, 'NR > 1 { print $1 "=" $4 }' | tr '\n' ' ')
+	echo "# $got"
+	[ "$got" = "later=2 " ]
+}
+ok "a sample in two overlapping waits of its thread is the later's" overlapped
 done_testing

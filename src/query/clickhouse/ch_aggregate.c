@@ -38,22 +38,26 @@
 
 /*
  * A column of the ended wait a sample is in: of the waits of its host and
- * thread that overlap its second (arrays, joined in add_from), the one
- * whose start_us and end_us hold its time.  0 and '' are no value: the
- * arrays hold a NULL as 0, and an index of 0 reads a 0 or ''.  The time
- * goes in as an array: the oldest servers do not read a column that
- * only a lambda names.
+ * thread that overlap its second (arrays, joined in add_from, latest start
+ * first), the one begun last at or before its time, if it had not ended,
+ * as a local store picks it.  Waits of a thread can overlap by the
+ * sampler's lateness (a wait's start is estimated back from the pass's
+ * time): a sample of the second, taken after the first ended, is in the
+ * second.  0 and '' are no value: the arrays hold a NULL as 0, and an
+ * index of 0 reads a 0 or ''.  The time goes in as an array: the oldest
+ * servers do not read a column that only a lambda names.
  */
-#define WAIT_END_INPUT(column) \
-	"nullIf(arrayElement(we_" column ", arrayFirstIndex((s, e, t) -> s <= t AND t <= e, we_start_us, " \
-	"we_end_us, replicate(ts_us, we_start_us))), "
+#define WAIT_END_INDEX "arrayFirstIndex((s, t) -> s <= t, we_start_us, replicate(ts_us, we_start_us))"
+#define WAIT_END_INPUT(column, none) \
+	"nullIf(if(arrayElement(we_end_us, " WAIT_END_INDEX ") >= ts_us, arrayElement(we_" column ", " \
+	WAIT_END_INDEX "), " none "), " none ")"
 static const char *wait_end_input(const char *column)
 {
 	static const char *const inputs[][2] = {
-		{ "ender", WAIT_END_INPUT("ender") "'')" },
-		{ "ender_tid", WAIT_END_INPUT("ender_tid") "0)" },
-		{ "ender_tgid", WAIT_END_INPUT("ender_tgid") "0)" },
-		{ "wait_class", WAIT_END_INPUT("wait_class") "'')" },
+		{ "ender", WAIT_END_INPUT("ender", "''") },
+		{ "ender_tid", WAIT_END_INPUT("ender_tid", "0") },
+		{ "ender_tgid", WAIT_END_INPUT("ender_tgid", "0") },
+		{ "wait_class", WAIT_END_INPUT("wait_class", "''") },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(inputs); i++)
@@ -426,6 +430,9 @@ static int plan_values(const struct agg_result *r, struct ch_plan *p)
 	return 0;
 }
 
+/* a column of a second's waits, in the order of their starts, latest first (WAIT_END_INPUT) */
+#define LATEST_FIRST(column) "arrayReverseSort((x, s) -> s, groupArray(" column "), groupArray(start_us))"
+
 /*
  * The samples of the range, joined to their stacks' frames and to the
  * ended wait each is in where the inputs need them; 1 when it ends in a
@@ -471,10 +478,11 @@ static int add_from(const struct ch_store *s, const struct agg_query *q, const s
 		 * the ender to the samples it holds: both answer alike.
 		 */
 		strbuf_addf(sql, "(SELECT *, toUInt64(intDiv(ts_us, 1000000)) AS we_second FROM %s) "
-			    "ANY LEFT JOIN (SELECT host, tid, we_second, groupArray(start_us) AS we_start_us, "
-			    "groupArray(end_us) AS we_end_us, groupArray(ender) AS we_ender, "
-			    "groupArray(ifNull(ender_tid, 0)) AS we_ender_tid, groupArray(ifNull(ender_tgid, 0)) AS we_ender_tgid, "
-			    "groupArray(wait_class) AS we_wait_class FROM (SELECT *, "
+			    "ANY LEFT JOIN (SELECT host, tid, we_second, arrayReverseSort(groupArray(start_us)) AS we_start_us, "
+			    LATEST_FIRST("end_us") " AS we_end_us, " LATEST_FIRST("ender") " AS we_ender, "
+			    LATEST_FIRST("ifNull(ender_tid, 0)") " AS we_ender_tid, "
+			    LATEST_FIRST("ifNull(ender_tgid, 0)") " AS we_ender_tgid, "
+			    LATEST_FIRST("wait_class") " AS we_wait_class FROM (SELECT *, "
 			    "toUInt64(intDiv(greatest(greatest(start_us, %llu), intDiv(end_us, 3600000000) * 3600000000), 1000000)) AS we_first, "
 			    "toUInt64(intDiv(least(end_us, %llu), 1000000)) AS we_last, "
 			    "arrayJoin(arrayMap(k -> we_first + k, range(toUInt64(we_last + 1 - we_first)))) AS we_second FROM tract.wait_ends "
