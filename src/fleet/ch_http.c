@@ -203,7 +203,8 @@ static enum ch_outcome perform(struct ch_http *h, const char *url, size_t limit,
 		*answer = xstrdup("the answer is larger than tract reads (narrow the query)");
 		out = CH_ERROR;
 	}
-	if (out == CH_UNREACHABLE && !**answer) {
+	/* no answer (refused, timed out, cut): curl's reason */
+	if (out != CH_OK && rc != CURLE_OK && !**answer) {
 		free(*answer);
 		*answer = xstrdup(curl_easy_strerror(rc));
 	}

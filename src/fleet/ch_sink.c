@@ -20,8 +20,14 @@
 #include "dict.h"
 #include "util.h"
 
-/* How long closing waits for the spool to drain before it leaves the rest for the next start. */
+/*
+ * How long closing waits for the server to take the spool's next table
+ * before it leaves the rest for the next start, and how long in all: a
+ * server that takes them, however slowly (a busy host), gets the spool; one
+ * that takes nothing holds the stop no longer than DRAIN_NS.
+ */
 #define DRAIN_NS (5 * NSEC_PER_SEC)
+#define DRAIN_MAX_NS (30 * NSEC_PER_SEC)
 #define BACKOFF_MAX_NS (30 * NSEC_PER_SEC)
 /* Every so many batches (2 s each) every stack is sent again (seal_batch()). */
 #define STACKS_AGAIN_BATCHES 30
@@ -41,7 +47,8 @@ struct ch_sink {
 	pthread_cond_t wake;
 	volatile int stopping;
 	int started;
-	uint64_t drain_until_ns;
+	uint64_t drain_until_ns;	/* read by a send in flight, which gives up then */
+	uint64_t drain_max_ns;
 	uint64_t sent_batches, sent_rows;
 	uint64_t format_ns, ship_ns;	/* CPU: the writer thread's on rows, the shipping thread's */
 	int said_down, said_auth, said_missing;
@@ -224,6 +231,19 @@ static int send_table(struct ch_sink *s, struct ch_batch *b, int t, int counted,
 	return out == CH_UNREACHABLE ? -EHOSTUNREACH : -EAGAIN;
 }
 
+/* A table the server took while the recorder stops: the drain waits DRAIN_NS for the next. */
+static void drain_progress(struct ch_sink *s)
+{
+	uint64_t max = __atomic_load_n(&s->drain_max_ns, __ATOMIC_RELAXED), until = mono_ns() + DRAIN_NS;
+
+	if (!s->stopping || !max)
+		return;
+	if (until > max)
+		until = max;
+	if (until > __atomic_load_n(&s->drain_until_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&s->drain_until_ns, until, __ATOMIC_RELAXED);
+}
+
 /*
  * Sends the oldest spooled batch; 0 when one went, -ENOENT when none is
  * left, -EHOSTUNREACH when no server listens, -EAGAIN to wait.
@@ -252,6 +272,7 @@ static int ship_one(struct ch_sink *s)
 		if (!err) {
 			b.done |= 1u << t;
 			ch_spool__update(&s->spool, &b);
+			drain_progress(s);
 		}
 	}
 	if (err == -EINVAL) {
@@ -377,9 +398,9 @@ static void ch_close(struct sink *base)
 	seal_batch(s);
 	if (s->started == 1) {
 		pthread_mutex_lock(&s->lock);
-		s->stopping = 1;
-		/* read, unlocked, by a send in flight */
 		__atomic_store_n(&s->drain_until_ns, mono_ns() + DRAIN_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->drain_max_ns, mono_ns() + DRAIN_MAX_NS, __ATOMIC_RELAXED);
+		s->stopping = 1;
 		pthread_cond_signal(&s->wake);
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);

@@ -10,8 +10,8 @@
 . "$(dirname "$0")/../lib/clickhouse.sh"
 need_root_bpf
 command -v clickhouse-server > /dev/null || skip_all "needs clickhouse-server; 'make deps' installs it"
-proxy=
-trap 'ch_stop_all; [ -z "$proxy" ] || kill "$proxy" 2> /dev/null; cleanup' EXIT
+proxy= slow_proxy=
+trap 'ch_stop_all; kill $proxy $slow_proxy 2> /dev/null; cleanup' EXIT
 P=18429
 # a writer with a password, and a user that may only read
 pw=secret-$$
@@ -50,6 +50,16 @@ ok "every local row arrives exactly once ($(in_server killed); local $(in_store 
 	-o "$WORK/f" 2> "$WORK/f.err" &
 full=$!
 bg_started $full
+
+# ---- a slow server: each insert answered 0.8 s late, a batch's tables 8 s or more ----
+# (beside the two below: it waits, mostly)
+perl "$(dirname "$0")/../lib/silent_proxy.pl" 18437 $P 0.8 > "$WORK/slow.out" 2>&1 &
+slow_proxy=$!
+for _ in $(seq 50); do grep -qs listening "$WORK/slow.out" && break; sleep 0.1; done
+"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18437 $auth --host slow -o "$WORK/w" \
+	2> "$WORK/w.err" &
+slow=$!
+bg_started $slow
 
 # ---- a server that takes the rows and never answers ----
 perl "$(dirname "$0")/../lib/silent_proxy.pl" 18430 $P > "$WORK/proxy.out" 2>&1 &
@@ -109,6 +119,21 @@ test_expect_success "a full spool: the recorder exits $rc, the spool stays near 
 	test_holds "$kb" -le 1600
 '
 ok "and says how many of the oldest batches it dropped" grep -q "the spool's bound dropped [1-9][0-9]* batches" "$WORK/f.err"
+
+# ---- the slow server, recorded beside the above ----
+# a stopping recorder waits 5 s for the server to take the next table, 30 s
+# in all: one that takes them, however slowly, gets the whole spool
+wait $slow
+rc=$?
+test_expect_success "a slow server: the recorder exits $rc, its spool sent whole before it stops" '
+	test_holds "$rc" -eq 0 &&
+	test_grep ! "wait in .* for ClickHouse" "$WORK/w.err" &&
+	test_holds "$(grep -c "holding an insert" "$WORK/slow.out")" -ge 8
+'
+ok "every local row arrives at the slow server, once ($(in_server slow); local $(in_store "$WORK/w"))" \
+	test "$(in_server slow)" = "$(in_store "$WORK/w")"
+kill "$slow_proxy"
+slow_proxy=
 "$TRACT" record -F 20 -d 1 -p "$WL_PID" --clickhouse "$URL" $auth --host full --spool-max 1M -o "$WORK/f" 2> /dev/null
 "$TRACT" ship -D "$WORK/f" --clickhouse "$URL" $auth --host full 2> "$WORK/f.ship"
 ok "what the bound dropped, tract ship sends from the local store: all there, once" \

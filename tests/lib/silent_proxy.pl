@@ -3,13 +3,14 @@
 # A ClickHouse that takes rows and never answers: an HTTP proxy on
 # 127.0.0.1:LISTEN to 127.0.0.1:TARGET that passes every request on, and
 # every answer back but those to an INSERT, whose connection it holds open
-# in silence.  The rows are in; the client cannot know it.
-#   usage: silent_proxy.pl LISTEN TARGET
+# in silence.  The rows are in; the client cannot know it.  With DELAY, a
+# slow ClickHouse instead: each INSERT's answer comes DELAY seconds late.
+#   usage: silent_proxy.pl LISTEN TARGET [DELAY]
 use strict;
 use warnings;
 use IO::Socket::INET;
 
-my ($listen, $target) = @ARGV;
+my ($listen, $target, $delay) = @ARGV;
 my $server = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $listen, Listen => 16, ReuseAddr => 1)
 	or die "cannot listen on $listen: $!\n";
 $SIG{CHLD} = 'IGNORE';
@@ -53,8 +54,8 @@ while (my $client = $server->accept) {
 	close $up;
 	if ($head =~ /^POST [^\r\n]*query=INSERT/i) {
 		print "holding an insert\n";
-		sleep 60;
-		exit 0;
+		select(undef, undef, undef, $delay // 60);
+		exit 0 if !defined $delay;
 	}
 	print $client $answer;
 	close $client;
