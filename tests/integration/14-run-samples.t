@@ -75,7 +75,15 @@ b_user=$(runs 'burst%' "s.syscall is null")
 b_stack=$(runs 'burst%' "k.frames is not null")
 b_named=$(runs 'burst%' "s.syscall is null and k.frames like '%;workload_burst'")
 b_wrong=$(runs 'burst%' "s.syscall is null and k.frames like '%sleep%'")
-echo "# bursts: $b_run RUN, $b_user in user code, $b_stack with a user stack, $b_named of those in user code in workload_burst, $b_wrong in the sleep"
+# where the host stole from a sample's CPU over its pass or the next (/proc/stat
+# counts steal at its ticks), the timer of the moment may fire after the
+# thread went on to sleep: those are not held to the bar
+unstolen="not exists (select 1 from passes p join steal st on st.pass in (p.id, p.id + 1)
+	where p.ts_us = s.ts_us and st.cpu = s.cpu)"
+b_bare=$(runs 'burst%' "k.frames is null and $unstolen")
+b_unnamed=$(runs 'burst%' "s.syscall is null and (k.frames is null or k.frames not like '%;workload_burst') and $unstolen")
+echo "# bursts: $b_run RUN, $b_user in user code, $b_stack with a user stack, $b_named of those in user code in workload_burst, $b_wrong in the sleep;" \
+	"without a stack where the host stole nothing from their CPU: $b_bare, in user code and not named so: $b_unnamed"
 q "$db" "select s.ts_us, s.tid, k.frames from samples s join stacks k on k.id = s.ustack_id
 	where s.comm like 'burst%' and s.state = 'RUN' and s.syscall is null
 	and k.frames like '%sleep%'" | sed 's/^/#   in the sleep: /'
@@ -87,11 +95,11 @@ if grep -q 'cannot set a timer on each CPU' "$WORK/bursts.err"; then
 	tenths=5
 fi
 test_expect_success 'the burst threads ran in enough passes to be judged' 'at_least "$b_run" 20'
-test_expect_success "at least $tenths tenths of their RUN samples have a user stack" '
-	at_least "$((b_stack * 10))" "$((b_run * tenths))"
+test_expect_success "at least $tenths tenths of their RUN samples have a user stack (steal aside)" '
+	at_most "$((b_bare * 10))" "$((b_run * (10 - tenths)))"
 '
 test_expect_success "... and at least $tenths tenths of those in user code name workload_burst, where they run it" '
-	at_least "$((b_named * 10))" "$((b_user * tenths))"
+	at_most "$((b_unnamed * 10))" "$((b_user * (10 - tenths)))"
 '
 # A stack copied at the next syscall's entry instead of at the moment would
 # show the sleep on most of them.  A few may be there rightly: the moment can
