@@ -48,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps deps-test deb run test test-build test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
+.PHONY: all deps deps-test deb run test test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
@@ -238,12 +238,6 @@ run: deps all
 # summary of what failed and why at the end
 test: deps-test
 	$(Q)OUT=$(OUT) MAKE="$(MAKE)" ./scripts/test-suite.sh
-
-# make test's first step: what the integration tests run, the sanitized
-# binary too (built before the steps that run beside them start to build
-# in build-san)
-test-build: all
-	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
 
 # the integration tests beside a busy loop on one CPU, as a noisy neighbour
 # or a forgotten process would be

@@ -29,7 +29,7 @@ echo "== test suite: ${steps[*]}; logs in $ci/"
 
 suite_start=$(date +%s)
 # step_target STEP: the make target that runs it
-step_target() { if [ "$1" = build ]; then echo test-build; else echo "test-$1"; fi; }
+step_target() { if [ "$1" = build ]; then echo all; else echo "test-$1"; fi; }
 # step_done STEP RC SECS: its result, for the summary and on the console
 step_done() {
 	echo "$1 $2 $3" >> "$ci/results"
@@ -45,77 +45,52 @@ run_step() {
 	rc=${PIPESTATUS[0]}
 	step_done "$step" "$rc" $(($(date +%s) - start))
 }
-# quiet_steps STEP...: the steps at once, each into its own log, each one's
-# exit status and own seconds into STEP.rc
-quiet_steps() {
-	local step
+# run_beside STEP...: the steps at once, each into its own log, shown whole
+# on the console in order as each ends; each step's seconds are its own
+run_beside() {
+	local steps_now=("$@") step pids=() starts=() i rc secs
+	echo "== at once: $* (their output follows, step by step, as each ends)"
 	for step in "$@"; do
+		starts+=("$(date +%s)")
 		(
 			s=$(date +%s)
 			$MAKE --no-print-directory "$(step_target "$step")" < /dev/null > "$ci/$step.log" 2>&1
 			echo "$? $(($(date +%s) - s))" > "$ci/$step.rc"
 		) &
+		pids+=($!)
 	done
-	wait
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}"
+		step=${steps_now[$i]}
+		echo "== $step (make $(step_target "$step"), beside the others)"
+		cat "$ci/$step.log"
+		read -r rc secs < "$ci/$step.rc" 2> /dev/null || { rc=1 secs=$(($(date +%s) - ${starts[$i]})); }
+		rm -f "$ci/$step.rc"
+		step_done "$step" "$rc" "$secs"
+	done
 }
-# show_quiet STEP HOW: its log whole on the console, then its result
-show_quiet() {
-	local step=$1 rc secs
-	echo "== $step (make $(step_target "$step"), $2)"
-	cat "$ci/$step.log"
-	read -r rc secs < "$ci/$step.rc" 2> /dev/null || { rc=1 secs=0; echo "$step: no result (killed?)"; }
-	rm -f "$ci/$step.rc"
-	step_done "$step" "$rc" "$secs"
-}
-# groups_of STEP...: the steps as groups run one after another, one group
-# a line; steps that may run beside each other share a line.  Neither
-# measures time or CPU, and each keeps about one CPU busy (qemu runs its
-# guests in one host thread; the fuzz targets run one per CPU but take
-# what is left), so on two CPUs neither waits long for the other.
+# Steps that may run beside each other: neither measures time or CPU, and
+# each keeps about one CPU busy (qemu runs its guests in one host thread,
+# the fuzzer is one process), so on two CPUs neither waits for the other.
+# The integration tests measure both: they run alone.
 BESIDE=" kernels fuzz "
-groups_of() {
-	local line= step
-	for step; do
-		case $BESIDE in *" $step "*) line="$line $step"; continue ;; esac
-		[ -n "$line" ] && echo "$line"
-		line=
-		echo "$step"
-	done
-	[ -n "$line" ] && echo "$line"
-}
-# The integration tests measure time and CPU: no other step runs beside
-# them at the same priority.  But they leave about a third of the two CPUs
-# idle (their recording windows, a server's answers), so the steps that
-# only compile and run code (IDLE) run meanwhile at the lowest priority
-# (SCHED_IDLE): the kernel runs them only on a CPU nothing else wants, and a
-# test's thread that wakes takes the CPU from them at once.  Their output
-# follows the integration tests'.
-IDLE=" layers san kernels fuzz "
-fg=() idle=()
-for step in "${steps[@]}"; do
-	case $IDLE in *" $step "*) idle+=("$step") ;; *) fg+=("$step") ;; esac
-done
-case " ${fg[*]} " in *" integration "*) ;; *) fg=("${steps[@]}") idle=() ;; esac
-
-while read -r -a group; do
-	if [ "${group[0]}" = integration ] && [ ${#idle[@]} -gt 0 ]; then
-		echo "== at once: integration, and at the lowest priority ${idle[*]} (their output follows, step by step)"
-		(
-			chrt --idle -p 0 "$BASHPID" > /dev/null 2>&1 || renice -n 19 -p "$BASHPID" > /dev/null
-			while read -r -a g; do quiet_steps "${g[@]}"; done < <(groups_of "${idle[@]}")
-		) &
-		idle_pid=$!
-		run_step integration
-		wait "$idle_pid"
-		for step in "${idle[@]}"; do show_quiet "$step" "at the lowest priority, beside the integration tests"; done
-	elif [ ${#group[@]} -gt 1 ]; then
-		echo "== at once: ${group[*]} (their output follows, step by step)"
-		quiet_steps "${group[@]}"
-		for step in "${group[@]}"; do show_quiet "$step" "beside the others"; done
+i=0
+while [ $i -lt ${#steps[@]} ]; do
+	group=("${steps[$i]}")
+	i=$((i + 1))
+	case $BESIDE in *" ${group[0]} "*)
+		while [ $i -lt ${#steps[@]} ] && case $BESIDE in *" ${steps[$i]} "*) true ;; *) false ;; esac; do
+			group+=("${steps[$i]}")
+			i=$((i + 1))
+		done
+		;;
+	esac
+	if [ ${#group[@]} -gt 1 ]; then
+		run_beside "${group[@]}"
 	else
 		run_step "${group[0]}"
 	fi
-done < <(groups_of "${fg[@]}")
+done
 
 # what the suite left running or loaded, as a step of its own
 start=$(date +%s)
