@@ -11,10 +11,14 @@ start_workload --only wal || exit 1
 wal_file=$(sed -n 's/^wal-file=//p' "$WORK/workload.out")
 devno=$(stat -c '%d' "$wal_file")
 disk=$(sed -n 's/^DEVNAME=//p' "/sys/dev/block/$((devno >> 8)):$((devno & 255))/uevent")
+# (the three at once: each reads the thread's state by itself)
 test_expect_success 'record beside a thread appending to a file and fdatasync()ing each' '
+	"$TRACT" record --source proc -F 20 -d 3 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/csv.err" &
+	csv=$!
+	"$TRACT" record --source proc -F 20 -d 3 -p "$WL_PID" -o "$WORK/proc" 2> "$WORK/proc.err" &
+	proc=$!
 	"$TRACT" record -F 20 -d 4 -p "$WL_PID" -o "$WORK/store" 2> "$WORK/record.err" &&
-	"$TRACT" record --source proc -F 20 -d 3 -p "$WL_PID" --format csv -o "$WORK/csv" 2> "$WORK/csv.err" &&
-	"$TRACT" record --source proc -F 20 -d 3 -p "$WL_PID" -o "$WORK/proc" 2> "$WORK/proc.err"
+	wait $csv && wait $proc
 '
 stop_workload
 db=$(one_store "$WORK/store")
