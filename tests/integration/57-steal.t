@@ -13,12 +13,17 @@ need_root_bpf
 
 start_workload --only spin,fsync || exit 1
 s0=$(steal_now)
+# (the CSV store's recording beside the first)
+"$TRACT" record -F 10 -d 2 --format csv -o "$WORK/csv" 2> "$WORK/record-csv.err" &
+csv_rec=$!
 test_expect_success 'record beside a spinner and an fsync loop exits 0' '
 	"$TRACT" record -F 10 -d 6 -o "$WORK/store" 2> "$WORK/record.err"
 '
 s1=$(steal_now)
-test_expect_success 'and to the CSV store' '
-	"$TRACT" record -F 10 -d 2 --format csv -o "$WORK/csv" 2> "$WORK/record-csv.err"
+wait $csv_rec
+csv_rc=$?
+test_expect_success "and to the CSV store (exit $csv_rc)" '
+	test_holds "$csv_rc" -eq 0
 '
 stop_workload
 db=$(one_store "$WORK/store")
