@@ -129,8 +129,10 @@ umount "$full"
 # ---- hostile thread names ------------------------------------------------------
 stop_workload
 start_workload --only hostile || exit 1
+"$TRACT" record -F 10 -d 1.5 -p "$WL_PID" --format csv -o "$WORK/hostile-csv" 2> /dev/null &
+csv_rec=$!
 "$TRACT" record -F 10 -d 1.5 -p "$WL_PID" -o "$WORK/hostile" 2> /dev/null
-"$TRACT" record -F 10 -d 1.5 -p "$WL_PID" --format csv -o "$WORK/hostile-csv" 2> /dev/null
+wait $csv_rec
 stop_workload
 # the names as bytes: a,b"c<LF>d  <FF><FE>;x  '; DROP --  123456789012345  <TAB><ESC>[2J
 names="'612C622263 0A64','FFFE3B78','273B2044524F50202D2D','313233343536373839303132333435','091B5B324A'"
