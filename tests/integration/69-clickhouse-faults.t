@@ -51,9 +51,9 @@ ok "every local row arrives exactly once ($(in_server killed); local $(in_store 
 full=$!
 bg_started $full
 
-# ---- a slow server: each insert answered 0.8 s late, a batch's tables 8 s or more ----
+# ---- a slow server: each insert answered 0.6 s late, a batch's tables 5 s or more ----
 # (beside the two below: it waits, mostly)
-perl "$(dirname "$0")/../lib/silent_proxy.pl" 18437 $P 0.8 > "$WORK/slow.out" 2>&1 &
+perl "$(dirname "$0")/../lib/silent_proxy.pl" 18437 $P 0.6 > "$WORK/slow.out" 2>&1 &
 slow_proxy=$!
 for _ in $(seq 50); do grep -qs listening "$WORK/slow.out" && break; sleep 0.1; done
 "$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18437 $auth --host slow -o "$WORK/w" \
