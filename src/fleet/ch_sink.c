@@ -29,7 +29,7 @@
 #define DRAIN_NS (5 * NSEC_PER_SEC)
 #define DRAIN_MAX_NS (30 * NSEC_PER_SEC)
 #define BACKOFF_MAX_NS (30 * NSEC_PER_SEC)
-/* Every so many batches (2 s each) every stack is sent again (seal_batch()). */
+/* Every so many batches (2 s each by default) every stack is sent again (seal_batch()). */
 #define STACKS_AGAIN_BATCHES 30
 
 struct ch_sink {

@@ -67,6 +67,8 @@ static const char record_usage[] =
 "      --no-local           ship only: keep no local store (the spool stays)\n"
 "      --spool-max SIZE     bound the spool (default 1G); beyond it the oldest\n"
 "                           batches are dropped, and counted\n"
+"      --ship-every DURATION  seal and send a batch this often (default 2s, from 1s\n"
+"                           to 10m); each is one INSERT a table, so a fleet raises it\n"
 "  -v, --verbose            say more, including libbpf's messages\n"
 "  -h, --help               show this help\n"
 "\n"
@@ -79,7 +81,7 @@ enum { OPT_FORMAT = 256, OPT_IDLE_GRACE, OPT_IDLE_SYSCALLS, OPT_NO_KSTACKS, OPT_
        OPT_MAX_SIZE, OPT_SYSCALL_LATENCY, OPT_WAKEUP_EDGES, OPT_RUNQ_LATENCY, OPT_PROFILE_HZ,
        OPT_NO_SYSCALL_LATENCY, OPT_NO_WAKEUP_EDGES, OPT_UNTIMED_SYSCALLS,
        OPT_UNWIND, OPT_CLICKHOUSE, OPT_HOST, OPT_CH_USER, OPT_CH_PASSWORD_FILE, OPT_CH_CA, OPT_NO_LOCAL,
-       OPT_SPOOL_MAX, OPT_NO_TITLES };
+       OPT_SPOOL_MAX, OPT_SHIP_EVERY, OPT_NO_TITLES };
 
 static const struct option record_options[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -104,6 +106,7 @@ static const struct option record_options[] = {
 	{ "clickhouse-ca", required_argument, NULL, OPT_CH_CA },
 	{ "no-local", no_argument, NULL, OPT_NO_LOCAL },
 	{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
+	{ "ship-every", required_argument, NULL, OPT_SHIP_EVERY },
 	/* the defaults now; still taken, so that older command lines run */
 	{ "syscall-latency", no_argument, NULL, OPT_SYSCALL_LATENCY },
 	{ "wakeup-edges", no_argument, NULL, OPT_WAKEUP_EDGES },
@@ -155,6 +158,7 @@ void record_opts_init(struct record_opts *o)
 	o->sampler.ustacks = 1;
 	o->sampler.unwind_cfi = 1;
 	o->spool_max = 1ull << 30;
+	o->ship_every_us = 2000000;
 	o->sampler.profile_hz = 49;
 	o->sampler.titles = 1;
 	o->sampler.syscall_latency = 1;
@@ -174,7 +178,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 {
 	const char *bad, *idle_list = NULL, *untimed_list = NULL;
 	const struct store_kind *format = NULL;
-	int c, unwind_given = 0;
+	int c, unwind_given = 0, spool_given = 0;
 	uint64_t v;
 
 	record_opts_init(o);
@@ -273,6 +277,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_SPOOL_MAX:
 			if (parse_size(optarg, &o->spool_max) || o->spool_max < 1048576)
 				return bad_value("--spool-max", optarg, "a size of 1M or more, such as 500M or 2G");
+			spool_given = 1;
+			break;
+		case OPT_SHIP_EVERY:
+			if (parse_duration(optarg, &o->ship_every_us) || o->ship_every_us < 1000000 ||
+			    o->ship_every_us > 600000000)
+				return bad_value("--ship-every", optarg, "a duration from 1s to 10m, such as 30s");
+			spool_given = 1;
 			break;
 		case OPT_UNWIND:
 			if (strcmp(optarg, "cfi") && strcmp(optarg, "fp"))
@@ -330,8 +341,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		if (!o->dir)
 			o->dir = store_default_dir();
 	}
-	if (!o->ch_url && (o->no_local || o->ch_host || o->ch_user || o->ch_password_file || o->ch_ca_file))
-		return tract_usage_error("record", "%s", "--no-local, --host and the --clickhouse-* options need --clickhouse");
+	if (!o->ch_url && (o->no_local || o->ch_host || o->ch_user || o->ch_password_file || o->ch_ca_file || spool_given))
+		return tract_usage_error("record", "%s",
+					 "--no-local, --host, --spool-max, --ship-every and the --clickhouse-* options need --clickhouse");
 	if (o->no_local)
 		o->store = NULL;
 	return 0;

@@ -24,6 +24,7 @@ struct record_opts {
 	const char *ch_url, *ch_host, *ch_user, *ch_password_file, *ch_ca_file;
 	int no_local;
 	uint64_t spool_max;
+	uint64_t ship_every_us;		/* a batch sealed at least this often */
 };
 
 /* The defaults of every option: what live top records with, and record starts from. */

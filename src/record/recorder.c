@@ -312,7 +312,7 @@ static int open_clickhouse(const struct record_opts *o, const char *password, st
 		.url = o->ch_url, .host = o->ch_host, .user = o->ch_user, .ca_file = o->ch_ca_file,
 		.database = "tract", .spool_dir = spool, .spool_max = o->spool_max,
 		.store_dir = o->no_local ? NULL : o->dir, .password = o->ch_password_file ? password : NULL,
-		.batch_rows = 10000, .batch_us = 2000000,
+		.batch_rows = 10000, .batch_us = o->ship_every_us,
 	};
 
 	if (!cfg.host) {

@@ -74,9 +74,27 @@ ok "two hosts stay apart, the second by its hostname" test \
 	"$(chq "SELECT host FROM tract.samples GROUP BY host ORDER BY host" | tr '\n' ' ')" = \
 	"$(printf 'alpha\n%s\n' "$(hostname)" | LC_ALL=C sort | tr '\n' ' ')"
 
+# --ship-every: a batch (one INSERT a table) as often as asked; two
+# recorders of 3 s, beside the one below
+for every in 1 10; do
+	"$TRACT" record -F 10 -d 3 -p "$WL_PID" --clickhouse "$URL" --host every$every --ship-every ${every}s \
+		-o "$WORK/every$every" 2> "$WORK/every$every.err" &
+	eval "every${every}_rec=\$!"
+done
 # --no-local: the server only, through the spool
 "$TRACT" record -F 10 -d 2 -p "$WL_PID" --clickhouse "$URL" --host nolocal --no-local -o "$WORK/n" 2> "$WORK/n.err"
 rc=$?
+wait $every1_rec && wait $every10_rec
+every_rc=$?
+# batches HOST: the batches of HOST's passes in the server
+batches() { chq "SELECT uniqExact(batch_id) FROM tract.passes WHERE host = '$1'"; }
+test_expect_success "--ship-every 10s sends 3 s in one batch, 1s in three or more ($(batches every10), $(batches every1))" '
+	test_holds "$every_rc" -eq 0 &&
+	test_holds "$(batches every10)" -eq 1 &&
+	test_holds "$(batches every1)" -ge 3 &&
+	test_holds "$(chq "SELECT count() FROM tract.passes WHERE host = '"'every10'"'")" -eq \
+		"$(q "$(one_store "$WORK/every10")" "select count(*) from passes")"
+'
 passes=$(chq "SELECT count() FROM tract.passes WHERE host = 'nolocal'")
 # the recorder counts its passes as it exits: "tract: N passes, R rows, D rows dropped, S passes not stored"
 took=$(sed -n 's/^tract: \([0-9]*\) passes,.* \([0-9]*\) passes not stored$/\1 - \2/p' "$WORK/n.err")

@@ -184,6 +184,10 @@ static void record_options_are_applied(void **state)
 	assert_true(o.sampler.profile_hz == 0.0);
 	assert_int_equal(parse(&o, "record --profile-hz 1000"), 0);
 	assert_true(o.sampler.profile_hz == 1000.0);
+	assert_int_equal(o.ship_every_us, 2000000);
+	assert_int_equal(parse(&o, "record --clickhouse http://h:8123 --ship-every 30s --spool-max 5M"), 0);
+	assert_int_equal(o.ship_every_us, 30000000);
+	assert_int_equal(o.spool_max, 5ull << 20);
 }
 
 static void format_alone_uses_the_data_directory(void **state)
@@ -209,6 +213,8 @@ static void record_rejects_bad_input(void **state)
 		"record --bogus", "record stray", "record --idle-grace -5", "record --keep 10m",
 		"record --keep 5", "record --max-size 10K", "record --max-size lots", "record --source ebpf",
 		"record --profile-hz 5000", "record --profile-hz -1", "record --profile-hz abc", "record --profile-hz",
+		"record --clickhouse http://h:8123 --ship-every 500ms", "record --clickhouse http://h:8123 --ship-every 11m",
+		"record --clickhouse http://h:8123 --ship-every 5", "record --ship-every 30s", "record --spool-max 5M",
 		NULL,
 	};
 
