@@ -76,11 +76,12 @@ ok "two hosts stay apart, the second by its hostname" test \
 
 # --ship-every: a batch (one INSERT a table) as often as asked; two
 # recorders of 3 s, beside the one below
-for every in 1 10; do
-	"$TRACT" record -F 10 -d 3 -p "$WL_PID" --clickhouse "$URL" --host every$every --ship-every ${every}s \
-		-o "$WORK/every$every" 2> "$WORK/every$every.err" &
-	eval "every${every}_rec=\$!"
-done
+"$TRACT" record -F 10 -d 3 -p "$WL_PID" --clickhouse "$URL" --host every1 --ship-every 1s -o "$WORK/every1" \
+	2> "$WORK/every1.err" &
+every1_rec=$!
+"$TRACT" record -F 10 -d 3 -p "$WL_PID" --clickhouse "$URL" --host every10 --ship-every 10s -o "$WORK/every10" \
+	2> "$WORK/every10.err" &
+every10_rec=$!
 # --no-local: the server only, through the spool
 "$TRACT" record -F 10 -d 2 -p "$WL_PID" --clickhouse "$URL" --host nolocal --no-local -o "$WORK/n" 2> "$WORK/n.err"
 rc=$?
@@ -88,10 +89,12 @@ wait $every1_rec && wait $every10_rec
 every_rc=$?
 # batches HOST: the batches of HOST's passes in the server
 batches() { chq "SELECT uniqExact(batch_id) FROM tract.passes WHERE host = '$1'"; }
-test_expect_success "--ship-every 10s sends 3 s in one batch, 1s in three or more ($(batches every10), $(batches every1))" '
+# (a batch is sealed as the writer stores a pass: one that falls behind on a
+# loaded machine stores several at once, so 1s gives 3 batches of 3 s here, 2 at least)
+test_expect_success "--ship-every 10s sends 3 s in one batch, 1s in two or more ($(batches every10), $(batches every1))" '
 	test_holds "$every_rc" -eq 0 &&
 	test_holds "$(batches every10)" -eq 1 &&
-	test_holds "$(batches every1)" -ge 3 &&
+	test_holds "$(batches every1)" -ge 2 &&
 	test_holds "$(chq "SELECT count() FROM tract.passes WHERE host = '"'every10'"'")" -eq \
 		"$(q "$(one_store "$WORK/every10")" "select count(*) from passes")"
 '
