@@ -48,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps deps-test deb run test test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
+.PHONY: all deps deps-test deb run test test-build test-guests test-kernels-boot test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
@@ -277,6 +277,11 @@ $(BROWSER_DIR)/node_modules/puppeteer-core/package.json: tests/browser/package.j
 		{ tail -n 20 $(BROWSER_DIR)/npm.log; exit 1; }
 	$(Q)touch $@
 
+# make test's first step: all the integration tests run, the sanitized
+# binary too, built before the steps beside them start to build
+test-build: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/package.json
+	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
+
 test-integration: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/package.json
 	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
 	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) \
@@ -286,6 +291,12 @@ test-integration: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/pa
 # Debian 12's own kernel under qemu: tract must run on kernels older than the build host's
 test-kernels: all
 	$(Q)OUT=$(OUT) ./scripts/test-kernels.sh
+# the same in two steps: the kernels downloaded and the guests' user space
+# built, then the guests booted
+test-guests: all
+	$(Q)OUT=$(OUT) ./scripts/test-kernels.sh --prepare
+test-kernels-boot:
+	$(Q)OUT=$(OUT) ./scripts/test-kernels.sh --boot
 
 bench: deps-test all $(BENCH_BINS)
 	$(Q)OUT=$(abspath $(OUT)) ./bench/bench.sh

@@ -33,7 +33,10 @@ if [ "${1:-}" = --one ]; then
 	trap 'rm -rf "$scratch"' EXIT
 	export TMPDIR=$scratch
 	echo "  FUZZ     $t: $(ls "$seeds" | wc -l) seeds, then $runs inputs from seed 1"
-	if UBSAN_OPTIONS=print_stacktrace=1 "$OUT/fuzz/$t" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 \
+	# an input that hangs, not one slowed down: make test runs the fuzz
+	# targets at the lowest priority beside the integration tests, which
+	# can leave them a fraction of a CPU for as long as 20 s
+	if UBSAN_OPTIONS=print_stacktrace=1 "$OUT/fuzz/$t" -seed=1 -runs="$runs" -timeout=120 -rss_limit_mb=2048 -close_fd_mask=1 \
 		-artifact_prefix="$OUT/fuzz/$t-" "$corpus" "$seeds" > "$log" 2>&1; then
 		grep -a '^Done ' "$log" | sed 's/^/           /'
 		exit 0

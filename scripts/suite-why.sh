@@ -51,7 +51,7 @@ why() {
 		     frames > 0 && /^ +#[0-9]+ / && !/fuzzer::|libc_start|in _start |in main / {
 			sub(/ \(BuildId: [0-9a-f]+\)/, ""); print "      " $0; frames--; next }' "$log" | head -n 30
 		;;
-	kernels)
+	kernels | guests)
 		awk '/^not ok/ { print "  " $0; more = 12; next }
 		     more > 0 { print "      " $0; more--; next }
 		     /^(booting|kernels:)/ { print "  " $0 }' "$log" | head -n 40

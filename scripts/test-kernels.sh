@@ -7,7 +7,14 @@
 # Kernel packages are downloaded, never installed, and cached in OUT/kernels;
 # the newest build of each series in the archive is the one booted, as on a
 # fresh machine, also where the cache holds an older one.
+#
+#   scripts/test-kernels.sh [--prepare | --boot]
+# --prepare downloads the kernels and builds the guest's user space, and
+# boots nothing (make test does it beside the integration tests); --boot
+# boots what a --prepare left.  The guests boot at once, one CPU each.
 set -u
+mode=${1:-all}
+case $mode in all | --prepare | --boot) ;; *) echo "usage: $0 [--prepare | --boot]" >&2; exit 2 ;; esac
 OUT=${OUT:-build}
 cache="$OUT/kernels"
 mkdir -p "$cache"
@@ -88,38 +95,57 @@ if [ -z "$packages" ]; then
 fi
 
 # the guest's user space: busybox, and tract and the workload linked statically
-root="$cache/root"
-rm -rf "$root"
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/tmp" "$root/dev"
-busybox_deb=$(fetch busybox-static) || { not_ok "busybox-static: no package to build the guest with"; exit 1; }
-dpkg-deb -x "$busybox_deb" "$cache/busybox"
-cp "$cache/busybox/bin/busybox" "$root/bin/"
-for applet in sh mount ip sleep cat grep sed ls uname poweroff wc awk tail; do
-	ln -sf busybox "$root/bin/$applet"
-done
-libs=""
-for layer in record top output query fleet store base; do libs="$libs $OUT/lib/lib$layer.a"; done
-# no libcurl in a static binary: an HTTP client that finds no server (tests/kernels/no_http.c)
-${CC:-cc} -c -Isrc/fleet -Isrc/base -Iinclude tests/kernels/no_http.c -o "$cache/no_http.o"
-# shellcheck disable=SC2086
-${CC:-cc} -static "$OUT"/obj/cmd/*.o "$cache/no_http.o" $libs -lbpf -ldw -lelf -liberty -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
-	-o "$root/bin/tract" 2> "$cache/link.log" || { not_ok "static link of tract: $(tail -n 5 "$cache/link.log")"; exit 1; }
-${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload" || { not_ok "static link of the workload"; exit 1; }
-# threads that publish OpenTelemetry thread contexts (static-pie keeps the symbol in .dynsym)
-${CC:-cc} -static-pie -fPIE -O1 -pthread -Iinclude tests/otel/otel_threads.c tests/otel/otel_lib.c \
-	-Wl,--export-dynamic-symbol=otel_thread_ctx_v1 -o "$root/bin/otel" || { not_ok "static link of the trace-context threads"; exit 1; }
-cp tests/kernels/guest-init "$root/init"
-chmod 755 "$root/init"
-(cd "$root" && find . | ../busybox/bin/busybox cpio -o -H newc 2> /dev/null) | gzip -1 > "$cache/initrd.gz"
+build_guest() {
+	root="$cache/root"
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/tmp" "$root/dev"
+	busybox_deb=$(fetch busybox-static) || { not_ok "busybox-static: no package to build the guest with"; exit 1; }
+	dpkg-deb -x "$busybox_deb" "$cache/busybox"
+	cp "$cache/busybox/bin/busybox" "$root/bin/"
+	for applet in sh mount ip sleep cat grep sed ls uname poweroff wc awk tail; do
+		ln -sf busybox "$root/bin/$applet"
+	done
+	libs=""
+	for layer in record top output query fleet store base; do libs="$libs $OUT/lib/lib$layer.a"; done
+	# no libcurl in a static binary: an HTTP client that finds no server (tests/kernels/no_http.c)
+	${CC:-cc} -c -Isrc/fleet -Isrc/base -Iinclude tests/kernels/no_http.c -o "$cache/no_http.o"
+	# shellcheck disable=SC2086
+	${CC:-cc} -static "$OUT"/obj/cmd/*.o "$cache/no_http.o" $libs -lbpf -ldw -lelf -liberty -lz -llzma -lbz2 -lzstd -lsqlite3 -lncursesw -ltinfo -lm -lpthread -ldl \
+		-o "$root/bin/tract" 2> "$cache/link.log" || { not_ok "static link of tract: $(tail -n 5 "$cache/link.log")"; exit 1; }
+	${CC:-cc} -static -O1 -pthread tests/workload/workload.c -o "$root/bin/workload" || { not_ok "static link of the workload"; exit 1; }
+	# threads that publish OpenTelemetry thread contexts (static-pie keeps the symbol in .dynsym)
+	${CC:-cc} -static-pie -fPIE -O1 -pthread -Iinclude tests/otel/otel_threads.c tests/otel/otel_lib.c \
+		-Wl,--export-dynamic-symbol=otel_thread_ctx_v1 -o "$root/bin/otel" || { not_ok "static link of the trace-context threads"; exit 1; }
+	cp tests/kernels/guest-init "$root/init"
+	chmod 755 "$root/init"
+	(cd "$root" && find . | ../busybox/bin/busybox cpio -o -H newc 2> /dev/null) | gzip -1 > "$cache/initrd.gz.new" &&
+		mv "$cache/initrd.gz.new" "$cache/initrd.gz"
+}
+if [ "$mode" = --boot ]; then
+	[ -s "$cache/initrd.gz" ] || { not_ok "no guest to boot: scripts/test-kernels.sh --prepare makes it"; exit 1; }
+else
+	rm -f "$cache/initrd.gz"
+	build_guest
+fi
 
-for pkg in $packages; do
-	deb=$(fetch "$pkg" 2> "$cache/fetch.err") || { not_ok "$pkg: $(cat "$cache/fetch.err")"; continue; }
-	for old in $(older_cached "$pkg" "$(basename "$deb")"); do
-		echo "test-kernels: the archive has moved on from $(basename "$old"); booting $(basename "$deb")"
+# unpacked PKG: the folder its newest build is unpacked in (downloaded and
+# unpacked once; a build the archive has replaced is deleted)
+unpacked() {
+	deb=$(fetch "$1" 2> "$cache/fetch.err") || { cat "$cache/fetch.err"; return 1; }
+	for old in $(older_cached "$1" "$(basename "$deb")"); do
+		echo "test-kernels: the archive has moved on from $(basename "$old"); booting $(basename "$deb")" >&2
 		rm -rf "$old" "${old%.deb}" "${old%.deb}.console"
 	done
 	dir="$cache/$(basename "$deb" .deb)"
-	[ -d "$dir" ] || dpkg-deb -x "$deb" "$dir"
+	[ -d "$dir" ] || { dpkg-deb -x "$deb" "$dir.new" && mv "$dir.new" "$dir"; } || { echo "cannot unpack $deb"; return 1; }
+	echo "$dir"
+}
+
+# boot PKG DIR: its guest booted (twice at most), its report on standard
+# output; exit 1 if it failed
+boot() {
+	pkg=$1
+	dir=$2
 	vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
 	log="$dir.console"
 	echo "booting $(basename "$vmlinuz") under qemu (at most $GUEST_SECONDS s)"
@@ -149,7 +175,7 @@ for pkg in $packages; do
 		# a crash's first lines say what it was; then where the console ended
 		grep -a -m 3 'Oops\|BUG\|RIP: 0010\|soft lockup\|panic' "$log" | tr -d '\r' | sed 's/^/    /'
 		console "$log" 12
-		continue
+		return 1
 	fi
 	# shellcheck disable=SC2086
 	set -- $line
@@ -158,11 +184,37 @@ for pkg in $packages; do
 	shift 3
 	if [ "$verdict" = pass ]; then
 		echo "ok - kernel $kernel in $secs s: $*"
-		passed=$((passed + 1))
-	else
-		not_ok "kernel $kernel: $* (after $secs s); the console's last lines ($log):"
-		console "$log" 20
+		return 0
 	fi
+	not_ok "kernel $kernel: $* (after $secs s); the console's last lines ($log):"
+	console "$log" 20
+	return 1
+}
+
+# every kernel downloaded and unpacked first, then all booted at once: each
+# guest is one host thread (thread=single), so two fill two CPUs; each
+# one's report follows in the order the kernels were named
+rm -f "$cache"/boot.*
+n=0
+for pkg in $packages; do
+	n=$((n + 1))
+	dir=$(unpacked "$pkg") || { not_ok "$pkg: $dir"; continue; }
+	[ "$mode" = --prepare ] && continue
+	(boot "$pkg" "$dir" > "$cache/boot.$n.out" 2>&1; echo $? > "$cache/boot.$n.rc") &
+done
+if [ "$mode" = --prepare ]; then
+	echo "kernels: prepared $(echo $packages) and the guest's user space; $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
+wait
+i=0
+for pkg in $packages; do
+	i=$((i + 1))
+	[ -f "$cache/boot.$i.rc" ] || continue
+	cat "$cache/boot.$i.out"
+	if [ "$(cat "$cache/boot.$i.rc")" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+	rm -f "$cache/boot.$i.out" "$cache/boot.$i.rc"
 done
 echo "kernels: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,7 +16,7 @@ mkdir -p "$ci"
 rm -f "$ci"/*.log "$ci"/results
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build unit layers san integration kernels fuzz)
+[ ${#steps[@]} -gt 0 ] || steps=(build unit layers san guests integration kernels fuzz)
 
 # Every process the suite starts inherits this token, so at the end the
 # processes it left running can be told from anyone else's.
@@ -28,8 +28,19 @@ echo "== test suite: ${steps[*]}; logs in $ci/"
 ./scripts/busy-cpus.sh | tee "$ci/busy.log"
 
 suite_start=$(date +%s)
-# step_target STEP: the make target that runs it
-step_target() { if [ "$1" = build ]; then echo all; else echo "test-$1"; fi; }
+# has STEP: whether the suite runs it
+has() { case " ${steps[*]} " in *" $1 "*) true ;; *) false ;; esac; }
+# step_target STEP: the make target that runs it.  The build step builds
+# all the integration tests run (the sanitized binary too), so that no step
+# beside them builds it; the guests step downloads the kernels and builds
+# the guests' user space, and the kernels step then boots them.
+step_target() {
+	case $1 in
+	build) echo test-build ;;
+	kernels) if has guests; then echo test-kernels-boot; else echo test-kernels; fi ;;
+	*) echo "test-$1" ;;
+	esac
+}
 # step_done STEP RC SECS: its result, for the summary and on the console
 step_done() {
 	echo "$1 $2 $3" >> "$ci/results"
@@ -45,52 +56,63 @@ run_step() {
 	rc=${PIPESTATUS[0]}
 	step_done "$step" "$rc" $(($(date +%s) - start))
 }
-# run_beside STEP...: the steps at once, each into its own log, shown whole
-# on the console in order as each ends; each step's seconds are its own
-run_beside() {
-	local steps_now=("$@") step pids=() starts=() i rc secs
-	echo "== at once: $* (their output follows, step by step, as each ends)"
-	for step in "$@"; do
-		starts+=("$(date +%s)")
-		(
-			s=$(date +%s)
-			$MAKE --no-print-directory "$(step_target "$step")" < /dev/null > "$ci/$step.log" 2>&1
-			echo "$? $(($(date +%s) - s))" > "$ci/$step.rc"
-		) &
-		pids+=($!)
-	done
-	for i in "${!pids[@]}"; do
-		wait "${pids[$i]}"
-		step=${steps_now[$i]}
-		echo "== $step (make $(step_target "$step"), beside the others)"
-		cat "$ci/$step.log"
-		read -r rc secs < "$ci/$step.rc" 2> /dev/null || { rc=1 secs=$(($(date +%s) - ${starts[$i]})); }
-		rm -f "$ci/$step.rc"
-		step_done "$step" "$rc" "$secs"
-	done
+# quiet_step STEP: the step into its own log, its exit status and own
+# seconds into STEP.rc once it ends
+quiet_step() {
+	local s
+	s=$(date +%s)
+	$MAKE --no-print-directory "$(step_target "$1")" < /dev/null > "$ci/$1.log" 2>&1
+	echo "$? $(($(date +%s) - s))" > "$ci/$1.rc.new" && mv "$ci/$1.rc.new" "$ci/$1.rc"
 }
-# Steps that may run beside each other: neither measures time or CPU, and
-# each keeps about one CPU busy (qemu runs its guests in one host thread,
-# the fuzzer is one process), so on two CPUs neither waits for the other.
-# The integration tests measure both: they run alone.
-BESIDE=" kernels fuzz "
-i=0
-while [ $i -lt ${#steps[@]} ]; do
-	group=("${steps[$i]}")
-	i=$((i + 1))
-	case $BESIDE in *" ${group[0]} "*)
-		while [ $i -lt ${#steps[@]} ] && case $BESIDE in *" ${steps[$i]} "*) true ;; *) false ;; esac; do
-			group+=("${steps[$i]}")
-			i=$((i + 1))
-		done
-		;;
-	esac
-	if [ ${#group[@]} -gt 1 ]; then
-		run_beside "${group[@]}"
-	else
-		run_step "${group[0]}"
+# show_quiet STEP: its log whole on the console, then its result
+show_quiet() {
+	local step=$1 rc secs
+	echo "== $step (make $(step_target "$step"), at the lowest priority beside the integration tests)"
+	cat "$ci/$step.log"
+	read -r rc secs < "$ci/$step.rc" 2> /dev/null || { rc=1 secs=0; echo "$step: no result (killed?)"; }
+	rm -f "$ci/$step.rc"
+	step_done "$step" "$rc" "$secs"
+}
+
+# The integration tests measure time and CPU: no other step runs beside
+# them at the same priority.  But they leave about a third of the two CPUs
+# idle (their recording windows, a server's answers), so the steps that
+# only compile and run code (IDLE) run meanwhile, one after another, at the
+# lowest priority (SCHED_IDLE) and idle I/O class: the kernel runs them
+# only on a CPU nothing else wants, and a test's thread that wakes takes the
+# CPU from them at once.  Their output follows the integration tests'.
+# The guests boot after the integration tests, at the normal priority: an
+# emulated guest starved of its CPU runs late, its passes skipped.
+IDLE=" unit layers san guests fuzz "
+idle=()
+if has integration; then
+	for step in "${steps[@]}"; do
+		case $IDLE in *" $step "*) idle+=("$step") ;; esac
+	done
+fi
+idle_pid=
+for step in "${steps[@]}"; do
+	case " ${idle[*]} " in *" $step "*) continue ;; esac
+	if [ "$step" = integration ] && [ ${#idle[@]} -gt 0 ]; then
+		echo "== beside the integration tests, at the lowest priority: ${idle[*]} (their output follows at the end)"
+		rm -f "$ci"/*.rc
+		(
+			chrt --idle -p 0 "$BASHPID" > /dev/null 2>&1 || renice -n 19 -p "$BASHPID" > /dev/null
+			ionice -c 3 -p "$BASHPID" > /dev/null 2>&1
+			for s in "${idle[@]}"; do quiet_step "$s"; done
+		) &
+		idle_pid=$!
 	fi
+	# the kernels boot what the guests step prepared: waited for
+	if [ "$step" = kernels ] && [ -n "$idle_pid" ] && has guests; then
+		while [ ! -f "$ci/guests.rc" ] && kill -0 "$idle_pid" 2> /dev/null; do sleep 1; done
+	fi
+	run_step "$step"
 done
+if [ -n "$idle_pid" ]; then
+	wait "$idle_pid"
+	for step in "${idle[@]}"; do show_quiet "$step"; done
+fi
 
 # what the suite left running or loaded, as a step of its own
 start=$(date +%s)
