@@ -48,7 +48,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps deps-test deb run test test-build test-guests test-kernels-boot test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
+.PHONY: all deps deps-test deb run test test-build test-guests test-kernels-boot test-san-record test-package test-busy test-unit test-layers test-nobpf test-san test-integration test-kernels test-fuzz fuzz fuzz-run fuzz-fixed bench soak install uninstall clean vmlinux
 
 # Layers, one static library each, in link order: each uses only those after
 # it (record: store and base only).  src/cmd holds the commands over them all.
@@ -260,8 +260,10 @@ test-nobpf: $(NOBPF_TESTS)
 		out=$$($$t 2>&1) || { echo "== $$t"; echo "$$out"; fail=1; }; done; exit $$fail
 	$(call msg,NOBPF,$(words $(NOBPF_TESTS)) unit tests without the BPF skeleton)
 
+# the unit tests under ASan and UBSan, and the sanitized recorder built
+# (test-san-record runs it)
 test-san:
-	$(Q)$(MAKE) --no-print-directory SAN=1 test-unit
+	$(Q)$(MAKE) --no-print-directory SAN=1 test-unit build-san/tract
 
 # puppeteer-core from npm drives Debian's chromium in the picture tests; it never downloads a browser.
 # Node trusts its own copy of the roots, not the system's: where the way to
@@ -277,16 +279,28 @@ $(BROWSER_DIR)/node_modules/puppeteer-core/package.json: tests/browser/package.j
 		{ tail -n 20 $(BROWSER_DIR)/npm.log; exit 1; }
 	$(Q)touch $@
 
-# make test's first step: all the integration tests run, the sanitized
-# binary too, built before the steps beside them start to build
-test-build: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/package.json
-	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
+# what the TAP tests are told: the binaries they run, the browser's modules
+TEST_ENV = TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) \
+	TRACT_SAN=$(abspath build-san/tract) NODE_PATH=$(abspath $(BROWSER_DIR)/node_modules) \
+	BROWSER_TESTS=$(abspath tests/browser) OTEL=$(abspath $(OTEL))
 
-test-integration: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/package.json
+# make test's first step: all the integration tests run, built before the
+# steps beside them start to build
+test-build: all $(OTEL_BINS) $(BROWSER_DIR)/node_modules/puppeteer-core/package.json
+
+# tests/integration/: the recorder on real workloads, measured against the
+# kernel, the peers and the workload's own counts
+test-integration: test-build
+	$(Q)$(TEST_ENV) prove -v --timer tests/integration/
+
+# the whole recorder under ASan, UBSan and LeakSanitizer on a recording
+test-san-record: all
 	$(Q)$(MAKE) --no-print-directory SAN=1 build-san/tract
-	$(Q)TRACT=$(abspath $(OUT)/tract) WORKLOAD=$(abspath $(OUT)/workload) \
-		TRACT_SAN=$(abspath build-san/tract) NODE_PATH=$(abspath $(BROWSER_DIR)/node_modules) \
-		BROWSER_TESTS=$(abspath tests/browser) OTEL=$(abspath $(OTEL)) prove -v --timer tests/integration/
+	$(Q)$(TEST_ENV) prove -v --timer tests/sanitized/
+
+# make deb, with Debian's tools, and what it installs
+test-package: all
+	$(Q)$(TEST_ENV) prove -v --timer tests/package/
 
 # Debian 12's own kernel under qemu: tract must run on kernels older than the build host's
 test-kernels: all

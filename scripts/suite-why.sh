@@ -17,7 +17,7 @@ unshadowed() {
 
 why() {
 	case $step in
-	integration | busy)
+	integration | busy | san-record | package)
 		# prove -v --timer: a file's name, after the time, starts its block;
 		# "not ok" and its "#" lines
 		awk '/^(\[[0-9:]+\] )?tests\/.*\.t \.*/ { file = $0; sub(/^\[[0-9:]+\] /, "", file); sub(/ .*/, "", file); next }
@@ -71,7 +71,7 @@ said=$(why)
 [ -n "$said" ] && echo "$said"
 # where the lines above are a report (a test's, a crash's, a guest's), the
 # log's tail would only repeat it
-case $step in integration | busy | fuzz | kernels | leftovers) [ -n "$said" ] && tail_lines=0 ;; esac
+case $step in integration | busy | san-record | package | fuzz | kernels | guests | leftovers) [ -n "$said" ] && tail_lines=0 ;; esac
 [ "$tail_lines" -gt 0 ] || exit 0
 echo "  last lines of $log:"
 unshadowed "$log" | tail -n "$tail_lines" | sed 's/^/  | /'

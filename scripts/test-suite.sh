@@ -16,7 +16,7 @@ mkdir -p "$ci"
 rm -f "$ci"/*.log "$ci"/results
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build unit layers san guests integration kernels fuzz)
+[ ${#steps[@]} -gt 0 ] || steps=(build unit layers san guests package integration san-record kernels fuzz)
 
 # Every process the suite starts inherits this token, so at the end the
 # processes it left running can be told from anyone else's.
@@ -81,9 +81,11 @@ show_quiet() {
 # lowest priority (SCHED_IDLE) and idle I/O class: the kernel runs them
 # only on a CPU nothing else wants, and a test's thread that wakes takes the
 # CPU from them at once.  Their output follows the integration tests'.
-# The guests boot after the integration tests, at the normal priority: an
-# emulated guest starved of its CPU runs late, its passes skipped.
-IDLE=" unit layers san guests fuzz "
+# The sanitized recorder and the guests run after the integration tests,
+# at the normal priority: a recorder or an emulated guest starved of its
+# CPU runs late, its passes skipped.
+IDLE=" unit layers san guests package fuzz "
+needed_by() { case $1 in san-record) echo san ;; kernels) echo guests ;; esac; }
 idle=()
 if has integration; then
 	for step in "${steps[@]}"; do
@@ -103,9 +105,11 @@ for step in "${steps[@]}"; do
 		) &
 		idle_pid=$!
 	fi
-	# the kernels boot what the guests step prepared: waited for
-	if [ "$step" = kernels ] && [ -n "$idle_pid" ] && has guests; then
-		while [ ! -f "$ci/guests.rc" ] && kill -0 "$idle_pid" 2> /dev/null; do sleep 1; done
+	# a step after them waits for the one beside them it needs: the
+	# sanitized recorder for its build, the kernels for their guests
+	needs=$(needed_by "$step")
+	if [ -n "$idle_pid" ] && [ -n "$needs" ] && has "$needs"; then
+		while [ ! -f "$ci/$needs.rc" ] && kill -0 "$idle_pid" 2> /dev/null; do sleep 1; done
 	fi
 	run_step "$step"
 done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The whole recorder under ASan, UBSan and LeakSanitizer, on the workload,
 # into both stores: no memory error, no undefined behaviour, no leak.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../integration/lib.sh"
 need_root_bpf
 [ -x "${TRACT_SAN:-}" ] || skip_all "no sanitizer build (make SAN=1 build-san/tract)"
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # make deb builds a Debian package with Debian's tools, and what it installs runs.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../integration/lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 arch=$(dpkg --print-architecture)
 version=$(cat "$top/VERSION")
