@@ -77,44 +77,55 @@ show_quiet() {
 # The integration tests measure time and CPU: no other step runs beside
 # them at the same priority.  But they leave about a third of the two CPUs
 # idle (their recording windows, a server's answers), so the steps that
-# only compile and run code (IDLE) run meanwhile, one after another, at the
-# lowest priority (SCHED_IDLE) and idle I/O class: the kernel runs them
-# only on a CPU nothing else wants, and a test's thread that wakes takes the
-# CPU from them at once.  Their output follows the integration tests'.
-# The sanitized recorder and the guests run after the integration tests,
-# at the normal priority: a recorder or an emulated guest starved of its
-# CPU runs late, its passes skipped.
-IDLE=" unit layers san guests package fuzz "
+# only compile and run code run meanwhile at the lowest priority
+# (SCHED_IDLE) and idle I/O class: the kernel runs them only on a CPU
+# nothing else wants, and a test's thread that wakes takes the CPU from
+# them at once.  They run in two lanes, each one step after another, so
+# that a step that keeps one CPU busy leaves the other to the next lane;
+# their output follows the integration tests'.  The sanitized recorder and
+# the guests run after the integration tests, at the normal priority: a
+# recorder or an emulated guest starved of its CPU runs late, its passes
+# skipped.
+IDLE_LANES=("guests fuzz" "unit layers san package")
 needed_by() { case $1 in san-record) echo san ;; kernels) echo guests ;; esac; }
-idle=()
+idle=() lanes=()
 if has integration; then
+	for lane in "${IDLE_LANES[@]}"; do
+		mine=
+		for step in $lane; do has "$step" && mine="$mine $step"; done
+		[ -n "$mine" ] && lanes+=("$mine")
+	done
+	# in the order the steps were named
 	for step in "${steps[@]}"; do
-		case $IDLE in *" $step "*) idle+=("$step") ;; esac
+		case " ${lanes[*]} " in *" $step "*) idle+=("$step") ;; esac
 	done
 fi
-idle_pid=
+idle_pids=()
+idle_running() { local p; for p in "${idle_pids[@]}"; do kill -0 "$p" 2> /dev/null && return 0; done; return 1; }
 for step in "${steps[@]}"; do
 	case " ${idle[*]} " in *" $step "*) continue ;; esac
 	if [ "$step" = integration ] && [ ${#idle[@]} -gt 0 ]; then
 		echo "== beside the integration tests, at the lowest priority: ${idle[*]} (their output follows at the end)"
 		rm -f "$ci"/*.rc
-		(
-			chrt --idle -p 0 "$BASHPID" > /dev/null 2>&1 || renice -n 19 -p "$BASHPID" > /dev/null
-			ionice -c 3 -p "$BASHPID" > /dev/null 2>&1
-			for s in "${idle[@]}"; do quiet_step "$s"; done
-		) &
-		idle_pid=$!
+		for lane in "${lanes[@]}"; do
+			(
+				chrt --idle -p 0 "$BASHPID" > /dev/null 2>&1 || renice -n 19 -p "$BASHPID" > /dev/null
+				ionice -c 3 -p "$BASHPID" > /dev/null 2>&1
+				for s in $lane; do quiet_step "$s"; done
+			) &
+			idle_pids+=($!)
+		done
 	fi
 	# a step after them waits for the one beside them it needs: the
 	# sanitized recorder for its build, the kernels for their guests
 	needs=$(needed_by "$step")
-	if [ -n "$idle_pid" ] && [ -n "$needs" ] && has "$needs"; then
-		while [ ! -f "$ci/$needs.rc" ] && kill -0 "$idle_pid" 2> /dev/null; do sleep 1; done
+	if [ ${#idle_pids[@]} -gt 0 ] && [ -n "$needs" ] && has "$needs"; then
+		while [ ! -f "$ci/$needs.rc" ] && idle_running; do sleep 1; done
 	fi
 	run_step "$step"
 done
-if [ -n "$idle_pid" ]; then
-	wait "$idle_pid"
+if [ ${#idle_pids[@]} -gt 0 ]; then
+	wait "${idle_pids[@]}"
 	for step in "${idle[@]}"; do show_quiet "$step"; done
 fi
 
