@@ -31,6 +31,27 @@ auth="--clickhouse-user writer --clickhouse-password-file $WORK/pw"
 
 start_workload --only fsync,futex,pingpong,spin || exit 1
 
+# ---- two shards, made and recorded beside the faults below (asked at the end) ----
+RS='<remote_servers><fleet2><shard><replica><host>127.0.0.1</host><port>19432</port></replica></shard>
+<shard><replica><host>127.0.0.1</host><port>19433</port></replica></shard></fleet2></remote_servers>'
+CH_DIRS="$CH_DIRS $WORK/s1 $WORK/s2"
+# shards: both servers started (else exit 1), the schema loaded on each
+# (else 2), then a recorder into each
+shards() {
+	ch_start "$WORK/s1" 18432 19432 "$RS" && ch_start "$WORK/s2" 18433 19433 "$RS" || return 1
+	for port in 18432 18433; do
+		"$TRACT" clickhouse-schema --cluster fleet2 | while IFS= read -r st; do
+			ch_query $port "$st" > /dev/null || exit 1
+		done || return 2
+	done
+	"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18432 --host one -o "$WORK/one" 2> /dev/null &
+	"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18433 --host two -o "$WORK/two" 2> /dev/null &&
+		wait $!
+}
+shards > "$WORK/shards.out" 2>&1 &
+shards_pid=$!
+bg_started $shards_pid
+
 # ---- the server killed in the middle of recording, and started again ----
 "$TRACT" record -F 20 -d 8 -p "$WL_PID" --clickhouse "$URL" $auth --host killed -o "$WORK/k" 2> "$WORK/k.err" &
 rec=$!
@@ -43,6 +64,28 @@ rc=$?
 ok "the server killed mid-recording and started again: the recorder exits $rc" test $rc -eq 0
 ok "every local row arrives exactly once ($(in_server killed); local $(in_store "$WORK/k"))" \
 	test "$(in_server killed)" = "$(in_store "$WORK/k")"
+
+# ---- no server at all: the first halves of two checks below, beside the three after this ----
+# a recorder killed once it has spooled a batch (one every 2 s of passes,
+# after it has loaded its programs) and is filling the next: waited for,
+# since a slow machine starts late
+crash() {
+	"$TRACT" record -F 20 -d 30 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host crashed -o "$WORK/c" \
+		2> "$WORK/c.err" &
+	cr_rec=$!
+	for _ in $(seq 200); do ls "$WORK/c/spool/"*.batch > /dev/null 2>&1 && break; sleep 0.1; done
+	sleep 1.2
+	kill -KILL $cr_rec
+	wait $cr_rec 2> /dev/null
+	return 0
+}
+crash &
+crash_pid=$!
+bg_started $crash_pid
+# batches waiting for the server, for the refused credentials
+"$TRACT" record -F 20 -d 2 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host denied -o "$WORK/d" 2> /dev/null &
+denied_pid=$!
+bg_started $denied_pid
 
 # ---- a full spool: no server at all, 8 s of passes into a spool of 1 MiB ----
 # (beside the server that never answers below, which mostly waits)
@@ -139,17 +182,8 @@ slow_proxy=
 ok "what the bound dropped, tract ship sends from the local store: all there, once" \
 	test "$(in_server full)" = "$(in_store "$WORK/f")"
 
-# ---- a recorder killed with batches spooled and one half-filled ----
-"$TRACT" record -F 20 -d 30 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host crashed -o "$WORK/c" \
-	2> "$WORK/c.err" &
-rec=$!
-# killed once it has spooled a batch (one every 2 s of passes, after it has
-# loaded its programs) and is filling the next: waited for, since a slow
-# machine starts late
-for _ in $(seq 200); do ls "$WORK/c/spool/"*.batch > /dev/null 2>&1 && break; sleep 0.1; done
-sleep 1.2
-kill -KILL $rec
-wait $rec 2> /dev/null
+# ---- a recorder killed with batches spooled and one half-filled (killed beside the above) ----
+wait $crash_pid
 spooled=$(ls "$WORK/c/spool/"*.batch 2> /dev/null | wc -l)
 ok "a recorder killed with the server away leaves batches spooled ($spooled)" test "$spooled" -ge 1
 # The next start sends the spool, then the gap from the local store, but only
@@ -167,8 +201,8 @@ ok "a later start replays them, and sends from the local store the batch it was 
 ok "and says so" grep -q "passes a stopped recorder had not spooled were sent from the local store" "$WORK/c2.err"
 
 # ---- credentials the server refuses ----
-# batches waiting for the server, then the wrong password
-"$TRACT" record -F 20 -d 2 -p "$WL_PID" --clickhouse http://127.0.0.1:18431 --host denied -o "$WORK/d" 2> /dev/null
+# batches waiting for the server (recorded beside the above), then the wrong password
+wait $denied_pid
 before=$(ls "$WORK/d/spool/"*.batch | wc -l)
 printf 'wrong\n' > "$WORK/wrong"
 chmod 0600 "$WORK/wrong"
@@ -235,26 +269,16 @@ test_expect_success "the database dropped while recording: the recorder exits $r
 test_expect_success "and the passes after the drop arrive ($(in_server dropped) of $(in_store "$WORK/x"))" '
 	rows_in || { cat "$WORK/drop.out" "$WORK/x.err"; ls -R "$WORK/x/spool"; false; }
 '
-stop_workload
 
-# ---- two shards ----
-RS='<remote_servers><fleet2><shard><replica><host>127.0.0.1</host><port>19432</port></replica></shard>
-<shard><replica><host>127.0.0.1</host><port>19433</port></replica></shard></fleet2></remote_servers>'
-ch_start "$WORK/s1" 18432 19432 "$RS" && ch_start "$WORK/s2" 18433 19433 "$RS" || exit 1
-loaded=0
-for port in 18432 18433; do
-	"$TRACT" clickhouse-schema --cluster fleet2 | while IFS= read -r st; do
-		ch_query $port "$st" > /dev/null || exit 1
-	done || loaded=1
-done
-ok "clickhouse-schema --cluster loads on both shards" test $loaded -eq 0
-start_workload --only fsync,futex,pingpong || exit 1
-# each recorder into its own shard
-"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18432 --host one -o "$WORK/one" 2> /dev/null &
-a=$!
-"$TRACT" record -F 20 -d 3 -p "$WL_PID" --clickhouse http://127.0.0.1:18433 --host two -o "$WORK/two" 2> /dev/null
-wait $a
+# ---- the two shards, recorded beside the above ----
+wait $shards_pid
+shards_rc=$?
 stop_workload
+test_expect_success "clickhouse-schema --cluster loads on both shards (exit $shards_rc: 1 a server did not start, 2 the schema)" '
+	test_holds "$shards_rc" -ne 1 &&
+	test_holds "$shards_rc" -ne 2 ||
+	{ cat "$WORK/shards.out"; false; }
+'
 "$TRACT" query --clickhouse http://127.0.0.1:18432 --from @0 --to now -g host --format csv | tr -d '\r' > "$WORK/shards.csv"
 n() { q "$(one_store "$1")" "select count(*) from samples"; }
 ok "the Distributed tables answer for both shards, each host with its own rows ($(tr '\n' ' ' < "$WORK/shards.csv"))" \
