@@ -16,13 +16,16 @@ BPFTOOL    ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 ARCH       := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARNINGS   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
-CFLAGS     ?= -O2 -g
+# -O1 under the sanitizers (as ASan advises: a third less to compile than -O2)
+OPT        ?= -O2
+CFLAGS     ?= $(OPT) -g
 CFLAGS     += -std=gnu11 $(WARNINGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
               -DTRACT_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUT)
 LIBS       := $(shell pkg-config --libs libbpf sqlite3 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -ldw -lelf -liberty -lncursesw -ltinfo -lm -lcurl -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -Iinclude -Wall -Wno-unused-function
 
 ifeq ($(SAN),1)
+OPT        := -O1
 CFLAGS     += -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS    += -fsanitize=address,undefined
 OUT        := build-san
@@ -31,6 +34,7 @@ endif
 # libFuzzer targets: clang, with the sanitizers, in a tree of their own
 ifeq ($(FUZZ),1)
 CC         := clang
+OPT        := -O1
 CFLAGS     += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 LDFLAGS    += -fsanitize=address,undefined
 OUT        := build-fuzz

@@ -137,7 +137,14 @@ unpacked() {
 		rm -rf "$old" "${old%.deb}" "${old%.deb}.console"
 	done
 	dir="$cache/$(basename "$deb" .deb)"
-	[ -d "$dir" ] || { dpkg-deb -x "$deb" "$dir.new" && mv "$dir.new" "$dir"; } || { echo "cannot unpack $deb"; return 1; }
+	# only the kernel image: unpacking its modules too would take seconds of
+	# CPU (a third of a gigabyte), and the image comes first in the package
+	if [ ! -d "$dir" ]; then
+		rm -rf "$dir.new"
+		mkdir -p "$dir.new"
+		dpkg-deb --fsys-tarfile "$deb" 2> /dev/null | tar -x -C "$dir.new" --wildcards --occurrence=1 './boot/vmlinuz-*'
+		ls "$dir.new"/boot/vmlinuz-* > /dev/null 2>&1 && mv "$dir.new" "$dir" || { echo "cannot unpack the kernel image of $deb"; return 1; }
+	fi
 	echo "$dir"
 }
 
