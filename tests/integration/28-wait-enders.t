@@ -15,16 +15,6 @@ need_root_bpf
 WAITS=${WAITS:-$(dirname "$WORKLOAD")/waits}
 [ -x "$WAITS" ] || test_bug_ "no wait workload at $WAITS (make all builds it)"
 
-# The default policy's recording (the end of this file) of a workload of
-# its own, beside the first: both mostly wait
-"$WAITS" 600 > "$WORK/default.out" 2>&1 &
-DEFAULT_PID=$!
-bg_started $DEFAULT_PID
-wait_ready "$WORK/default.out" || exit 1
-"$TRACT" record -F 10 -d 5 -p "$DEFAULT_PID" -o "$WORK/default" 2> "$WORK/default.err" &
-default_rec=$!
-bg_started $default_rec
-
 # (the host's steal from before the first wait the recording samples began)
 steal0=$(steal_now)
 "$WAITS" 600 > "$WORK/waits.out" 2> "$WORK/waits.err" &
@@ -150,14 +140,15 @@ test_expect_success 'a timer'"'"'s: timer, no thread, sleeping' '
 # reads blocked where it is kept.  A read is no idle syscall, kept as
 # before: input where the network ends it, blocked where a writer of the
 # same program does.
-# (recorded beside the first, above)
+"$WAITS" 600 > "$WORK/default.out" 2>&1 &
+WL_PID=$!
+wait_ready "$WORK/default.out" || exit 1
 role() { sed -n "s/^$1=//p" "$WORK/default.out"; }
 POLLER=$(role poller) SLEEPER=$(role sleeper) TCPREADER=$(role tcpreader) UNIXREADER=$(role unixreader)
 LATCHWAITER=$(role latchwaiter)
-wait $default_rec
+"$TRACT" record -F 10 -d 5 -p "$WL_PID" -o "$WORK/default" 2> "$WORK/default.err"
 record_rc=$?
-kill $DEFAULT_PID
-wait $DEFAULT_PID 2> /dev/null
+stop_workload
 DDB=$(one_store "$WORK/default")
 # kept TID: its samples 100 ms or more into their wait (10 times the grace)
 kept() { q "$DDB" "select count(*) from samples where tid = $1 and state = 'SLEEP' and state_us >= 100000"; }
