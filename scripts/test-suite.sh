@@ -31,9 +31,10 @@ suite_start=$(date +%s)
 # has STEP: whether the suite runs it
 has() { case " ${steps[*]} " in *" $1 "*) true ;; *) false ;; esac; }
 # step_target STEP: the make target that runs it.  The build step builds
-# all the integration tests run (the sanitized binary too), so that no step
-# beside them builds it; the guests step downloads the kernels and builds
-# the guests' user space, and the kernels step then boots them.
+# what the integration tests run, so that no step beside them builds it (the
+# sanitized binary is the san step's, which runs beside them); the guests
+# step downloads the kernels and builds the guests' user space, and the
+# kernels step then boots them.
 step_target() {
 	case $1 in
 	build) echo test-build ;;
