@@ -88,8 +88,12 @@ const volatile __u8 user_holders = 1;
  * thread out); before that, the thread is counted out first (exits.bpf.h).
  */
 const volatile __u8 exit_has_group_dead;
-/* the kernel's timerfd_tmrproc (0: not known): an expiry that runs it is a timerfd's own event */
-const volatile __u64 timerfd_fn;
+/*
+ * The kernel's timerfd_tmrproc (0: not known): an expiry that runs it is a
+ * timerfd's own event.  Set between the load and the attach, not a
+ * setting: the kernel's symbols are read beside the verifier's checking.
+ */
+__u64 timerfd_fn;
 
 /*
  * Whether a syscall's exit copies the user stack of a thread woken in the

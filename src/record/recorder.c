@@ -338,7 +338,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	struct sink *sink = NULL, *ch = NULL;
 	struct recorder_user user;
 	char password[512] = "";
-	int err, lock = -1, dir = -1;
+	int err, ks_err, lock = -1, dir = -1;
 
 	/*
 	 * At the sampler's weight from the start: loading the programs is
@@ -350,11 +350,8 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 	 * inherits them; it takes the weight tract was started with back.
 	 */
 	raise_sampler_priority();
-	ks = ksyms__load(NULL);
-	if (!ks && o->sampler.kstacks && errno == EPERM)
-		tract_warn("%s", "the kernel hides its symbols' addresses (kernel.kptr_restrict): kernel stacks show addresses");
-	else if (!ks && o->sampler.kstacks)
-		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(errno));
+	/* read beside the verifier's checking of the programs (0.1 s of a start) */
+	ks = ksyms__load_async(NULL);
 	if (o->sampler.ustacks)
 		us = usyms__new(0);
 	res.stacks = stackdict__new(ks, us);
@@ -372,8 +369,11 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 		err = (err == -EPERM || err == -ENOTSUP) ? EXIT_USAGE : 1;
 		goto cleanup;
 	}
-	/* tract's own programs are loaded now: its stacks name them, not the code below them */
-	ksyms__reread(ks);
+	ks_err = ksyms__wait(ks);
+	if (ks_err == -EPERM && o->sampler.kstacks)
+		tract_warn("%s", "the kernel hides its symbols' addresses (kernel.kptr_restrict): kernel stacks show addresses");
+	else if (ks_err && o->sampler.kstacks)
+		tract_warn("cannot read kernel symbols (%s); stacks will show addresses", strerror(-ks_err));
 	store.source = sampler__name(sampler);
 	store.dir = o->dir;
 	store.frequency_hz = o->hz;

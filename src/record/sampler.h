@@ -82,7 +82,7 @@ struct resolvers {
 	struct blockdevs *blockdevs;
 	struct proctitles *titles;	/* NULL: no process titles (--no-titles) */
 	struct irqs *irqs;		/* the wakers that are no thread */
-	const struct ksyms *ksyms;	/* the kernel's symbols; NULL where they are hidden */
+	struct ksyms *ksyms;		/* the kernel's symbols, being read (ksyms__load_async()); NULL: none */
 };
 
 /* Fills *out; on failure returns negative errno after printing why. */

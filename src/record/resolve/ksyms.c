@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ struct ksyms {
 	size_t names_len, names_cap;
 	char *path;
 	uint64_t read_ns;	/* when it was last read */
+	/* the first reading, by a thread of its own (ksyms__load_async()) until waited for */
+	pthread_t reader;
+	int reading, read_err;
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -54,8 +58,7 @@ static void add_sym(struct ksyms *ks, uint64_t addr, const char *name, int code)
  * One line of the file, "ADDRESS TYPE NAME[\tMODULE]": 1 with the name
  * NUL-terminated in place (255 bytes at most), 0 where it is not such a
  * line.  By hand, not sscanf(): the file is 200,000 lines, read at every
- * start and again once the recorder's programs are loaded, and sscanf()
- * was most of a start's time in user space.
+ * start, and sscanf() was most of a start's time in user space.
  */
 static int parse_line(char *line, uint64_t *addr, char *type, char **name)
 {
@@ -156,6 +159,42 @@ struct ksyms *ksyms__load(const char *path)
 	return ks;
 }
 
+static void *read_in_thread(void *arg)
+{
+	struct ksyms *ks = arg;
+
+	ks->read_err = read_kallsyms(ks);
+	return NULL;
+}
+
+struct ksyms *ksyms__load_async(const char *path)
+{
+	struct ksyms *ks = xcalloc(1, sizeof(*ks));
+
+	ks->path = xstrdup(path ? path : "/proc/kallsyms");
+	ks->reading = !pthread_create(&ks->reader, NULL, read_in_thread, ks);
+	if (!ks->reading)
+		ks->read_err = read_kallsyms(ks);
+	return ks;
+}
+
+int ksyms__wait(struct ksyms *ks)
+{
+	if (ks->reading) {
+		pthread_join(ks->reader, NULL);
+		ks->reading = 0;
+	}
+	return ks->read_err;
+}
+
+void ksyms__add(struct ksyms *ks, const struct ksym_code *code, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (code[i].addr)
+			add_sym(ks, code[i].addr, code[i].name, 1);
+	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_ksym);
+}
+
 void ksyms__reread(struct ksyms *ks)
 {
 	struct ksyms fresh = { 0 };
@@ -183,6 +222,7 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
+	ksyms__wait(ks);
 	free(ks->syms);
 	free(ks->names);
 	free(ks->path);
@@ -216,8 +256,8 @@ const char *ksyms__name(struct ksyms *ks, uint64_t addr)
 {
 	const char *name = ksyms__lookup(ks, addr, NULL);
 
-	/* code loaded since (a BPF program, a module): read again, now and then */
-	if (!name && ks && mono_ns() - ks->read_ns >= REREAD_NS) {
+	/* code loaded since (a BPF program, a module): read again, now and then; a table never read stays empty */
+	if (!name && ks && ks->nr && mono_ns() - ks->read_ns >= REREAD_NS) {
 		ksyms__reread(ks);
 		name = ksyms__lookup(ks, addr, NULL);
 	}

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "blockdev.h"
 #include "bpf_cost.h"
+#include "bpf_ksyms.h"
 #include "clock.h"
 #include "cgroups.h"
 #include "chains.h"
@@ -835,8 +836,25 @@ static int configure(struct tract_bpf *skel, const struct sampler_config *cfg)
 	       (cfg->runq_latency ? 0 : bpf_map__set_max_entries(skel->maps.runq_hist, 1));
 }
 
+/*
+ * The kernel's symbols, read meanwhile: tract's programs named in them (its
+ * stacks name them, not the code below them), and a timerfd's expiry told
+ * as its own event, which a wait's site learns from (wait_ends.bpf.h).
+ */
+static void use_ksyms(struct tract_bpf *skel, struct ksyms *ks)
+{
+	static int said;
+
+	if (ks && !ksyms__wait(ks))
+		bpf_ksyms__add_programs(skel->obj, ks);
+	skel->bss->timerfd_fn = ksyms__address(ks, "timerfd_tmrproc");
+	if (!skel->bss->timerfd_fn && !said++)
+		tract_warn("%s", "without the kernel's symbols a timerfd's expiry is not told from an alarm's: "
+			   "waits with no timeout that timers end are active, each for its first minute at most");
+}
+
 /* Open, configure and load the object; NULL with *err set on failure. */
-static struct tract_bpf *load(const struct sampler_config *cfg, const struct ksyms *ks, int irq_by_stack,
+static struct tract_bpf *load(const struct sampler_config *cfg, int irq_by_stack,
 			      uint32_t ustack_frames, int *err)
 {
 	struct tract_bpf *skel = tract_bpf__open();
@@ -847,15 +865,6 @@ static struct tract_bpf *load(const struct sampler_config *cfg, const struct ksy
 		return NULL;
 	}
 	skel->rodata->irq_by_stack = irq_by_stack;
-	/* a timerfd's expiry is its own event, which a wait's site learns from (wait_ends.bpf.h) */
-	skel->rodata->timerfd_fn = ksyms__address(ks, "timerfd_tmrproc");
-	if (!skel->rodata->timerfd_fn) {
-		static int said;
-
-		if (!said++)
-			tract_warn("%s", "without the kernel's symbols a timerfd's expiry is not told from an alarm's: "
-				   "waits with no timeout that timers end are active, each for its first minute at most");
-	}
 	skel->rodata->ustack_frames = ustack_frames;
 	*err = configure(skel, cfg);
 	if (!*err)
@@ -886,11 +895,11 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 	 * refusal for size retries with 31.
 	 */
 	frames = kernel_before(6, 12) ? 31 : TRACT_USTACK_MAX - 1;
-	skel = load(cfg, res->ksyms, 1, frames, &err);
+	skel = load(cfg, 1, frames, &err);
 	if (!skel && err == -E2BIG && frames > 31)
-		skel = load(cfg, res->ksyms, 1, frames = 31, &err);
+		skel = load(cfg, 1, frames = 31, &err);
 	if (!skel && err == -EINVAL) {
-		skel = load(cfg, res->ksyms, 0, frames, &err);
+		skel = load(cfg, 0, frames, &err);
 		if (skel)
 			tract_warn("this kernel's verifier refuses the interrupt-stack check; "
 				   "wakeups by interrupts of kernel code name the interrupted task");
@@ -910,6 +919,7 @@ int source_bpf__open(const struct sampler_config *cfg, const struct resolvers *r
 			  tract_verbose ? "" : " (run with -v for the verifier's log)");
 		return err;
 	}
+	use_ksyms(skel, res->ksyms);
 	err = tract_bpf__attach(skel);
 	if (err) {
 		tract_err("cannot attach the BPF programs: %s", strerror(-err));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Dictionaries, symbol lookup and folding behind the store's dimensions and stacks. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +175,49 @@ static void code_past_the_kernels_text_names_itself(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * Read by a thread of its own, the table is the same once waited for; code
+ * the caller adds (its own BPF programs) is named, between what was there.
+ */
+static void symbols_read_meanwhile_and_code_added(void **state)
+{
+	char path[] = "/tmp/tract-ksyms-XXXXXX";
+	const struct ksym_code own[] = {
+		{ 0xffffffffc0026c1c, "bpf_prog_22c6550ab763b903_tract_block_rq_insert" },
+		{ 0, "bpf_prog_0000000000000000_hidden" },
+	};
+	struct ksyms *ks;
+
+	(void)state;
+	close(mkstemp(path));
+	write_file(path, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000100 t schedule\n"
+			 "ffffffff82000000 T _etext\n"
+			 "ffffffffc0020000 t some_module_fn\t[some_module]\n"
+			 "ffffffffc0030000 t bpf_prog_0123456789abcdef_other\t[bpf]\n");
+	ks = ksyms__load_async(path);
+	assert_non_null(ks);
+	assert_int_equal(ksyms__wait(ks), 0);
+	assert_int_equal(ksyms__wait(ks), 0);
+	assert_string_equal(ksyms__lookup(ks, 0xffffffff81000105, NULL), "schedule");
+	assert_string_equal(ksyms__lookup(ks, 0xffffffffc0026c20, NULL), "some_module_fn");
+	ksyms__add(ks, own, 2);
+	assert_string_equal(ksyms__lookup(ks, 0xffffffffc0026c20, NULL), "bpf_prog_22c6550ab763b903_tract_block_rq_insert");
+	assert_string_equal(ksyms__lookup(ks, 0xffffffffc0020010, NULL), "some_module_fn");
+	assert_string_equal(ksyms__lookup(ks, 0xffffffffc0030010, NULL), "bpf_prog_0123456789abcdef_other");
+	assert_string_equal(ksyms__lookup(ks, 0xffffffff81000105, NULL), "schedule");
+	assert_int_equal(ksyms__address(ks, "bpf_prog_0000000000000000_hidden"), 0);
+	ksyms__free(ks);
+	/* one that cannot be read says why, names nothing, and never reads again */
+	unlink(path);
+	ks = ksyms__load_async(path);
+	assert_int_equal(ksyms__wait(ks), -ENOENT);
+	write_file(path, "ffffffff81000000 T _stext\nffffffff81000100 t schedule\n");
+	assert_null(ksyms__name(ks, 0xffffffff81000105));
+	unlink(path);
+	ksyms__free(ks);
+}
+
 static void stacks_are_folded_outermost_first(void **state)
 {
 	struct ksyms *ks = fake_ksyms();
@@ -319,6 +363,7 @@ int main(void)
 		cmocka_unit_test(values_and_string_pools),
 		cmocka_unit_test(kernel_symbols_resolve_to_their_function),
 		cmocka_unit_test(code_past_the_kernels_text_names_itself),
+		cmocka_unit_test(symbols_read_meanwhile_and_code_added),
 		cmocka_unit_test(stacks_are_folded_outermost_first),
 		cmocka_unit_test(user_frames_with_no_symbol_or_no_table),
 		cmocka_unit_test(jit_frames_are_named_once_the_map_is_written),
