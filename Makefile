@@ -339,11 +339,14 @@ install: all
 
 # A Debian package of the binary, man page, completion and unit, built by
 # Debian's tools into $(OUT)/deb (dpkg-buildpackage writes next to the tree).
+# Without this make's variables: debian/rules builds into debian/build,
+# and cleans only that (an OUT given here would be its OUT, log and all).
 deb: deps
 	$(Q)test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
 		{ echo "debian/changelog is not at version $(VERSION)" >&2; exit 1; }
 	$(call msg,DEB,$(OUT)/deb/tract_$(VERSION)_$(shell dpkg --print-architecture).deb)
-	$(Q)mkdir -p $(OUT) && dpkg-buildpackage -b -us -uc -Jauto > $(OUT)/deb.log 2>&1 || { tail -n 30 $(OUT)/deb.log; exit 1; }
+	$(Q)mkdir -p $(OUT) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc -Jauto > $(OUT)/deb.log 2>&1 || \
+		{ tail -n 30 $(OUT)/deb.log; exit 1; }
 	$(Q)mkdir -p $(OUT)/deb && mv ../tract_$(VERSION)_* ../tract-dbgsym_$(VERSION)_* $(OUT)/deb/ 2>/dev/null; \
 		test -f $(OUT)/deb/tract_$(VERSION)_$(shell dpkg --print-architecture).deb
 

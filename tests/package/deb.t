@@ -6,7 +6,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 arch=$(dpkg --print-architecture)
 version=$(cat "$top/VERSION")
 deb="$WORK/deb/deb/tract_${version}_$arch.deb"
-make -C "$top" --no-print-directory OUT="$WORK/deb" deb > "$WORK/make.out" 2>&1
+# from a copy of the tree: dpkg-buildpackage cleans the tree it builds in
+# (dh_clean walks it all), where make test's other steps build beside it
+mkdir -p "$WORK/src/tract"
+tar -C "$top" --exclude=./.git --exclude='./build*' --exclude=./debian/build -cf - . | tar -C "$WORK/src/tract" -xf -
+make -C "$WORK/src/tract" --no-print-directory OUT="$WORK/deb" deb > "$WORK/make.out" 2>&1
 rc=$?
 # on failure the log's tail shows as diagnostics, and the whole log is kept
 # (cleanup removes $WORK) where the diagnostics say
