@@ -137,11 +137,23 @@ int BPF_PROG(tract_hrtimer_entry, struct hrtimer *t, ktime_t *now)
 /* pass.now at the first pass */
 __u64 first_pass_now;
 
+/*
+ * The sample's state, read from the sample, not from a register the
+ * compiler kept: there the verifier would carry the constant each way of
+ * deciding it gives through the rest of the sampler, eight states for each
+ * (the decoded state, kept to tell on_cpu, made the verifier walk the
+ * OpenTelemetry read 30 times).
+ */
+static __always_inline __u8 state_of(const struct tract_sample *s)
+{
+	return *(const volatile __u8 *)&s->state;
+}
+
 /* The documented "active" policy: tract_is_active() of abi.h, shared with the /proc source. */
 static __always_inline bool is_active(const struct tract_sample *s)
 {
 	struct tract_policy_facts f = {
-		.state = s->state,
+		.state = state_of(s),
 		.kthread = !!(s->flags & TRACT_SF_KTHREAD),
 		.in_syscall = !!(s->flags & TRACT_SF_IN_SYSCALL),
 		.has_state_time = !!(s->flags & TRACT_SF_STATE_TIME),
@@ -228,7 +240,7 @@ static __always_inline void read_state_time(struct task_struct *task, struct tra
 	struct rq *rq = task->se.cfs_rq->rq;
 	__u64 since = 0;
 
-	switch (s->state) {
+	switch (state_of(s)) {
 	case TRACT_STATE_RUN:
 		since = task->sched_info.last_arrival;
 		break;
@@ -386,15 +398,15 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	s->kind = TRACT_REC_SAMPLE;
 	s->tid = task->pid;
 	s->state = tract_decode_state(task_state_bits(task), task->exit_state, task->on_cpu);
-	on_cpu = s->state == TRACT_STATE_RUN;
-	visited_state = s->state;
+	on_cpu = state_of(s) == TRACT_STATE_RUN;
+	visited_state = state_of(s);
 	stacks_from = as_at_pass_start(&pass, task, s);
 	if (task->flags & PF_KTHREAD)
 		s->flags |= TRACT_SF_KTHREAD;
 	/* the cheap verdicts first: most threads of a host are asleep */
-	if (!all_threads && (s->state == TRACT_STATE_IDLE || s->state == TRACT_STATE_ZOMBIE ||
-			     ((s->flags & TRACT_SF_KTHREAD) && s->state == TRACT_STATE_SLEEP))) {
-		if (s->state != TRACT_STATE_ZOMBIE && is_named_holder(&pass, s->tid))
+	if (!all_threads && (state_of(s) == TRACT_STATE_IDLE || state_of(s) == TRACT_STATE_ZOMBIE ||
+			     ((s->flags & TRACT_SF_KTHREAD) && state_of(s) == TRACT_STATE_SLEEP))) {
+		if (state_of(s) != TRACT_STATE_ZOMBIE && is_named_holder(&pass, s->tid))
 			s->flags |= TRACT_SF_HOLDER;
 		else if (!(s->flags & TRACT_SF_RAN_AT_START))
 			return 0;
@@ -403,9 +415,9 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	}
 	s->syscall_nr = -1;
 	tag = owner_tag(task);
-	switches = read_syscall(task, s, tag, !on_cpu && s->state != TRACT_STATE_RUN);
+	switches = read_syscall(task, s, tag, !on_cpu && state_of(s) != TRACT_STATE_RUN);
 	read_state_time(task, s, pass.now);
-	if (s->state == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL))
+	if (state_of(s) == TRACT_STATE_SLEEP && (s->flags & TRACT_SF_IN_SYSCALL))
 		s->wait_class = site_class(task, s->syscall_nr, s->sc_args[0],
 					   tract_wait_is_untimed(s->syscall_nr, s->sc_args));
 	if (task->sched_info.last_arrival && task->sched_info.last_arrival < pass.now)
@@ -427,18 +439,18 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 	read_tracked(task, slot, tag, s, pass.now);
 	/* what a thread on its CPU runs: its latest profile tick, of what it ran at the moment where that is known */
 	s->prof_kstack = s->prof_ustack = -1;
-	if (s->state == TRACT_STATE_RUN) {
+	if (state_of(s) == TRACT_STATE_RUN) {
 		const struct moment_run *run = stacks_from == STACKS_RAN ? run_at_moment(s, s->cpu, pass.now) : NULL;
 
 		read_profile(task, tag, s, pass.now, run, run ? run->nr : -1, run ? run->entry : 0);
 	}
-	if (s->state == TRACT_STATE_DISK)
+	if (state_of(s) == TRACT_STATE_DISK)
 		read_io(slot, tag, s);
-	if (s->state == TRACT_STATE_DISK && !(s->flags & TRACT_SF_IO))
+	if (state_of(s) == TRACT_STATE_DISK && !(s->flags & TRACT_SF_IO))
 		read_bio(task, tag, s);
 	s->uid = BPF_CORE_READ(task, real_cred, uid.val);	/* not walked: read_process() says why */
 	read_process(task, s);
-	read_otel(seq, task, s, on_cpu || s->state == TRACT_STATE_RUN, tag);
+	read_otel(seq, task, s, on_cpu || state_of(s) == TRACT_STATE_RUN, tag);
 	if (stacks_from == STACKS_WINDOW && window_syscall_left(task, slot, tag, s, pass.now))
 		stacks_from = STACKS_WINDOW_KEPT;
 	read_fd_file(task, s);
@@ -457,12 +469,12 @@ int tract_sample_pass(struct bpf_iter__task *ctx)
 		s->kstack_hash = take_window_kstack(seq, task);
 	if (((stacks_from == STACKS_NOW && !on_cpu) ||
 	     (stacks_from == STACKS_WINDOW && (!on_cpu || (s->flags & TRACT_SF_IN_SYSCALL)))) &&
-	    s->state != TRACT_STATE_RUN)
+	    state_of(s) != TRACT_STATE_RUN)
 		take_stacks(seq, task, slot, tag, s, switches, &fresh_switches);
 	/* ... also where it left that syscall as its user stack was read */
 	if (kstack_given && take_ustacks && !s->ustack_hash)
 		s->ustack_hash = take_window_ustack(seq, task);
-	if (stacks_from == STACKS_RAN && s->state == TRACT_STATE_RUN)
+	if (stacks_from == STACKS_RAN && state_of(s) == TRACT_STATE_RUN)
 		take_run_stacks(seq, task, slot, tag, s);
 	/*
 	 * An overflowing seq_file is not a loss: the kernel shows this task

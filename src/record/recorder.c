@@ -342,7 +342,7 @@ int record_run(const struct record_opts *o, void (*ready)(void *arg), void *arg)
 
 	/*
 	 * At the sampler's weight from the start: loading the programs is
-	 * the verifier's CPU (0.4 s of it on 6.18), and at the default weight a
+	 * the verifier's CPU (0.14 s of it on 6.18), and at the default weight a
 	 * host whose CPUs are busy gives it a share of one (when it was 1.8 s:
 	 * 8.6 s before the first pass beside the test workload, whose threads
 	 * keep two CPUs busy; 3.2 to 4.5 s at this weight).
