@@ -170,16 +170,17 @@ test_expect_success 'SIGTERM gives the terminal back as it was, and top exits 0'
 tmux kill-session -t "$T" 2> /dev/null
 
 # a closed terminal (a window closed, an ssh session dropped) ends it, whatever it shows
+rm -f "$WORK/top.pid"
 tmux new-session -d -s "$T" -x 120 -y 30 "echo \$\$ > '$WORK/top.pid'; exec '$TRACT' top -D '$S' $range 2> /dev/null"
 wait_screen 'avg_thr' > /dev/null
 tmux send-keys -t "$T" p
 wait_screen 'kernel stacks' > /dev/null
-pid=$(cat "$WORK/top.pid")
+pid=$(cat "$WORK/top.pid" 2> /dev/null)
 tmux kill-session -t "$T"
 gone=no
 for _ in $(seq 300); do kill -0 "$pid" 2> /dev/null || { gone=yes; break; }; sleep 0.1; done
 [ $gone = yes ] || kill -9 "$pid" 2> /dev/null
-ok "a closed terminal ends it, even in the stack peek" test $gone = yes
+ok "a closed terminal ends it, even in the stack peek (top's pid: ${pid:-none})" test $gone = yes -a -n "$pid"
 
 # the peek at the chain of the workload built without frame pointers: its
 # functions one a line, innermost first, down to the thread's start

@@ -24,8 +24,19 @@ bg_started() { BG_PIDS="$BG_PIDS $1"; }
 tmux_started() { TMUX_SESSIONS="$TMUX_SESSIONS $1"; }
 # Every tmux of a test talks to a server of the test's own, its socket in
 # WORK: two runs of the suite at once, or a test run inside a user's tmux,
-# never share sessions.
-tmux() { command tmux -S "$WORK/tmux.socket" "$@"; }
+# never share sessions.  A new session right after the last one was killed
+# may reach the server as it exits ("server exited unexpectedly", more
+# often on a loaded machine): it is tried again, for 5 s at most.
+tmux() {
+	if [ "$1" = new-session ]; then
+		for _ in $(seq 25); do
+			command tmux -S "$WORK/tmux.socket" "$@" && return 0
+			sleep 0.2
+		done
+		return 1
+	fi
+	command tmux -S "$WORK/tmux.socket" "$@"
+}
 # mounted DIR: a file system the test mounted, unmounted by cleanup
 mounted() { MOUNTS="$MOUNTS $1"; }
 
