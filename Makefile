@@ -190,7 +190,9 @@ FUZZ_RECORD_LIBS := $(call layer_libs,$(uses_record))
 $(FUZZ_RECORD:%=$(OUT)/fuzz/%): $(OUT)/fuzz/%: tests/fuzz/%.c tests/fuzz/scratch.h $(FUZZ_RECORD_LIBS) | $(OUT)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(OUT)/fuzz
-	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -fsanitize=fuzzer $< $(FUZZ_RECORD_LIBS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCDIRS) -fsanitize=fuzzer $< $(FUZZ_RECORD_LIBS) $(LIBS) $(FUZZ_LDFLAGS_$*) -o $@
+# tract's calls of libdw's leaking dwarf_getscopes() go through the target's wrapper
+FUZZ_LDFLAGS_fuzz_elf := -Wl,--wrap=dwarf_getscopes
 $(OUT)/fuzz/%: tests/fuzz/%.c tests/fuzz/scratch.h $(FUZZ_LIBS) | $(OUT)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(OUT)/fuzz
