@@ -15,19 +15,13 @@ int store_upgradable(int64_t version)
 	return version >= TRACT_SCHEMA_OLDEST && version < TRACT_SCHEMA_VERSION;
 }
 
+/* 1 if the table has the column, 0 if not (or no such table), -1 on an error. */
 static int has_column(sqlite3 *db, const char *table, const char *column)
 {
-	char sql[128];
-	sqlite3_stmt *st;
-	int found = 0;
+	/* the schema SQLite holds, asked without a statement: no SQL to parse for each column */
+	int rc = sqlite3_table_column_metadata(db, "main", table, column, NULL, NULL, NULL, NULL, NULL);
 
-	snprintf(sql, sizeof(sql), "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?1", table);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
+	return rc == SQLITE_OK ? 1 : rc == SQLITE_ERROR ? 0 : -1;
 }
 
 /* The column added to table unless it has it: -1 on an error. */
@@ -425,10 +419,15 @@ int store_upgrade(sqlite3 *db, const char *name)
 	char sql[64];
 
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", TRACT_SCHEMA_VERSION);
+	/*
+	 * the samples view goes first and comes back last (schema_view_sql()):
+	 * each column added parses the whole schema again, the longest
+	 * statement of which it is
+	 */
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (move_traces(db) || add_blockers(db) || compact_wait_ends(db) || add_columns(db) || name_facts(db) ||
-	    add_tables(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
+	if (exec_ok(db, "DROP VIEW IF EXISTS samples") || move_traces(db) || add_blockers(db) ||
+	    compact_wait_ends(db) || add_columns(db) || name_facts(db) || add_tables(db) || sqlite3_exec(db, schema_view_sql(), NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		tract_err("cannot upgrade '%s' to schema version %d: %s", name, TRACT_SCHEMA_VERSION,
