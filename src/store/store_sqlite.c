@@ -5,6 +5,7 @@
  * beside the writer and after a crash.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1131,6 +1132,44 @@ int store_sqlite__open(const struct store_config *cfg, struct sink **out)
 	return 0;
 }
 
+/* Every page of from copied into to: 0, or -1. */
+static int copy_pages(sqlite3 *to, sqlite3 *from)
+{
+	sqlite3_backup *b = sqlite3_backup_init(to, "main", from, "main");
+	int done = b && sqlite3_backup_step(b, -1) == SQLITE_DONE;
+
+	return sqlite3_backup_finish(b) == SQLITE_OK && done ? 0 : -1;
+}
+
+/*
+ * A memory database's schema, copied from the first one made (tract query
+ * makes one for each CSV hour it reads).  Making the schema parses every
+ * statement twice, to run it and as the schema, and writes its pages; a
+ * copy's pages are copied, and its schema parsed once, by its first
+ * statement.
+ */
+static int memory_schema(struct store_sqlite *st)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static sqlite3 *model;
+	int err;
+
+	pthread_mutex_lock(&lock);
+	if (model) {
+		err = copy_pages(st->db, model) ? db_fail(st, "copy the schema into") : 0;
+	} else {
+		err = create_schema(st);
+		/* one that cannot be kept as the model is not: the next makes its own */
+		if (!err && (sqlite3_open_v2(":memory:", &model, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+			     copy_pages(model, st->db))) {
+			sqlite3_close(model);
+			model = NULL;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
 int store_sqlite__open_memory(const char *name, struct sink **out, sqlite3 **db)
 {
 	struct store_config cfg = { .dir = name, .gid = -1 };
@@ -1143,7 +1182,7 @@ int store_sqlite__open_memory(const char *name, struct sink **out, sqlite3 **db)
 	if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		err = db_fail(st, "open");
 	} else {
-		err = create_schema(st) ?: prepare(st, 0);
+		err = memory_schema(st) ?: prepare(st, 0);
 	}
 	if (err) {
 		st->memory = NULL;

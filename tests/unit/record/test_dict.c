@@ -242,6 +242,7 @@ static void stacks_are_folded_outermost_first(void **state)
 
 /* Out of line and not static, so that the binary's .symtab names it. */
 int dict_test_leaf(void);
+int dict_test_caller(void);
 __attribute__((noinline)) int dict_test_leaf(void)
 {
 	return 7;

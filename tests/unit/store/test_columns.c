@@ -25,9 +25,9 @@
 /* 2026-11-30 12:00:05 UTC */
 #define PASS_US 1796040005000000ull
 
-static struct kstack kernel_stack = { "kernel", 0xfedcba9876543210ull, "entry_SYSCALL_64;do_fsync;submit_bio_wait",
-				      "submit_bio_wait" };
-static struct kstack user_stack = { "user", 42, "main;work;fsync", "fsync" };
+static struct kstack kernel_stack = { .kind = "kernel", .hash = 0xfedcba9876543210ull,
+				      .frames = "entry_SYSCALL_64;do_fsync;submit_bio_wait", .wait = "submit_bio_wait" };
+static struct kstack user_stack = { .kind = "user", .hash = 42, .frames = "main;work;fsync", .wait = "fsync" };
 
 static void make_pass(struct pass *p)
 {
