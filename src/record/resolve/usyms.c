@@ -57,6 +57,7 @@
  * take some twice its bytes: CFI is counted three times over).
  */
 #define CFI_CHARGE		3
+#define SECTION_BYTES_MAX	(1ull << 40)	/* the bytes of a module's sections of a kind, at most */
 #define USYMS_MAX_PROCS		16384
 #define USYMS_MAX_MAPS		65536	/* executable mappings kept per process */
 #define USYMS_IDLE_NS		(60 * NSEC_PER_SEC)
@@ -246,14 +247,16 @@ static uint64_t sections_bytes(Elf *elf, const char *prefix)
 		GElf_Shdr shdr;
 		GElf_Chdr chdr;
 		const char *name;
+		uint64_t size;
 
 		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
 		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) || strncmp(name, prefix, n))
 			continue;
-		if ((shdr.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &chdr))
-			bytes += chdr.ch_size;
-		else
-			bytes += shdr.sh_size;
+		size = (shdr.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &chdr) ? chdr.ch_size : shdr.sh_size;
+		/* a damaged file's claims, held to what no real file's reach: far from overflow, summed and charged */
+		bytes += size < SECTION_BYTES_MAX ? size : SECTION_BYTES_MAX;
+		if (bytes > SECTION_BYTES_MAX)
+			bytes = SECTION_BYTES_MAX;
 	}
 	return bytes;
 }
