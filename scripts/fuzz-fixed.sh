@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # fuzz-fixed.sh TARGET:RUNS...: the fuzzing of `make test`, the same verdict
-# for the same commit.  Each target replays every committed seed, then tries
+# for the same commit (but for the ELF target's: the files its inputs
+# become are new to the kernel on each run, and their inode numbers and
+# times, which the recorder compares, steer its search).  Each target replays every committed seed, then tries
 # RUNS inputs mutated from them with a fixed random seed, in a corpus that
 # starts empty (a corpus kept from earlier runs would change the inputs).
 # A crash prints the fuzzer's report and the input's path: add the input to
@@ -36,7 +38,10 @@ if [ "${1:-}" = --one ]; then
 	# an input that hangs, not one slowed down: make test runs the fuzz
 	# targets at the lowest priority beside the integration tests, which
 	# can leave them a fraction of a CPU for as long as 20 s
-	if UBSAN_OPTIONS=print_stacktrace=1 "$OUT/fuzz/$t" -seed=1 -runs="$runs" -timeout=120 -rss_limit_mb=2048 -close_fd_mask=1 \
+	# without address randomisation: the fuzzer takes the operands of the
+	# comparisons it sees (pointers among them) to make inputs of, so that
+	# with it the same seed made other inputs on each run
+	if UBSAN_OPTIONS=print_stacktrace=1 setarch -R "$OUT/fuzz/$t" -seed=1 -runs="$runs" -timeout=120 -rss_limit_mb=2048 -close_fd_mask=1 \
 		-artifact_prefix="$OUT/fuzz/$t-" "$corpus" "$seeds" > "$log" 2>&1; then
 		grep -a '^Done ' "$log" | sed 's/^/           /'
 		exit 0
