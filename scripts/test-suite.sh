@@ -84,7 +84,7 @@ show_quiet() {
 # them at once.  They run in two lanes, each one step after another, so
 # that a step that keeps one CPU busy leaves the other to the next lane;
 # their output follows the integration tests'.  The lanes hold about as
-# much CPU time each (guests 16 s, fuzz 130, unit 18; layers 27, san 83,
+# much CPU time each (guests 16 s, fuzz 156, unit 18; layers 27, san 83,
 # package 46), so that neither runs on alone at the end.  The sanitized
 # recorder and
 # the guests run after the integration tests, at the normal priority: a
